@@ -1,0 +1,202 @@
+"""The reins error hierarchy: one root, a stable snake_case ``code`` on every error.
+
+    ReinsError                      code, message (says what to do next), transient
+    ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large
+    ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
+    ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
+    │                               page_refused, tab_unresponsive, frame_unreachable
+    ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
+    │                               not_editable, not_stable
+    ├── ActionError                 fill_mismatch, select_mismatch, check_failed
+    ├── EvaluateError               eval_exception, evaluate_disabled
+    └── DeadlineExceeded            timeout
+
+Foreign errors (CDP error objects, OS errors) are translated in one place, ``from_cdp_error`` /
+``from_os_error`` below, so nothing untyped reaches a caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ActionError",
+    "BrowserError",
+    "ConnectionFailure",
+    "DeadlineExceeded",
+    "EvaluateError",
+    "ReinsError",
+    "ResolutionError",
+    "UsageError",
+    "error_from_wire",
+    "from_cdp_error",
+    "from_os_error",
+]
+
+# The next step each code suggests when the raiser gives no better one.
+_NEXT_STEP: dict[str, str] = {
+    "bad_request": "check the request shape against `reins --help`",
+    "unknown_command": "run `reins --help` for the command list",
+    "invalid_selector": "fix the selector syntax (CSS, //xpath, role=..., text=..., @ref)",
+    "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
+    "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
+    "no_host": "start the browser with `reins launch`, or run `reins doctor`",
+    "ambiguous_profile": "pass --profile NAME",
+    "cdp_blocked": "this CDP method is not on the extension's allowlist (extension/allowlist.js)",
+    "cdp_error": "check the method's parameters against the DevTools protocol",
+    "paused": "resume reins from the extension's popup",
+    "target_closed": "the tab is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
+    "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
+    "page_refused": "reins cannot drive chrome://, extension or Web Store pages; navigate elsewhere",
+    "tab_unresponsive": "the page's main thread is blocked: `reins reload` or `reins tab close`",
+    "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
+    "not_found": "take a new snapshot with `reins state` and use a ref from it",
+    "ambiguous": "make the target unique (a ref from `reins state`, or --index N)",
+    "ref_stale": "take a new snapshot with `reins state` and use the new ref",
+    "obscured": "close what covers the element (dialog, overlay), or wait and retry",
+    "disabled": "the element is disabled; do what enables it first",
+    "not_visible": "scroll or open the container that shows the element, then retry",
+    "not_editable": "target an input, textarea or contenteditable element",
+    "not_stable": "the element is moving (animation); wait and retry",
+    "fill_mismatch": "the page changed the value: read the kept value and adapt the input",
+    "select_mismatch": "pick one of the options the select offers",
+    "check_failed": "the control did not change state; inspect it with `reins state`",
+    "eval_exception": "fix the script; the message and location say where it threw",
+    "evaluate_disabled": "evaluate is switched off for this profile (`reins config evaluate on`)",
+    "timeout": "retry with a larger --timeout-ms, or check the page with `reins state`",
+    "internal": "this is a reins bug: run `reins doctor` and report it with the host log",
+}
+
+
+class ReinsError(Exception):
+    """Root of every error reins raises on purpose."""
+
+    code: str = "internal"
+    transient: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        transient: bool | None = None,
+        hint: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        if code is not None:
+            self.code = code
+        if transient is not None:
+            self.transient = transient
+        self.hint = hint if hint is not None else _NEXT_STEP.get(self.code, "")
+        self.details: dict[str, Any] = dict(details or {})
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        text = str(self.args[0]) if self.args else self.code
+        return f"{text}; {self.hint}" if self.hint and self.hint not in text else text
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "transient": self.transient,
+        }
+        out.update(self.details)
+        return out
+
+
+class UsageError(ReinsError):
+    code = "bad_request"
+
+
+class ConnectionFailure(ReinsError):
+    code = "not_connected"
+
+
+class BrowserError(ReinsError):
+    code = "cdp_error"
+
+
+class ResolutionError(ReinsError):
+    code = "not_found"
+
+
+class ActionError(ReinsError):
+    code = "check_failed"
+
+
+class EvaluateError(ReinsError):
+    code = "eval_exception"
+
+
+class DeadlineExceeded(ReinsError):
+    code = "timeout"
+    transient = True
+
+
+_CLASS_BY_CODE: dict[str, type[ReinsError]] = {}
+for _cls, _codes in (
+    (UsageError, ("bad_request", "unknown_command", "invalid_selector", "message_too_large")),
+    (ConnectionFailure, ("not_connected", "no_host", "ambiguous_profile")),
+    (
+        BrowserError,
+        ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
+         "page_refused", "tab_unresponsive", "frame_unreachable"),
+    ),
+    (
+        ResolutionError,
+        ("not_found", "ambiguous", "ref_stale", "obscured", "disabled", "not_visible",
+         "not_editable", "not_stable"),
+    ),
+    (ActionError, ("fill_mismatch", "select_mismatch", "check_failed")),
+    (EvaluateError, ("eval_exception", "evaluate_disabled")),
+    (DeadlineExceeded, ("timeout",)),
+):
+    for _code in _codes:
+        _CLASS_BY_CODE[_code] = _cls
+
+KNOWN_CODES: frozenset[str] = frozenset(_CLASS_BY_CODE) | {"internal"}
+
+
+def error_from_wire(payload: dict[str, Any]) -> ReinsError:
+    """Rebuild a typed error from its wire form (``{"code", "message", "transient", ...}``)."""
+    code = str(payload.get("code") or "internal")
+    cls = _CLASS_BY_CODE.get(code, ReinsError)
+    details = {k: v for k, v in payload.items() if k not in ("code", "message", "transient")}
+    return cls(
+        str(payload.get("message") or code),
+        code=code,
+        transient=bool(payload.get("transient", cls.transient)),
+        hint="",
+        details=details,
+    )
+
+
+def from_cdp_error(method: str, error: dict[str, Any]) -> ReinsError:
+    """Translate an error the extension or Chrome answered for a CDP call."""
+    code = str(error.get("code") or "cdp_error")
+    message = str(error.get("message") or "CDP call failed")
+    if code in _CLASS_BY_CODE and code != "cdp_error":
+        cls = _CLASS_BY_CODE[code]
+        return cls(message, code=code, transient=bool(error.get("transient", cls.transient)))
+    lowered = message.lower()
+    if "execution was terminated" in lowered:
+        return DeadlineExceeded(f"{method}: the script ran past its budget and was stopped")
+    if "no node with given id" in lowered or "could not find node" in lowered:
+        return ResolutionError(f"{method}: the node is gone from the page", code="ref_stale",
+                               transient=True)
+    if "no target with given id" in lowered or "detached while handling" in lowered \
+            or "target closed" in lowered or "no tab with id" in lowered:
+        return BrowserError(f"{method}: {message}", code="target_closed")
+    if "cannot access" in lowered or "chrome-extension://" in lowered or "chrome://" in lowered:
+        return BrowserError(f"{method}: {message}", code="page_refused")
+    if "context was destroyed" in lowered or "cannot find context" in lowered:
+        return BrowserError(f"{method}: the page navigated while the call ran", code="cdp_error",
+                            transient=True)
+    return BrowserError(f"{method}: {message}", code="cdp_error")
+
+
+def from_os_error(exc: OSError, what: str) -> ReinsError:
+    """Translate an OS error met while reaching the host."""
+    return ConnectionFailure(f"{what}: {exc.strerror or exc}", code="no_host")
