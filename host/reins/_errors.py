@@ -4,7 +4,8 @@
     ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large
     ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
-    │                               page_refused, tab_unresponsive, frame_unreachable
+    │                               page_refused, tab_unresponsive, frame_unreachable,
+    │                               navigation_failed
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -47,6 +48,7 @@ _NEXT_STEP: dict[str, str] = {
     "paused": "resume reins from the extension's popup",
     "target_closed": "the tab is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
     "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
+    "navigation_failed": "check the URL and that the site is reachable from this browser",
     "page_refused": "reins cannot drive chrome://, extension or Web Store pages; navigate elsewhere",
     "tab_unresponsive": "the page's main thread is blocked: `reins reload` or `reins tab close`",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
@@ -142,7 +144,7 @@ for _cls, _codes in (
     (
         BrowserError,
         ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
-         "page_refused", "tab_unresponsive", "frame_unreachable"),
+         "page_refused", "tab_unresponsive", "frame_unreachable", "navigation_failed"),
     ),
     (
         ResolutionError,

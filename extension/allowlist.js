@@ -1,0 +1,79 @@
+// The whole capability reins grants: the CDP methods the host may run through chrome.debugger.
+// Anything not listed is refused here with `cdp_blocked` and never reaches Chrome. Deliberately
+// absent: cookie and storage reads (Network.getCookies, Network.getAllCookies, Storage.*),
+// Browser.*, Fetch.* (request interception), Debugger.*, download-behaviour changes
+// (Page.setDownloadBehavior, Browser.setDownloadBehavior) and file uploads (DOM.setFileInputFiles).
+
+export const ALLOWED_METHODS = Object.freeze([
+  // Page: navigation, history, pictures, frames, events the host subscribes to
+  "Page.enable",
+  "Page.navigate",
+  "Page.reload",
+  "Page.stopLoading",
+  "Page.getNavigationHistory",
+  "Page.navigateToHistoryEntry",
+  "Page.captureScreenshot",
+  "Page.getFrameTree",
+  "Page.getLayoutMetrics",
+  "Page.bringToFront",
+  // Runtime: evaluate in the page, call functions on elements, release handles
+  "Runtime.enable",
+  "Runtime.evaluate",
+  "Runtime.callFunctionOn",
+  "Runtime.getProperties",
+  "Runtime.releaseObject",
+  "Runtime.releaseObjectGroup",
+  "Runtime.runIfWaitingForDebugger",
+  // DOM: read, resolve, focus, geometry
+  "DOM.enable",
+  "DOM.getDocument",
+  "DOM.describeNode",
+  "DOM.resolveNode",
+  "DOM.requestNode",
+  "DOM.querySelector",
+  "DOM.querySelectorAll",
+  "DOM.performSearch",
+  "DOM.getSearchResults",
+  "DOM.discardSearchResults",
+  "DOM.pushNodesByBackendIdsToFrontend",
+  "DOM.getBoxModel",
+  "DOM.getContentQuads",
+  "DOM.getNodeForLocation",
+  "DOM.getFrameOwner",
+  "DOM.scrollIntoViewIfNeeded",
+  "DOM.focus",
+  // Accessibility tree
+  "Accessibility.enable",
+  "Accessibility.getFullAXTree",
+  "Accessibility.getPartialAXTree",
+  "Accessibility.queryAXTree",
+  // Input as a person would give it
+  "Input.dispatchMouseEvent",
+  "Input.dispatchKeyEvent",
+  "Input.insertText",
+  // Child sessions for out-of-process iframes
+  "Target.setAutoAttach",
+]);
+
+const allowed = new Set(ALLOWED_METHODS);
+
+export function isAllowed(method) {
+  return typeof method === "string" && allowed.has(method);
+}
+
+// Pages no extension may drive; the host gets `page_refused` for them.
+const REFUSED_URL = [
+  /^chrome:/i,
+  /^chrome-extension:/i,
+  /^chrome-untrusted:/i,
+  /^devtools:/i,
+  /^edge:/i,
+  /^brave:/i,
+  /^view-source:/i,
+  /^https:\/\/chromewebstore\.google\.com\//i,
+  /^https:\/\/chrome\.google\.com\/webstore/i,
+];
+
+export function isRefusedUrl(url) {
+  return typeof url === "string" && REFUSED_URL.some((re) => re.test(url));
+}

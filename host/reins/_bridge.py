@@ -1,0 +1,172 @@
+"""The host's side of the extension link: requests correlated by id, each under a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reins._deadline import HEADROOM_MS, Deadline
+from reins._errors import (
+    BrowserError,
+    ConnectionFailure,
+    DeadlineExceeded,
+    ReinsError,
+    from_cdp_error,
+)
+from reins._protocol import (
+    CdpEvent,
+    Detached,
+    ExtensionAnswer,
+    Hello,
+    Paused,
+    TabRemoved,
+    parse_extension_message,
+)
+
+__all__ = ["ExtensionLink"]
+
+log = logging.getLogger("reins.bridge")
+
+EventHandler = Callable[[CdpEvent], None]
+TabGoneHandler = Callable[[int, str], None]
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[Any]
+    tab_id: int | None
+    what: str
+
+
+@dataclass
+class ExtensionLink:
+    """Sends requests to the extension and routes what it sends back."""
+
+    send: Callable[[dict[str, Any]], None]
+    hello: Hello | None = None
+    paused: bool = False
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    _pending: dict[int, _Pending] = field(default_factory=dict)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _event_handlers: list[EventHandler] = field(default_factory=list)
+    _tab_gone_handlers: list[TabGoneHandler] = field(default_factory=list)
+
+    # ---- outgoing ----
+
+    async def request(
+        self, kind: str, deadline: Deadline, *, tab_id: int | None = None, **fields: Any
+    ) -> Any:
+        what = fields.get("method") or kind
+        deadline.check(str(what))
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        message: dict[str, Any] = {"id": request_id, "type": kind, **fields}
+        if tab_id is not None:
+            message["tabId"] = tab_id
+        self.send(message)  # raises message_too_large before anything is pending
+        self._pending[request_id] = _Pending(future, tab_id, str(what))
+        try:
+            return await asyncio.wait_for(future, deadline.remaining())
+        except TimeoutError:
+            raise DeadlineExceeded(
+                f"{what}: no answer within the {deadline.budget_ms} ms budget"
+            ) from None
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def cdp(
+        self,
+        tab_id: int,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        deadline: Deadline,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {"method": method, "params": params or {}}
+        if session_id:
+            fields["sessionId"] = session_id
+        result = await self.request("cdp", deadline, tab_id=tab_id, **fields)
+        return result if isinstance(result, dict) else {}
+
+    async def cdp_batch(
+        self,
+        tab_id: int,
+        commands: list[tuple[str, dict[str, Any]]],
+        *,
+        deadline: Deadline,
+        session_id: str | None = None,
+    ) -> list[dict[str, Any] | ReinsError]:
+        """Run many commands in one round trip; each answer is a result or a typed error."""
+        payload = [{"method": m, "params": p} for m, p in commands]
+        fields: dict[str, Any] = {"commands": payload}
+        if session_id:
+            fields["sessionId"] = session_id
+        raw = await self.request("cdp_batch", deadline, tab_id=tab_id, **fields)
+        out: list[dict[str, Any] | ReinsError] = []
+        for (method, _), item in zip(commands, raw or [], strict=False):
+            if item.get("ok"):
+                out.append(item.get("result") or {})
+            else:
+                out.append(from_cdp_error(method, item.get("error") or {}))
+        return out
+
+    def remaining_ms_for_page(self, deadline: Deadline) -> int:
+        return deadline.remaining_ms(headroom_ms=HEADROOM_MS)
+
+    # ---- incoming ----
+
+    def on_tab_gone(self, handler: TabGoneHandler) -> None:
+        self._tab_gone_handlers.append(handler)
+
+    def on_event(self, handler: EventHandler) -> None:
+        self._event_handlers.append(handler)
+
+    def receive(self, raw: Any) -> None:
+        try:
+            message = parse_extension_message(raw)
+        except ReinsError as exc:
+            log.warning("dropped a message from the extension: %s", exc)
+            return
+        if isinstance(message, ExtensionAnswer):
+            pending = self._pending.get(message.id)
+            if pending is None or pending.future.done():
+                return  # late answer to a request that already timed out
+            if message.ok:
+                pending.future.set_result(message.result)
+            else:
+                error = message.error.model_dump() if message.error else {}
+                pending.future.set_exception(from_cdp_error(pending.what, error))
+        elif isinstance(message, Hello):
+            self.hello = message
+            self.paused = message.paused
+            self.connected.set()
+        elif isinstance(message, Paused):
+            self.paused = message.paused
+        elif isinstance(message, CdpEvent):
+            for handler in list(self._event_handlers):
+                handler(message)
+        elif isinstance(message, Detached | TabRemoved):
+            code = message.code if isinstance(message, Detached) else "target_closed"
+            self._fail_tab(message.tabId, code)
+            for gone in list(self._tab_gone_handlers):
+                gone(message.tabId, code)
+
+    def _fail_tab(self, tab_id: int, code: str) -> None:
+        for pending in list(self._pending.values()):
+            if pending.tab_id == tab_id and not pending.future.done():
+                pending.future.set_exception(
+                    BrowserError(f"{pending.what}: tab {tab_id} went away", code=code)
+                )
+
+    def disconnected(self) -> None:
+        self.connected.clear()
+        for pending in list(self._pending.values()):
+            if not pending.future.done():
+                pending.future.set_exception(
+                    ConnectionFailure(f"{pending.what}: the extension disconnected")
+                )

@@ -1,0 +1,118 @@
+"""The lean socket client the CLI uses: standard library only, no pydantic, no host modules."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ConnectionFailure, ReinsError
+from reins._paths import socket_dir, socket_path
+
+__all__ = ["Connection", "find_socket", "live_profiles", "request"]
+
+# The host answers `timeout` itself; the client waits this much longer before giving up on it.
+_SOCKET_MARGIN_S = 5.0
+
+
+def _alive(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(0.5)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def live_profiles(home: Path | None = None) -> list[str]:
+    directory = socket_dir(home)
+    if not directory.is_dir():
+        return []
+    return sorted(p.stem for p in directory.glob("*.sock") if _alive(p))
+
+
+def find_socket(profile: str | None, home: Path | None = None) -> Path:
+    if profile:
+        path = socket_path(profile, home)
+        if not path.exists():
+            raise ConnectionFailure(f"no reins host for profile {profile!r}", code="no_host")
+        return path
+    names = live_profiles(home)
+    if not names:
+        raise ConnectionFailure("no reins host is running", code="no_host")
+    if len(names) > 1:
+        raise ConnectionFailure(
+            f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME",
+            code="ambiguous_profile",
+            details={"profiles": names},
+        )
+    return socket_path(names[0], home)
+
+
+class Connection:
+    """One socket connection; several requests may go over it in turn (``reins batch``)."""
+
+    def __init__(self, path: Path) -> None:
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._sock.connect(str(path))
+        except OSError as exc:
+            self._sock.close()
+            raise ConnectionFailure(f"cannot reach the host at {path}: {exc.strerror}",
+                                    code="no_host") from exc
+        self._buffer = b""
+        self._ids: Iterator[int] = itertools.count(1)
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def call(
+        self, cmd: str, args: dict[str, Any] | None = None, *, tab: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> dict[str, Any]:
+        request_id = next(self._ids)
+        message: dict[str, Any] = {"id": request_id, "cmd": cmd, "args": args or {}}
+        if tab is not None:
+            message["tab"] = tab
+        if timeout_ms is not None:
+            message["timeout_ms"] = timeout_ms
+        wait_s = (timeout_ms / 1000.0 if timeout_ms is not None else 60.0) + _SOCKET_MARGIN_S
+        self._sock.settimeout(wait_s)
+        try:
+            self._sock.sendall(json.dumps(message).encode() + b"\n")
+            while b"\n" not in self._buffer:
+                chunk = self._sock.recv(1 << 20)
+                if not chunk:
+                    raise ConnectionFailure("the host closed the connection", code="no_host")
+                self._buffer += chunk
+        except TimeoutError as exc:
+            raise ReinsError(f"{cmd}: the host did not answer", code="timeout",
+                             transient=True) from exc
+        except OSError as exc:
+            raise ConnectionFailure(f"{cmd}: lost the host: {exc}", code="no_host") from exc
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+
+def request(
+    cmd: str, args: dict[str, Any] | None = None, *, profile: str | None = None,
+    tab: int | None = None, timeout_ms: int | None = None,
+) -> dict[str, Any]:
+    """Send one request to the chosen host and return its answer object."""
+    path = find_socket(profile or os.environ.get("REINS_PROFILE") or None)
+    with Connection(path) as conn:
+        return conn.call(cmd, args, tab=tab, timeout_ms=timeout_ms)

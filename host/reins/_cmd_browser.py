@@ -1,0 +1,188 @@
+"""Bridge commands: status, tabs, navigation, raw allowlisted CDP, stats."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic import Field
+
+from reins import __version__
+from reins._commands import Args, Command, NoArgs, command
+from reins._errors import BrowserError, ReinsError, ResolutionError
+from reins._host import CommandContext
+from reins._navigation import document_info, settle, wait_for_new_document
+
+__all__ = ["COMMANDS"]
+
+
+def _tab_view(tab: dict[str, Any]) -> dict[str, Any]:
+    return {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
+            "active": bool(tab.get("active"))}
+
+
+@command("status", NoArgs, needs_tab=False)
+async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    host = ctx.host
+    link = host.link
+    out: dict[str, Any] = {
+        "host": {"version": __version__, "pid": os.getpid(), "profile": host.profile,
+                 "home": str(host.home)},
+        "connected": link.connected.is_set(),
+        "paused": link.paused,
+        "extension": link.hello.model_dump(exclude={"type"}) if link.hello else None,
+        "tab": None,
+    }
+    if not link.connected.is_set():
+        return out
+    try:
+        ext = await link.request("status", ctx.deadline)
+        out["attached_tabs"] = ext.get("attached", [])
+        out["paused"] = bool(ext.get("paused"))
+        if not out["paused"]:
+            tab_id = ctx.request.tab if ctx.request.tab is not None else await host.default_tab(ctx.deadline)
+            tabs = await link.request("tabs.list", ctx.deadline)
+            current = next((t for t in tabs if t["id"] == tab_id), None)
+            out["tab"] = _tab_view(current) if current else None
+    except ReinsError as exc:
+        out["error"] = exc.to_wire()
+    return out
+
+
+@command("tabs", NoArgs)
+async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    listed = await ctx.host.link.request("tabs.list", ctx.deadline)
+    return {"tabs": [_tab_view(t) for t in listed], "current": ctx.tab_id}
+
+
+class TabNewArgs(Args):
+    url: str | None = None
+
+
+@command("tab_new", TabNewArgs, needs_tab=False)
+async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
+    host = ctx.host
+    created = await host.link.request("tabs.create", ctx.deadline, url=args.url or "about:blank")
+    tab_id = int(created["id"])
+    host.current_tab = tab_id
+    ctx.tab_id = tab_id
+    page: dict[str, Any] = {}
+    if args.url:
+        page = await wait_for_new_document(ctx, None, expect_url=None)
+    return {"id": tab_id, "url": page.get("url", created.get("url")), "title": page.get("title", "")}
+
+
+class TabIdArgs(Args):
+    id: int
+
+
+@command("tab_select", TabIdArgs, needs_tab=False)
+async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
+    tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=args.id)
+    ctx.host.current_tab = args.id
+    return {"tab": _tab_view(tab)}
+
+
+class TabCloseArgs(Args):
+    id: int | None = None
+
+
+@command("tab_close", TabCloseArgs)
+async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
+    tab_id = args.id if args.id is not None else ctx.tab
+    await ctx.host.link.request("tabs.close", ctx.deadline, tabId=tab_id)
+    if ctx.host.current_tab == tab_id:
+        ctx.host.current_tab = None
+    ctx.host.tabs.pop(tab_id, None)
+    return {"closed": tab_id}
+
+
+class NavigateArgs(Args):
+    url: str = Field(min_length=1)
+
+
+async def _origin(ctx: CommandContext) -> float | None:
+    try:
+        value = (await document_info(ctx)).get("origin")
+        return float(value) if value is not None else None
+    except ReinsError:
+        return None
+
+
+def _page(info: dict[str, Any]) -> dict[str, Any]:
+    return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
+
+
+@command("navigate", NavigateArgs)
+async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
+    old = await _origin(ctx)
+    result = await ctx.cdp("Page.navigate", {"url": args.url})
+    if result.get("errorText"):
+        raise BrowserError(f"navigation to {args.url} failed: {result['errorText']}",
+                           code="navigation_failed")
+    same_document = not result.get("loaderId")
+    info = await wait_for_new_document(ctx, old, expect_url=args.url if same_document else None)
+    return _page(info)
+
+
+async def _history_step(ctx: CommandContext, step: int) -> dict[str, Any]:
+    history = await ctx.cdp("Page.getNavigationHistory")
+    index = int(history.get("currentIndex", 0)) + step
+    entries = history.get("entries", [])
+    if not 0 <= index < len(entries):
+        raise ResolutionError(
+            f"no {'earlier' if step < 0 else 'later'} page in this tab's history",
+            hint="use `reins navigate URL`",
+        )
+    old = await _origin(ctx)
+    await ctx.cdp("Page.navigateToHistoryEntry", {"entryId": entries[index]["id"]})
+    return _page(await wait_for_new_document(ctx, old, expect_url=entries[index].get("url")))
+
+
+@command("back", NoArgs)
+async def back(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    return await _history_step(ctx, -1)
+
+
+@command("forward", NoArgs)
+async def forward(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    return await _history_step(ctx, +1)
+
+
+@command("reload", NoArgs)
+async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    old = await _origin(ctx)
+    await ctx.cdp("Page.reload", {})
+    return _page(await wait_for_new_document(ctx, old))
+
+
+@command("settle", NoArgs)
+async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    return _page(await settle(ctx))
+
+
+class CdpArgs(Args):
+    method: str = Field(min_length=3, max_length=128)
+    params: dict[str, Any] = Field(default_factory=dict)
+    session_id: str | None = None
+
+
+@command("cdp", CdpArgs)
+async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
+    return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
+
+
+@command("stats", NoArgs, needs_tab=False)
+async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    return {"stats": ctx.host.stats.snapshot()}
+
+
+@command("ping", NoArgs, needs_tab=False)
+async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    return {"pong": True, "connected": ctx.host.link.connected.is_set()}
+
+
+COMMANDS: tuple[Command[Any], ...] = (
+    status, tabs, tab_new, tab_select, tab_close, navigate, back, forward, reload, settle_cmd,
+    cdp, stats, ping,
+)

@@ -1,0 +1,15 @@
+"""Every command group the host serves, gathered into one table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reins._commands import Command, build_table
+
+__all__ = ["all_commands"]
+
+
+def all_commands() -> dict[str, Command[Any]]:
+    from reins import _cmd_browser
+
+    return build_table(_cmd_browser.COMMANDS)

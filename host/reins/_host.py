@@ -1,0 +1,252 @@
+"""The reins host: started by Chrome through native messaging, lives as long as the port.
+
+It owns the control socket, the command table and the per-tab state. On stdin EOF it removes its
+socket and exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reins import __version__
+from reins._bridge import ExtensionLink
+from reins._commands import Command
+from reins._deadline import DEFAULT_TIMEOUT_MS, Deadline
+from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
+from reins._native import NativePort
+from reins._paths import ensure_private_dir, reins_home, socket_dir, socket_path
+from reins._protocol import CdpEvent, Request, validate_args
+from reins._server import ControlServer
+from reins._stats import Stats
+
+__all__ = ["CommandContext", "Host", "main"]
+
+log = logging.getLogger("reins.host")
+
+# An answer may arrive this much after the deadline at most (serialization, the event loop).
+_LATE_MS = 0.2
+
+
+@dataclass
+class TabState:
+    """What the host knows about one tab between commands."""
+
+    tab_id: int
+    events: set[str] = field(default_factory=set)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Host:
+    profile: str
+    home: Path
+    link: ExtensionLink
+    table: dict[str, Command[Any]]
+    current_tab: int | None = None
+    tabs: dict[int, TabState] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
+    started: float = field(default_factory=time.time)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _event_waiters: list[tuple[int, str, asyncio.Future[CdpEvent]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.link.on_tab_gone(self._tab_gone)
+        self.link.on_event(self._event)
+
+    def tab(self, tab_id: int) -> TabState:
+        state = self.tabs.get(tab_id)
+        if state is None:
+            state = self.tabs[tab_id] = TabState(tab_id)
+        return state
+
+    def _tab_gone(self, tab_id: int, code: str) -> None:
+        if code == "target_closed":
+            self.tabs.pop(tab_id, None)
+            if self.current_tab == tab_id:
+                self.current_tab = None
+        else:
+            state = self.tabs.get(tab_id)
+            if state is not None:
+                state.events.clear()  # detached: subscriptions must be made again
+
+    def _event(self, event: CdpEvent) -> None:
+        for item in list(self._event_waiters):
+            tab_id, method, future = item
+            if tab_id == event.tabId and method == event.method and not future.done():
+                future.set_result(event)
+                self._event_waiters.remove(item)
+
+    def expect_event(self, tab_id: int, method: str) -> asyncio.Future[CdpEvent]:
+        future: asyncio.Future[CdpEvent] = asyncio.get_running_loop().create_future()
+        self._event_waiters.append((tab_id, method, future))
+        future.add_done_callback(
+            lambda f: self._event_waiters.remove((tab_id, method, f))
+            if (tab_id, method, f) in self._event_waiters
+            else None
+        )
+        return future
+
+    async def default_tab(self, deadline: Deadline) -> int:
+        if self.current_tab is not None:
+            return self.current_tab
+        tab = await self.link.request("tabs.current", deadline)
+        self.current_tab = int(tab["id"])
+        return self.current_tab
+
+    async def dispatch(self, request: Request) -> dict[str, Any]:
+        started = time.monotonic()
+        name = request.cmd
+        try:
+            result = await self._run(request)
+        except ReinsError as exc:
+            self.stats.record(name, time.monotonic() - started, exc.code)
+            raise
+        except asyncio.CancelledError:
+            self.stats.record(name, time.monotonic() - started, "aborted")
+            raise
+        except Exception as exc:  # a bug: answer it typed, keep serving
+            log.exception("command %s failed unexpectedly", name)
+            self.stats.record(name, time.monotonic() - started, "internal")
+            raise ReinsError(f"{name}: internal error {type(exc).__name__}: {exc}") from exc
+        self.stats.record(name, time.monotonic() - started, None)
+        return result
+
+    async def _run(self, request: Request) -> dict[str, Any]:
+        cmd = self.table.get(request.cmd)
+        if cmd is None:
+            raise UsageError(f"unknown command {request.cmd!r}", code="unknown_command")
+        args = validate_args(cmd.args, request.args)
+        timeout_ms = request.timeout_ms
+        if timeout_ms is None:
+            timeout_ms = DEFAULT_TIMEOUT_MS.get(cmd.budget_kind, DEFAULT_TIMEOUT_MS["*"])
+        deadline = Deadline.after_ms(timeout_ms)
+        tab_id: int | None = None
+        if cmd.needs_tab:
+            if not self.link.connected.is_set():
+                raise ConnectionFailure("the extension is not connected to this host")
+            if self.link.paused:
+                raise BrowserError("reins is paused in the extension popup", code="paused")
+            tab_id = request.tab if request.tab is not None else await self.default_tab(deadline)
+        ctx = CommandContext(self, deadline, tab_id, request)
+        try:
+            return await asyncio.wait_for(cmd.handler(ctx, args), deadline.remaining() + _LATE_MS)
+        except TimeoutError:
+            raise DeadlineExceeded(
+                f"{request.cmd}: the {deadline.budget_ms} ms budget ran out"
+            ) from None
+
+
+@dataclass
+class CommandContext:
+    """One command's view of the host: its deadline, its tab, and CDP on that tab."""
+
+    host: Host
+    deadline: Deadline
+    tab_id: int | None
+    request: Request
+
+    @property
+    def tab(self) -> int:
+        if self.tab_id is None:
+            raise UsageError(f"{self.request.cmd} needs a tab")
+        return self.tab_id
+
+    async def cdp(
+        self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> dict[str, Any]:
+        return await self.host.link.cdp(
+            self.tab, method, params, deadline=deadline or self.deadline, session_id=session_id
+        )
+
+    async def subscribe(self, *events: str) -> None:
+        state = self.host.tab(self.tab)
+        wanted = state.events | set(events)
+        if wanted != state.events:
+            await self.host.link.request(
+                "subscribe", self.deadline, tab_id=self.tab, events=sorted(wanted)
+            )
+            state.events = wanted
+
+
+# ---- process entry point -----------------------------------------------------------------------
+
+
+def _pick_profile(requested: str, home: Path) -> str:
+    """Keep a live host's socket: a second host for the same name takes ``name-2``, ``name-3``…"""
+    for n in range(1, 50):
+        name = requested if n == 1 else f"{requested}-{n}"
+        path = socket_path(name, home)
+        if not path.exists():
+            return name
+        probe = socket.socket(socket.AF_UNIX)
+        try:
+            probe.settimeout(0.5)
+            probe.connect(str(path))
+        except OSError:
+            path.unlink(missing_ok=True)  # left by a host that died
+            return name
+        finally:
+            probe.close()
+    raise UsageError(f"too many live hosts named {requested}")
+
+
+async def _serve(profile: str, home: Path) -> None:
+    from reins._command_table import all_commands
+
+    loop = asyncio.get_running_loop()
+    eof = asyncio.Event()
+    link = ExtensionLink(send=lambda m: port.send(m))
+    port = NativePort(loop, link.receive, eof.set)
+    host = Host(profile, home, link, all_commands())
+    port.start()
+    port.send({"type": "host_hello", "version": __version__, "profile": profile})
+    server = ControlServer(socket_path(profile, home), host.dispatch)
+    await server.start()
+    log.info("host %s for profile %s listening on %s", os.getpid(), profile, server.path)
+    stopper = asyncio.ensure_future(host.stop.wait())
+    eof_wait = asyncio.ensure_future(eof.wait())
+    try:
+        await asyncio.wait({stopper, eof_wait}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        eof_wait.cancel()
+        link.disconnected()
+        await server.close()
+        port.close()
+        log.info("host %s stopped", os.getpid())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the native host (``python -m reins.host chrome-extension://ID/``)."""
+    argv = list(sys.argv if argv is None else argv)
+    home = reins_home()
+    ensure_private_dir(home)
+    ensure_private_dir(socket_dir(home))
+    logs = ensure_private_dir(home / "logs")
+    requested = os.environ.get("REINS_PROFILE") or "default"
+    profile = _pick_profile(requested, home)
+    logging.basicConfig(
+        filename=str(logs / f"host-{profile}.log"),
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
+    log.info("started by %s", argv[1:] or "hand")
+    try:
+        asyncio.run(_serve(profile, home))
+    except ReinsError as exc:
+        log.error("host could not start: %s", exc.message)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

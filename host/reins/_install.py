@@ -1,0 +1,276 @@
+"""Registration of the native host: launcher, manifests, and `reins doctor`.
+
+Where browsers look for native-messaging host manifests (per user):
+- Linux: ~/.config/{google-chrome,chromium,microsoft-edge,BraveSoftware/Brave-Browser}/NativeMessagingHosts
+- macOS: ~/Library/Application Support/{Google/Chrome,Chromium,Microsoft Edge,BraveSoftware/Brave-Browser}/…
+- Windows: HKCU\\Software\\{Google\\Chrome,Microsoft\\Edge,BraveSoftware\\Brave-Browser}\\NativeMessagingHosts\\<name>
+- any profile started with --user-data-dir=X: X/NativeMessagingHosts (not Brave)
+nativemessaging-ng writes Chrome's and Chromium's; Edge, Brave and custom profiles are written here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ReinsError, UsageError
+from reins._paths import EXTENSION_ID, HOST_NAME, ensure_private_dir, reins_home, socket_path
+
+__all__ = ["doctor", "install", "manifest_dirs", "uninstall", "write_launcher", "write_manifest"]
+
+ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
+_BROWSERS = ("chrome", "chromium", "edge", "brave")
+
+_UNIX_DIRS = {
+    "linux": {
+        "chrome": ".config/google-chrome",
+        "chromium": ".config/chromium",
+        "edge": ".config/microsoft-edge",
+        "brave": ".config/BraveSoftware/Brave-Browser",
+    },
+    "darwin": {
+        "chrome": "Library/Application Support/Google/Chrome",
+        "chromium": "Library/Application Support/Chromium",
+        "edge": "Library/Application Support/Microsoft Edge",
+        "brave": "Library/Application Support/BraveSoftware/Brave-Browser",
+    },
+}
+_WIN_KEYS = {
+    "edge": "Software\\Microsoft\\Edge\\NativeMessagingHosts",
+    "brave": "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",
+}
+
+
+def _selected(browser: str) -> tuple[str, ...]:
+    if browser == "all":
+        return _BROWSERS
+    if browser not in _BROWSERS:
+        raise UsageError(f"unknown browser {browser!r}; one of {', '.join(_BROWSERS)} or all")
+    return (browser,)
+
+
+def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, Path]:
+    """The folders (Linux/macOS) a manifest goes in, by browser or "profile" for --user-data-dir."""
+    if user_data_dir:
+        return {"profile": Path(user_data_dir).expanduser().absolute() / "NativeMessagingHosts"}
+    table = _UNIX_DIRS.get(sys.platform)
+    if table is None:
+        return {}
+    home = Path.home()
+    return {b: home / table[b] / "NativeMessagingHosts" for b in _selected(browser)}
+
+
+def write_launcher(path: Path, *, home: Path, profile: str | None) -> Path:
+    """A small script that runs the host with this Python, this REINS_HOME and this profile."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if sys.platform == "win32":
+        path = path.with_suffix(".bat")
+        lines = ["@echo off", f'if "%REINS_HOME%"=="" set "REINS_HOME={home}"']
+        if profile:
+            lines.append(f'set "REINS_PROFILE={profile}"')
+        lines.append(f'"{sys.executable}" -u -m reins._host %*')
+        path.write_text("\r\n".join(lines) + "\r\n")
+        return path
+    lines = ["#!/bin/sh", "# reins native host launcher (written by `reins install` / `reins launch`)",
+             f': "${{REINS_HOME:={shlex.quote(str(home))}}}"', "export REINS_HOME"]
+    if profile:
+        lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
+    lines.append(f'exec {shlex.quote(sys.executable)} -u -m reins._host "$@"')
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IRUSR)
+    return path
+
+
+def _manifest(launcher: Path) -> dict[str, Any]:
+    return {
+        "name": HOST_NAME,
+        "description": "reins native host",
+        "path": str(launcher),
+        "type": "stdio",
+        "allowed_origins": [ORIGIN],
+    }
+
+
+def write_manifest(directory: Path, launcher: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{HOST_NAME}.json"
+    target.write_text(json.dumps(_manifest(launcher), indent=2) + "\n")
+    return target
+
+
+def _launcher_path(home: Path, profile: str | None) -> Path:
+    return home / "bin" / f"reins-host-{profile or 'default'}"
+
+
+def install(browser: str = "all", user_data_dir: str | None = None, *,
+            profile: str | None = None) -> dict[str, Any]:
+    home = reins_home()
+    ensure_private_dir(home)
+    launcher = write_launcher(_launcher_path(home, profile), home=home, profile=profile)
+    written: list[str] = []
+    if sys.platform == "win32" and not user_data_dir:
+        written += _install_windows(_selected(browser), launcher)
+    elif user_data_dir:
+        for directory in manifest_dirs(browser, user_data_dir).values():
+            written.append(str(write_manifest(directory, launcher)))
+    else:
+        import nativemessaging
+
+        master = write_manifest(launcher.parent, launcher)
+        for name, directory in manifest_dirs(browser).items():
+            directory.mkdir(parents=True, exist_ok=True)
+            if name in ("chrome", "chromium"):
+                nativemessaging.install([name], str(master))  # the library's own locations
+            else:
+                write_manifest(directory, launcher)
+            written.append(str(directory / f"{HOST_NAME}.json"))
+    return {"launcher": str(launcher), "manifests": written, "extension_id": EXTENSION_ID}
+
+
+def _install_windows(browsers: tuple[str, ...], launcher: Path) -> list[str]:  # pragma: no cover
+    import winreg  # type: ignore[import-not-found,unused-ignore]
+
+    import nativemessaging
+
+    manifest_file = write_manifest(launcher.parent, launcher)
+    done: list[str] = []
+    native = [b for b in browsers if b in ("chrome", "chromium")]
+    if native:
+        nativemessaging.install(native, str(manifest_file))
+        done.append(f"HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\{HOST_NAME}")
+    for b in browsers:
+        if b in _WIN_KEYS:
+            key = f"{_WIN_KEYS[b]}\\{HOST_NAME}"
+            winreg.SetValue(winreg.HKEY_CURRENT_USER, key, winreg.REG_SZ, str(manifest_file))
+            done.append(f"HKCU\\{key}")
+    return done
+
+
+def uninstall(browser: str = "all", user_data_dir: str | None = None) -> dict[str, Any]:
+    removed: list[str] = []
+    for directory in manifest_dirs(browser, user_data_dir).values():
+        target = directory / f"{HOST_NAME}.json"
+        if target.exists():
+            target.unlink()
+            removed.append(str(target))
+    return {"removed": removed}
+
+
+# ---- doctor -----------------------------------------------------------------------------------
+
+
+def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
+    return {"name": name, "ok": ok, "detail": detail, "fix": fix}
+
+
+def _probe_host(launcher: str) -> tuple[bool, str]:
+    """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
+    with tempfile.TemporaryDirectory(prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None) as tmp:
+        env = dict(os.environ, REINS_HOME=tmp, REINS_PROFILE="doctor")
+        try:
+            proc = subprocess.Popen([launcher, ORIGIN], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        except OSError as exc:
+            return False, f"cannot run {launcher}: {exc.strerror}"
+        sock = socket_path("doctor", Path(tmp))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not sock.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        started = sock.exists()
+        assert proc.stdin is not None
+        proc.stdin.close()
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return False, "the host did not exit when its input closed"
+        if not started:
+            err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-400:]
+            return False, f"the host exited ({code}) before opening its socket: {err.strip()}"
+        return True, "starts, opens its socket and exits on EOF"
+
+
+def doctor(browser: str = "all", user_data_dir: str | None = None, *,
+           profile: str | None = None) -> dict[str, Any]:
+    checks: list[dict[str, Any]] = []
+    dirs = manifest_dirs(browser, user_data_dir)
+    found = {b: d / f"{HOST_NAME}.json" for b, d in dirs.items() if (d / f"{HOST_NAME}.json").exists()}
+    install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
+    checks.append(_check("manifest", bool(found),
+                         ", ".join(f"{b}: {p}" for b, p in found.items()) or "no host manifest found",
+                         install_cmd))
+    manifest: dict[str, Any] = {}
+    if found:
+        path = next(iter(found.values()))
+        try:
+            manifest = json.loads(path.read_text())
+            good = (manifest.get("name") == HOST_NAME and manifest.get("type") == "stdio"
+                    and os.path.isabs(str(manifest.get("path", ""))))
+            checks.append(_check("manifest content", good, f"{path}", install_cmd))
+        except (OSError, json.JSONDecodeError) as exc:
+            checks.append(_check("manifest content", False, f"{path}: {exc}", install_cmd))
+    launcher = str(manifest.get("path", ""))
+    if manifest:
+        runnable = os.path.isfile(launcher) and os.access(launcher, os.X_OK)
+        checks.append(_check("launcher", runnable, launcher or "missing", install_cmd))
+        origins = manifest.get("allowed_origins") or []
+        checks.append(_check("allowed origin", ORIGIN in origins, ", ".join(origins) or "none",
+                             install_cmd))
+        if runnable:
+            ok, detail = _probe_host(launcher)
+            checks.append(_check("host start", ok, detail, "reinstall reins in this Python: pip install -e ."))
+    from reins._client import live_profiles, request
+
+    names = live_profiles()
+    connected = False
+    detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
+    if names:
+        try:
+            answer = request("status", profile=profile or (names[0] if len(names) == 1 else None),
+                             timeout_ms=3000)
+            connected = bool(answer.get("ok") and answer.get("connected"))
+            detail = f"profiles: {', '.join(names)}; connected: {connected}"
+        except ReinsError as exc:
+            detail = exc.message
+    checks.append(_check(
+        "extension connected", connected, detail,
+        f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
+        f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}"))
+    healthy = all(c["ok"] for c in checks)
+    first = next((c for c in checks if not c["ok"]), None)
+    return {"healthy": healthy, "checks": checks, "first_failure": first}
+
+
+def _extension_dir() -> Path:
+    env = os.environ.get("REINS_EXTENSION_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "extension"
+
+
+def extension_dir() -> Path:
+    path = _extension_dir()
+    if not (path / "manifest.json").exists():
+        raise UsageError(f"the reins extension is not at {path}; set REINS_EXTENSION_DIR")
+    return path
+
+
+def socket_alive(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX)
+    probe.settimeout(0.5)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()

@@ -1,0 +1,193 @@
+"""`reins launch` / `reins shutdown`: a dedicated browser profile with reins loaded.
+
+The profile lives under REINS_HOME/profiles/NAME: its user-data dir (with the host registered in
+its own NativeMessagingHosts folder), the launcher, the browser's log and its pid.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ConnectionFailure, ReinsError, UsageError
+from reins._install import extension_dir, socket_alive, write_launcher, write_manifest
+from reins._paths import ensure_private_dir, profile_dir, reins_home, socket_path, valid_profile_name
+
+__all__ = ["browser_flags", "find_browser", "launch", "shutdown"]
+
+_CANDIDATES = (
+    "chromium", "chromium-browser", "google-chrome-for-testing", "chrome", "google-chrome",
+    "google-chrome-stable", "microsoft-edge", "brave-browser",
+)
+_MAC_APPS = (
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Google Chrome for Testing.app/Contents/MacOS/Google Chrome for Testing",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+)
+
+
+def find_browser(explicit: str | None = None) -> str:
+    if explicit:
+        path = shutil.which(explicit) or explicit
+        if not os.path.isfile(path):
+            raise UsageError(f"no browser at {explicit}", code="bad_request")
+        return path
+    env = os.environ.get("REINS_BROWSER")
+    if env and os.path.isfile(env):
+        return env
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    for app in _MAC_APPS:
+        if os.path.isfile(app):
+            return app
+    raise ReinsError(
+        "no Chromium or Chrome found",
+        code="bad_request",
+        hint="install one (Debian/Ubuntu: `sudo apt-get install chromium`; macOS: Chromium or "
+        "Chrome for Testing), or pass --browser PATH. Branded Google Chrome 137+ ignores "
+        "--load-extension: use Chromium or Chrome for Testing for `reins launch`",
+    )
+
+
+def browser_flags(user_data_dir: Path, *, headless: bool) -> list[str]:
+    """The flags reins starts a browser with (also used by the test suite)."""
+    flags = [
+        f"--user-data-dir={user_data_dir}",
+        f"--load-extension={extension_dir()}",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-dev-shm-usage",
+        "--disable-sync",
+        "--password-store=basic",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    if headless:
+        flags += ["--headless=new", "--disable-gpu", "--window-size=1280,900"]
+    return flags
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read_pid(pdir: Path) -> int | None:
+    try:
+        pid = int((pdir / "browser.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if _pid_alive(pid) else None
+
+
+def launch(
+    name: str = "launch", *, url: str | None = None, headless: bool = False,
+    browser: str | None = None, user_data_dir: str | None = None, timeout_s: float = 30.0,
+) -> dict[str, Any]:
+    if not valid_profile_name(name):
+        raise UsageError(f"profile name {name!r}: use letters, digits, . _ -")
+    home = ensure_private_dir(reins_home())
+    pdir = ensure_private_dir(profile_dir(name, home))
+    sock = socket_path(name, home)
+    running = _read_pid(pdir)
+    if running is not None and socket_alive(sock):
+        return {"profile": name, "pid": running, "browser": "already running", "socket": str(sock),
+                "already_running": True}
+    binary = find_browser(browser)
+    data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
+    write_manifest(data_dir / "NativeMessagingHosts", launcher)
+    log = open(pdir / "browser.log", "ab")  # noqa: SIM115 - handed to the child
+    args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            start_new_session=True)
+    log.close()
+    (pdir / "browser.pid").write_text(str(proc.pid))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ConnectionFailure(
+                f"the browser exited at start (code {proc.returncode}); see {pdir / 'browser.log'}",
+                code="no_host")
+        if sock.exists() and _host_connected(name):
+            return {"profile": name, "pid": proc.pid, "browser": binary, "socket": str(sock),
+                    "user_data_dir": str(data_dir), "already_running": False}
+        time.sleep(0.1)
+    _terminate(proc.pid)
+    raise ConnectionFailure(
+        f"the browser started but the reins host did not answer within {timeout_s:.0f} s",
+        code="no_host", hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
+        f"--user-data-dir {data_dir}`")
+
+
+def _host_connected(name: str) -> bool:
+    from reins._client import request
+
+    try:
+        answer = request("ping", profile=name, timeout_ms=2000)
+    except ReinsError:
+        return False
+    return bool(answer.get("ok") and answer.get("connected"))
+
+
+def _terminate(pid: int, *, grace_s: float = 5.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            finished, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            finished = 0 if _pid_alive(pid) else pid
+        if finished or not _pid_alive(pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def shutdown(name: str | None = None) -> dict[str, Any]:
+    home = reins_home()
+    root = home / "profiles"
+    if name is None:
+        running = [p.name for p in root.glob("*") if _read_pid(p) is not None] if root.is_dir() else []
+        if not running:
+            raise ConnectionFailure("no browser started by `reins launch` is running", code="no_host")
+        if len(running) > 1:
+            raise ConnectionFailure(f"several launched profiles are running ({', '.join(running)})",
+                                    code="ambiguous_profile", hint="pass --profile NAME")
+        name = running[0]
+    pdir = profile_dir(name, home)
+    pid = _read_pid(pdir)
+    if pid is None:
+        raise ConnectionFailure(f"profile {name!r} was not started by `reins launch`, or has exited",
+                                code="no_host")
+    _terminate(pid)
+    (pdir / "browser.pid").unlink(missing_ok=True)
+    sock = socket_path(name, home)
+    deadline = time.monotonic() + 5
+    while sock.exists() and socket_alive(sock) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return {"profile": name, "pid": pid}
+
+

@@ -1,0 +1,112 @@
+"""The control socket: a Unix domain socket, JSON lines, many clients at once. No TCP, ever."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import struct
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ReinsError, UsageError
+from reins._lines import OVERSIZED, LineSplitter
+from reins._protocol import MAX_REQUEST_BYTES, Request, parse_request
+
+__all__ = ["ControlServer"]
+
+log = logging.getLogger("reins.server")
+
+Dispatch = Callable[[Request], Awaitable[dict[str, Any]]]
+
+
+def _peer_uid(sock: socket.socket) -> int | None:
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None  # macOS and others: the 0700 directory is the guard there
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return int(uid)
+
+
+class ControlServer:
+    def __init__(self, path: Path, dispatch: Dispatch, *, max_request: int = MAX_REQUEST_BYTES):
+        self.path = path
+        self._dispatch = dispatch
+        self._max_request = max_request
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        if len(os.fsencode(self.path)) >= 104:
+            raise UsageError(
+                f"socket path {self.path} is too long for a Unix socket; set REINS_HOME to a shorter path"
+            )
+        old_umask = os.umask(0o077)
+        try:
+            self._server = await asyncio.start_unix_server(self._client, path=str(self.path))
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.path, 0o600)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            uid = _peer_uid(sock)
+            if uid is not None and uid != os.getuid():
+                log.warning("refused a client of uid %s", uid)
+                writer.close()
+                return
+        splitter = LineSplitter(self._max_request)
+        lock = asyncio.Lock()
+        tasks: set[asyncio.Task[None]] = set()
+        try:
+            while True:
+                data = await reader.read(256 * 1024)
+                if not data:
+                    break
+                for line in splitter.feed(data):
+                    task = asyncio.create_task(self._answer(line, writer, lock))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            # The client is gone: abort what it asked for, so its CDP calls stop waiting.
+            for task in tasks:
+                task.cancel()
+            writer.close()
+
+    async def _answer(
+        self, line: bytes | object, writer: asyncio.StreamWriter, lock: asyncio.Lock
+    ) -> None:
+        request_id: Any = None
+        try:
+            if line is OVERSIZED:
+                raise UsageError(
+                    f"request line exceeds {self._max_request} bytes", code="message_too_large"
+                )
+            assert isinstance(line, bytes)
+            request = parse_request(line)
+            request_id = request.id
+            body = await self._dispatch(request)
+            answer: dict[str, Any] = {**body, "request_id": request_id, "ok": True}
+        except ReinsError as exc:
+            request_id = request_id if request_id is not None else exc.details.pop("request_id", None)
+            answer = {"request_id": request_id, "ok": False, "error": exc.to_wire()}
+        data = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async with lock:
+            try:
+                writer.write(data)
+                await writer.drain()
+            except (ConnectionError, OSError):
+                pass

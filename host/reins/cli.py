@@ -1,0 +1,351 @@
+"""The `reins` CLI: parse, send one request, print, exit with the contract's code.
+
+Exit codes: 0 ok · 1 the command failed (typed error) · 2 usage error · 3 no host reachable.
+Global options (--json, --tab, --timeout-ms, --profile) go before or after the command's own
+arguments. Nothing heavy is imported on this path: no pydantic, no host modules.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from reins._errors import ReinsError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_HOST = 0, 1, 2, 3
+_NO_HOST_CODES = {"no_host", "not_connected"}
+_USAGE_CODES = {"ambiguous_profile", "bad_request", "unknown_command", "invalid_selector"}
+
+_GLOBALS = ("json_out", "tab", "timeout_ms", "profile")
+
+
+def _global_options(fn: F) -> F:
+    """Accept the global options after the command too (`reins navigate URL --json`)."""
+    fn = click.option("--json", "json_out", is_flag=True, default=None, help="Print one JSON object.")(fn)
+    fn = click.option("--tab", type=int, default=None, help="Tab id (default: the current tab).")(fn)
+    fn = click.option("--timeout-ms", type=click.IntRange(0, 3_600_000), default=None,
+                      help="The command's whole budget.")(fn)
+    fn = click.option("--profile", default=None, help="Which connected browser profile.")(fn)
+    return fn
+
+
+def _opts(ctx: click.Context, local: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(ctx.find_root().obj or {})
+    for key in _GLOBALS:
+        if local.get(key) is not None:
+            merged[key] = local.pop(key)
+        else:
+            local.pop(key, None)
+    return merged
+
+
+def _exit_code(code: str) -> int:
+    if code in _NO_HOST_CODES:
+        return EXIT_NO_HOST
+    if code in _USAGE_CODES:
+        return EXIT_USAGE
+    return EXIT_FAILED
+
+
+def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
+    if json_out:
+        click.echo(json.dumps({"ok": False, "error": error}, ensure_ascii=False))
+    else:
+        click.echo(f"error [{error.get('code')}]: {error.get('message')}", err=True)
+    sys.exit(_exit_code(str(error.get("code"))))
+
+
+def run(
+    ctx: click.Context, cmd: str, args: dict[str, Any], local: dict[str, Any],
+    human: Callable[[dict[str, Any]], str] | None = None,
+) -> dict[str, Any]:
+    """Send one command to the host and print its answer; exits on failure."""
+    from reins._client import request
+
+    opts = _opts(ctx, local)
+    json_out = bool(opts.get("json_out"))
+    try:
+        answer = request(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
+                         timeout_ms=opts.get("timeout_ms"))
+    except ReinsError as exc:
+        fail(exc.to_wire(), json_out)
+    answer.pop("request_id", None)
+    if not answer.get("ok"):
+        fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
+    if json_out:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+    else:
+        body = {k: v for k, v in answer.items() if k != "ok"}
+        click.echo(human(answer) if human else _plain(body))
+    return answer
+
+
+def _plain(body: dict[str, Any]) -> str:
+    if not body:
+        return "ok"
+    return "\n".join(
+        f"{k}: {v if isinstance(v, str | int | float | bool) or v is None else json.dumps(v, ensure_ascii=False)}"
+        for k, v in body.items()
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@_global_options
+@click.version_option(package_name="reins")
+@click.pass_context
+def main(ctx: click.Context, **opts: Any) -> None:
+    """Drive your own logged-in Chrome from the command line."""
+    ctx.obj = {k: v for k, v in opts.items() if v is not None}
+
+
+# ---- bridge commands -------------------------------------------------------------------------
+
+
+def _status_text(a: dict[str, Any]) -> str:
+    ext = a.get("extension") or {}
+    tab = a.get("tab") or {}
+    lines = [
+        f"host      {a['host']['version']} pid {a['host']['pid']} profile {a['host']['profile']}",
+        f"extension {'connected ' + str(ext.get('version')) if a.get('connected') else 'not connected'}"
+        + (" (paused)" if a.get("paused") else ""),
+    ]
+    if tab:
+        lines.append(f"tab       {tab['id']} {tab.get('title', '')!r} {tab.get('url', '')}")
+    return "\n".join(lines)
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def status(ctx: click.Context, **local: Any) -> None:
+    """Host, extension and current tab."""
+    run(ctx, "status", {}, local, _status_text)
+
+
+def _tabs_text(a: dict[str, Any]) -> str:
+    return "\n".join(
+        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {t['title'][:40]:<40}  {t['url']}"
+        for t in a["tabs"]
+    ) or "no tabs"
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def tabs(ctx: click.Context, **local: Any) -> None:
+    """List the browser's tabs (* marks the one commands use)."""
+    run(ctx, "tabs", {}, local, _tabs_text)
+
+
+@main.group()
+def tab() -> None:
+    """Open, select and close tabs."""
+
+
+@tab.command("new")
+@click.argument("url", required=False)
+@_global_options
+@click.pass_context
+def tab_new(ctx: click.Context, url: str | None, **local: Any) -> None:
+    """Open a tab (and make it the one later commands use)."""
+    run(ctx, "tab_new", {"url": url} if url else {}, local,
+        lambda a: f"tab {a['id']} {a.get('url') or ''}")
+
+
+@tab.command("select")
+@click.argument("tab_id", type=int)
+@_global_options
+@click.pass_context
+def tab_select(ctx: click.Context, tab_id: int, **local: Any) -> None:
+    """Make tab ID the current one and bring it to the front."""
+    run(ctx, "tab_select", {"id": tab_id}, local, lambda a: f"tab {a['tab']['id']} selected")
+
+
+@tab.command("close")
+@click.argument("tab_id", type=int, required=False)
+@_global_options
+@click.pass_context
+def tab_close(ctx: click.Context, tab_id: int | None, **local: Any) -> None:
+    """Close tab ID (default: the current tab)."""
+    run(ctx, "tab_close", {"id": tab_id} if tab_id is not None else {}, local,
+        lambda a: f"tab {a['closed']} closed")
+
+
+def _page_text(a: dict[str, Any]) -> str:
+    return f"{a.get('title') or ''}\n{a.get('url') or ''}".strip()
+
+
+@main.command()
+@click.argument("url", required=False)
+@click.option("-u", "--url", "url_opt", help="The URL (same as the argument).")
+@_global_options
+@click.pass_context
+def navigate(ctx: click.Context, url: str | None, url_opt: str | None, **local: Any) -> None:
+    """Open URL in the current tab; returns once the page has loaded and settled."""
+    target = url or url_opt
+    if not target:
+        raise click.UsageError("give a URL: reins navigate URL (or -u URL)")
+    run(ctx, "navigate", {"url": target}, local, _page_text)
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def back(ctx: click.Context, **local: Any) -> None:
+    """Go back one page in the tab's history."""
+    run(ctx, "back", {}, local, _page_text)
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def forward(ctx: click.Context, **local: Any) -> None:
+    """Go forward one page in the tab's history."""
+    run(ctx, "forward", {}, local, _page_text)
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def reload(ctx: click.Context, **local: Any) -> None:
+    """Reload the tab and wait until it has settled."""
+    run(ctx, "reload", {}, local, _page_text)
+
+
+@main.command()
+@click.argument("method")
+@click.argument("params_json", required=False, default="{}")
+@_global_options
+@click.pass_context
+def cdp(ctx: click.Context, method: str, params_json: str, **local: Any) -> None:
+    """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
+    try:
+        params = json.loads(params_json)
+    except json.JSONDecodeError as exc:
+        raise click.UsageError(f"PARAMS_JSON is not JSON: {exc}") from exc
+    if not isinstance(params, dict):
+        raise click.UsageError("PARAMS_JSON must be a JSON object")
+    run(ctx, "cdp", {"method": method, "params": params}, local,
+        lambda a: json.dumps(a["result"], ensure_ascii=False, indent=1))
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def stats(ctx: click.Context, **local: Any) -> None:
+    """Per command: count, failures by code, duration percentiles."""
+    run(ctx, "stats", {}, local, lambda a: json.dumps(a["stats"], indent=1))
+
+
+# ---- local commands: registration, launch, doctor -------------------------------------------
+
+
+def _local_result(ctx: click.Context, local: dict[str, Any], action: Callable[[], dict[str, Any]],
+                  human: Callable[[dict[str, Any]], str]) -> None:
+    opts = _opts(ctx, local)
+    json_out = bool(opts.get("json_out"))
+    try:
+        result = action()
+    except ReinsError as exc:
+        fail(exc.to_wire(), json_out)
+    if json_out:
+        click.echo(json.dumps({"ok": True, **result}, ensure_ascii=False))
+    else:
+        click.echo(human(result))
+
+
+_BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
+
+
+@main.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
+              help="Register in this profile's own NativeMessagingHosts folder instead.")
+@_global_options
+@click.pass_context
+def install(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Register the native host for your browser(s)."""
+    from reins._install import install as do_install
+
+    _local_result(ctx, local, lambda: do_install(browser, user_data_dir),
+                  lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
+
+
+@main.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
+@_global_options
+@click.pass_context
+def uninstall(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Remove the native host registration."""
+    from reins._install import uninstall as do_uninstall
+
+    _local_result(ctx, local, lambda: do_uninstall(browser, user_data_dir),
+                  lambda r: "\n".join(f"removed: {p}" for p in r["removed"]) or "nothing to remove")
+
+
+@main.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
+@_global_options
+@click.pass_context
+def doctor(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Check each link: manifest, launcher, allowed origin, host start, extension connected."""
+    from reins._install import doctor as run_doctor
+
+    opts = _opts(ctx, local)
+    report = run_doctor(browser, user_data_dir, profile=opts.get("profile"))
+    if opts.get("json_out"):
+        click.echo(json.dumps({"ok": report["healthy"], **report}))
+    else:
+        for check in report["checks"]:
+            mark = "ok  " if check["ok"] else "FAIL"
+            click.echo(f"[{mark}] {check['name']}: {check['detail']}")
+            if not check["ok"] and check.get("fix"):
+                click.echo(f"       fix: {check['fix']}")
+    sys.exit(EXIT_OK if report["healthy"] else EXIT_FAILED)
+
+
+@main.command()
+@click.argument("url", required=False)
+@click.option("--headless", is_flag=True, help="Run without a window.")
+@click.option("--browser", "browser_path", default=None, help="Chromium or Chrome binary.")
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
+              help="Profile folder (default: under REINS_HOME).")
+@_global_options
+@click.pass_context
+def launch(ctx: click.Context, url: str | None, headless: bool, browser_path: str | None,
+           user_data_dir: str | None, **local: Any) -> None:
+    """Start a dedicated browser profile with reins loaded; returns once the host answers."""
+    from reins._launch import launch as do_launch
+
+    opts = _opts(ctx, local)
+    name = opts.get("profile") or "launch"
+    timeout_s = (opts.get("timeout_ms") or 30_000) / 1000.0
+    _local_result(ctx, {"json_out": opts.get("json_out")},
+                  lambda: do_launch(name, url=url, headless=headless, browser=browser_path,
+                                    user_data_dir=user_data_dir, timeout_s=timeout_s),
+                  lambda r: f"launched {r['browser']} (pid {r['pid']}) profile {r['profile']}")
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def shutdown(ctx: click.Context, **local: Any) -> None:
+    """Close a browser started by `reins launch` (its host exits with it)."""
+    from reins._launch import shutdown as do_shutdown
+
+    opts = _opts(ctx, local)
+    _local_result(ctx, {"json_out": opts.get("json_out")},
+                  lambda: do_shutdown(opts.get("profile")),
+                  lambda r: f"stopped profile {r['profile']}")
+
+
+if __name__ == "__main__":
+    main()

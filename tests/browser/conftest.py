@@ -1,0 +1,209 @@
+"""Real headless Chromium with the real extension and host, one browser per test session.
+
+The host is registered in the temporary profile's own NativeMessagingHosts folder; chromedriver
+starts Chromium with the unpacked extension; every command goes CLI/socket -> host -> extension ->
+chrome.debugger. Pages are served from fixtures/ on two loopback ports (the second one reached as
+`localhost`, a different site, so its iframes are out of process).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+PROFILE = "test"
+
+pytestmark = pytest.mark.browser
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+def _serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, int]:
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+class Site:
+    def __init__(self, port: int, xport: int) -> None:
+        self.port = port
+        self.xport = xport
+
+    def url(self, path: str, **query: Any) -> str:
+        """A fixture URL with a unique marker, so a test can find its own tab."""
+        marker = uuid.uuid4().hex[:8]
+        query.setdefault("xport", self.xport)
+        query["t"] = marker
+        qs = "&".join(f"{k}={v}" for k, v in query.items())
+        sep = "&" if "?" in path else "?"
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}{sep}{qs}"
+
+    def cross_url(self, path: str) -> str:
+        return f"http://localhost:{self.xport}/{path.lstrip('/')}"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[Site]:
+    main, port = _serve(FIXTURES)
+    cross, xport = _serve(FIXTURES)
+    yield Site(port, xport)
+    main.shutdown()
+    cross.shutdown()
+
+
+@pytest.fixture(scope="session")
+def reins_home() -> Iterator[Path]:
+    # Short path: Unix socket paths are limited to ~104 bytes.
+    home = Path(tempfile.mkdtemp(prefix="rt-", dir="/tmp"))
+    old = os.environ.get("REINS_HOME")
+    os.environ["REINS_HOME"] = str(home)
+    yield home
+    if old is None:
+        os.environ.pop("REINS_HOME", None)
+    else:
+        os.environ["REINS_HOME"] = old
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _chrome_options(user_data: Path) -> Any:
+    from selenium.webdriver.chrome.options import Options
+
+    from reins._launch import browser_flags
+
+    options = Options()
+    options.binary_location = os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium")
+    for flag in browser_flags(user_data, headless=True):
+        options.add_argument(flag)
+    options.add_experimental_option("excludeSwitches", ["disable-extensions"])
+    return options
+
+
+class Browser:
+    """The session's browser: selenium for reading pages, the reins CLI and socket for driving."""
+
+    def __init__(self, driver: Any, home: Path, user_data: Path) -> None:
+        self.driver = driver
+        self.home = home
+        self.user_data = user_data
+
+    # -- reins through a real CLI process --
+    def cli(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any]]:
+        env = dict(os.environ, REINS_HOME=str(self.home))
+        proc = subprocess.run(
+            [sys.executable, "-m", "reins.cli", "--profile", PROFILE, "--json", *args],
+            capture_output=True, text=True, timeout=timeout, env=env,
+        )
+        out = proc.stdout.strip().splitlines()
+        body = json.loads(out[-1]) if out else {"stderr": proc.stderr}
+        return proc.returncode, body
+
+    def ok(self, *args: str, timeout: float = 60) -> dict[str, Any]:
+        code, body = self.cli(*args, timeout=timeout)
+        assert code == 0 and body.get("ok"), f"reins {' '.join(args)} -> {code} {body}"
+        return body
+
+    # -- reins through the socket directly --
+    def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        from reins._client import Connection
+        from reins._paths import socket_path
+
+        with Connection(socket_path(PROFILE, self.home)) as conn:
+            return conn.call(cmd, args, **kw)
+
+    # -- the page as the oracle --
+    def switch_to(self, url_part: str) -> None:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for handle in self.driver.window_handles:
+                self.driver.switch_to.window(handle)
+                if url_part in self.driver.current_url:
+                    return
+            time.sleep(0.1)
+        raise AssertionError(f"no tab with {url_part}")
+
+    def js(self, script: str, *args: Any) -> Any:
+        return self.driver.execute_script(script, *args)
+
+
+def _wait_connected(home: Path, timeout: float = 30) -> None:
+    from reins._client import Connection
+    from reins._paths import socket_path
+
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        path = socket_path(PROFILE, home)
+        if path.exists():
+            try:
+                with Connection(path) as conn:
+                    last = conn.call("ping", timeout_ms=2000)
+                    if last.get("connected"):
+                        return
+            except Exception as exc:  # noqa: BLE001 - polling until the host is up
+                last = exc
+        time.sleep(0.1)
+    raise RuntimeError(f"reins host did not connect: {last}")
+
+
+def start_browser(home: Path) -> Browser:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from reins._install import install
+
+    user_data = home / "chrome-profile"
+    user_data.mkdir(parents=True, exist_ok=True)
+    install(user_data_dir=str(user_data), profile=PROFILE)
+    service = Service(os.environ.get("REINS_TEST_DRIVER", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(service=service, options=_chrome_options(user_data))
+    driver.set_script_timeout(30)
+    _wait_connected(home)
+    return Browser(driver, home, user_data)
+
+
+@pytest.fixture(scope="session")
+def browser(reins_home: Path, site: Site) -> Iterator[Browser]:
+    b = start_browser(reins_home)
+    yield b
+    b.driver.quit()
+
+
+@pytest.fixture
+def page(browser: Browser, site: Site) -> Iterator[Any]:
+    """Opens a fresh tab for the test through reins; closes it afterwards."""
+    opened: list[int] = []
+
+    def open_page(path: str, **query: Any) -> tuple[int, str]:
+        url = site.url(path, **query)
+        body = browser.ok("tab", "new", url)
+        opened.append(body["id"])
+        browser.switch_to(url.split("?t=")[-1] if "?t=" in url else url.rsplit("t=", 1)[-1])
+        return body["id"], url
+
+    yield open_page
+    for tab_id in opened:
+        browser.cli("tab", "close", str(tab_id))
