@@ -386,6 +386,8 @@ class Registry:
                 score = _similarity(identities[index], source, entry)
                 if score >= best_score and (best is None or score > best_score):
                     best, best_score = entry, score
+                    if score == 1.0:  # nothing can beat it, and ties go to the first
+                        break
             if best is not None:
                 refs[index] = best.ref
                 claimed.add(best.ref)
@@ -411,8 +413,9 @@ class Registry:
         bases = [ref_for(identity) for identity in identities]
         by_base: dict[str, list[RegistryEntry]] = {}
         for e in self._entries.values():
-            by_base.setdefault(ref_for(e.identity), []).append(e)
-            if e.ref != ref_for(e.identity):
+            base = ref_for(e.identity)
+            by_base.setdefault(base, []).append(e)
+            if e.ref != base:
                 by_base.setdefault(e.ref, []).append(e)
         for i, base in enumerate(bases):
             if refs[i] is None:
