@@ -26,9 +26,10 @@ Comparison
 where ``S`` is the set of signals present (not None) on at least one side, so a signal present on
 one side only counts as a mismatch, and the weights are ``WEIGHTS`` (testid 3, id 3, aria_label 2,
 role 2, name 2, tag 1, parent_role 1, sibling_index 1). Strings are compared exactly, as
-``Identity.from_record`` leaves them (whitespace collapsed, tag lowercased). If ``testid`` or ``id`` is present on both sides and differs, the score is capped at
-``STRONG_MISMATCH_CAP`` (0.49): a contradicting developer-given name means a different element, however
-alike the rest. With no signal on either side the score is 0.0 (no evidence).
+``Identity.from_record`` leaves them (whitespace collapsed, tag lowercased). If ``testid`` or ``id``
+is present on both sides and differs, the score is capped at ``STRONG_MISMATCH_CAP`` (0.49): a
+contradicting developer-given name means a different element, however alike the rest. With no
+signal on either side the score is 0.0 (no evidence).
 """
 
 from __future__ import annotations
