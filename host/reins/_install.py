@@ -137,9 +137,11 @@ def install(browser: str = "all", user_data_dir: str | None = None, *,
 
 
 def _install_windows(browsers: tuple[str, ...], launcher: Path) -> list[str]:  # pragma: no cover
-    import winreg  # type: ignore[import-not-found,unused-ignore]
+    import importlib
 
     import nativemessaging
+
+    winreg: Any = importlib.import_module("winreg")
 
     manifest_file = write_manifest(launcher.parent, launcher)
     done: list[str] = []

@@ -35,7 +35,7 @@ def _global_options(fn: F) -> F:
     return fn
 
 
-def _opts(ctx: click.Context, local: dict[str, Any]) -> dict[str, Any]:
+def _opts(ctx: click.Context, /, local: dict[str, Any]) -> dict[str, Any]:
     merged = dict(ctx.find_root().obj or {})
     for key in _GLOBALS:
         if local.get(key) is not None:
@@ -99,7 +99,7 @@ def _plain(body: dict[str, Any]) -> str:
 @_global_options
 @click.version_option(package_name="reins")
 @click.pass_context
-def main(ctx: click.Context, **opts: Any) -> None:
+def main(ctx: click.Context, /, **opts: Any) -> None:
     """Drive your own logged-in Chrome from the command line."""
     ctx.obj = {k: v for k, v in opts.items() if v is not None}
 
@@ -123,7 +123,7 @@ def _status_text(a: dict[str, Any]) -> str:
 @main.command()
 @_global_options
 @click.pass_context
-def status(ctx: click.Context, **local: Any) -> None:
+def status(ctx: click.Context, /, **local: Any) -> None:
     """Host, extension and current tab."""
     run(ctx, "status", {}, local, _status_text)
 
@@ -138,7 +138,7 @@ def _tabs_text(a: dict[str, Any]) -> str:
 @main.command()
 @_global_options
 @click.pass_context
-def tabs(ctx: click.Context, **local: Any) -> None:
+def tabs(ctx: click.Context, /, **local: Any) -> None:
     """List the browser's tabs (* marks the one commands use)."""
     run(ctx, "tabs", {}, local, _tabs_text)
 
@@ -152,7 +152,7 @@ def tab() -> None:
 @click.argument("url", required=False)
 @_global_options
 @click.pass_context
-def tab_new(ctx: click.Context, url: str | None, **local: Any) -> None:
+def tab_new(ctx: click.Context, /, url: str | None, **local: Any) -> None:
     """Open a tab (and make it the one later commands use)."""
     run(ctx, "tab_new", {"url": url} if url else {}, local,
         lambda a: f"tab {a['id']} {a.get('url') or ''}")
@@ -162,7 +162,7 @@ def tab_new(ctx: click.Context, url: str | None, **local: Any) -> None:
 @click.argument("tab_id", type=int)
 @_global_options
 @click.pass_context
-def tab_select(ctx: click.Context, tab_id: int, **local: Any) -> None:
+def tab_select(ctx: click.Context, /, tab_id: int, **local: Any) -> None:
     """Make tab ID the current one and bring it to the front."""
     run(ctx, "tab_select", {"id": tab_id}, local, lambda a: f"tab {a['tab']['id']} selected")
 
@@ -171,7 +171,7 @@ def tab_select(ctx: click.Context, tab_id: int, **local: Any) -> None:
 @click.argument("tab_id", type=int, required=False)
 @_global_options
 @click.pass_context
-def tab_close(ctx: click.Context, tab_id: int | None, **local: Any) -> None:
+def tab_close(ctx: click.Context, /, tab_id: int | None, **local: Any) -> None:
     """Close tab ID (default: the current tab)."""
     run(ctx, "tab_close", {"id": tab_id} if tab_id is not None else {}, local,
         lambda a: f"tab {a['closed']} closed")
@@ -186,7 +186,7 @@ def _page_text(a: dict[str, Any]) -> str:
 @click.option("-u", "--url", "url_opt", help="The URL (same as the argument).")
 @_global_options
 @click.pass_context
-def navigate(ctx: click.Context, url: str | None, url_opt: str | None, **local: Any) -> None:
+def navigate(ctx: click.Context, /, url: str | None, url_opt: str | None, **local: Any) -> None:
     """Open URL in the current tab; returns once the page has loaded and settled."""
     target = url or url_opt
     if not target:
@@ -197,7 +197,7 @@ def navigate(ctx: click.Context, url: str | None, url_opt: str | None, **local: 
 @main.command()
 @_global_options
 @click.pass_context
-def back(ctx: click.Context, **local: Any) -> None:
+def back(ctx: click.Context, /, **local: Any) -> None:
     """Go back one page in the tab's history."""
     run(ctx, "back", {}, local, _page_text)
 
@@ -205,7 +205,7 @@ def back(ctx: click.Context, **local: Any) -> None:
 @main.command()
 @_global_options
 @click.pass_context
-def forward(ctx: click.Context, **local: Any) -> None:
+def forward(ctx: click.Context, /, **local: Any) -> None:
     """Go forward one page in the tab's history."""
     run(ctx, "forward", {}, local, _page_text)
 
@@ -213,7 +213,7 @@ def forward(ctx: click.Context, **local: Any) -> None:
 @main.command()
 @_global_options
 @click.pass_context
-def reload(ctx: click.Context, **local: Any) -> None:
+def reload(ctx: click.Context, /, **local: Any) -> None:
     """Reload the tab and wait until it has settled."""
     run(ctx, "reload", {}, local, _page_text)
 
@@ -223,7 +223,7 @@ def reload(ctx: click.Context, **local: Any) -> None:
 @click.argument("params_json", required=False, default="{}")
 @_global_options
 @click.pass_context
-def cdp(ctx: click.Context, method: str, params_json: str, **local: Any) -> None:
+def cdp(ctx: click.Context, /, method: str, params_json: str, **local: Any) -> None:
     """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
     try:
         params = json.loads(params_json)
@@ -238,7 +238,7 @@ def cdp(ctx: click.Context, method: str, params_json: str, **local: Any) -> None
 @main.command()
 @_global_options
 @click.pass_context
-def stats(ctx: click.Context, **local: Any) -> None:
+def stats(ctx: click.Context, /, **local: Any) -> None:
     """Per command: count, failures by code, duration percentiles."""
     run(ctx, "stats", {}, local, lambda a: json.dumps(a["stats"], indent=1))
 
@@ -246,7 +246,7 @@ def stats(ctx: click.Context, **local: Any) -> None:
 # ---- local commands: registration, launch, doctor -------------------------------------------
 
 
-def _local_result(ctx: click.Context, local: dict[str, Any], action: Callable[[], dict[str, Any]],
+def _local_result(ctx: click.Context, /, local: dict[str, Any], action: Callable[[], dict[str, Any]],
                   human: Callable[[dict[str, Any]], str]) -> None:
     opts = _opts(ctx, local)
     json_out = bool(opts.get("json_out"))
@@ -269,7 +269,7 @@ _BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
               help="Register in this profile's own NativeMessagingHosts folder instead.")
 @_global_options
 @click.pass_context
-def install(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Register the native host for your browser(s)."""
     from reins._install import install as do_install
 
@@ -282,7 +282,7 @@ def install(ctx: click.Context, browser: str, user_data_dir: str | None, **local
 @click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
 @_global_options
 @click.pass_context
-def uninstall(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Remove the native host registration."""
     from reins._install import uninstall as do_uninstall
 
@@ -295,7 +295,7 @@ def uninstall(ctx: click.Context, browser: str, user_data_dir: str | None, **loc
 @click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
 @_global_options
 @click.pass_context
-def doctor(ctx: click.Context, browser: str, user_data_dir: str | None, **local: Any) -> None:
+def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Check each link: manifest, launcher, allowed origin, host start, extension connected."""
     from reins._install import doctor as run_doctor
 
@@ -320,7 +320,7 @@ def doctor(ctx: click.Context, browser: str, user_data_dir: str | None, **local:
               help="Profile folder (default: under REINS_HOME).")
 @_global_options
 @click.pass_context
-def launch(ctx: click.Context, url: str | None, headless: bool, browser_path: str | None,
+def launch(ctx: click.Context, /, url: str | None, headless: bool, browser_path: str | None,
            user_data_dir: str | None, **local: Any) -> None:
     """Start a dedicated browser profile with reins loaded; returns once the host answers."""
     from reins._launch import launch as do_launch
@@ -337,7 +337,7 @@ def launch(ctx: click.Context, url: str | None, headless: bool, browser_path: st
 @main.command()
 @_global_options
 @click.pass_context
-def shutdown(ctx: click.Context, **local: Any) -> None:
+def shutdown(ctx: click.Context, /, **local: Any) -> None:
     """Close a browser started by `reins launch` (its host exits with it)."""
     from reins._launch import shutdown as do_shutdown
 

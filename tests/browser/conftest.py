@@ -90,9 +90,8 @@ def reins_home() -> Iterator[Path]:
 
 
 def _chrome_options(user_data: Path) -> Any:
-    from selenium.webdriver.chrome.options import Options
-
     from reins._launch import browser_flags
+    from selenium.webdriver.chrome.options import Options
 
     options = Options()
     options.binary_location = os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium")
@@ -170,10 +169,9 @@ def _wait_connected(home: Path, timeout: float = 30) -> None:
 
 
 def start_browser(home: Path) -> Browser:
+    from reins._install import install
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-
-    from reins._install import install
 
     user_data = home / "chrome-profile"
     user_data.mkdir(parents=True, exist_ok=True)

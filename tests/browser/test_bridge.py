@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 import pytest
-
 from reins._paths import socket_path
 
 from .conftest import PROFILE, Browser
