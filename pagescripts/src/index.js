@@ -1,0 +1,63 @@
+// Entry point: collect(options) returns the element record described in docs/element-record.md.
+
+import { selectorsFor } from "./selectors.js";
+import { documentScope, walk } from "./walk.js";
+
+const STORE = Symbol.for("reins.elements");
+
+export function collect(options) {
+  const opts = options || {};
+  const viewportOnly = opts.viewportOnly === true;
+  const withSelectors = opts.withSelectors !== false;
+  const maxElements = Number.isInteger(opts.maxElements) && opts.maxElements >= 0
+    ? opts.maxElements : 50000;
+
+  const state = {
+    items: [],
+    frames: [{ id: "f0", parent: null, url: location.href, selector: null, status: "ok" }],
+    maxElements: viewportOnly ? Infinity : maxElements,
+    truncated: false,
+    width: window.innerWidth,
+    height: window.innerHeight,
+  };
+  walk(state, documentScope(document, "f0", 0, 0));
+
+  let items = state.items;
+  if (viewportOnly) {
+    items = items.filter((item) => item.record.in_viewport);
+    if (items.length > maxElements) {
+      items = items.slice(0, maxElements);
+      state.truncated = true;
+    }
+  }
+  const elements = new Array(items.length);
+  const nodes = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const { el, record, scope } = items[i];
+    record.i = i;
+    if (withSelectors) {
+      const { selectors, best } = selectorsFor(el, scope);
+      record.selectors = selectors;
+      record.best = best;
+    }
+    elements[i] = record;
+    nodes[i] = el;
+  }
+  window[STORE] = nodes;
+
+  return {
+    url: location.href,
+    title: document.title,
+    timestamp: Date.now(),
+    viewport: {
+      width: window.innerWidth,
+      height: window.innerHeight,
+      scrollX: window.scrollX,
+      scrollY: window.scrollY,
+      dpr: window.devicePixelRatio,
+    },
+    frames: state.frames,
+    elements,
+    truncated: state.truncated,
+  };
+}

@@ -1,0 +1,426 @@
+// The walk: document order through open shadow roots and same-origin iframes, detection of
+// interactive elements, and one record per detected element.
+
+import { computeAccessibleName, getRole } from "dom-accessibility-api";
+import {
+  ANCESTOR_ROLES, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
+  SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
+} from "./rules.js";
+import { locatorFor, rootCaches } from "./selectors.js";
+import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
+
+const ROOT_ANCESTRY = { role: null, section: null, faded: false };
+
+// A scope is one root (a frame's document or a shadow root) with what its elements share.
+export function documentScope(doc, frameId, offsetX, offsetY) {
+  const win = doc.defaultView;
+  return {
+    root: doc, doc, win, frameId, offsetX, offsetY, isDocument: true, shadow: [],
+    width: win.innerWidth, height: win.innerHeight, labels: null, caches: rootCaches(),
+  };
+}
+
+function shadowScope(parent, host) {
+  return {
+    ...parent, root: host.shadowRoot, isDocument: false,
+    shadow: parent.shadow.concat([locatorFor(host, parent)]), labels: null, caches: rootCaches(),
+  };
+}
+
+export function walk(state, scope) {
+  walkChildren(state, scope.root, scope, false, ROOT_ANCESTRY);
+}
+
+function walkChildren(state, parent, scope, parentPointer, ancestry) {
+  let sibling = 0;
+  for (let el = parent.firstElementChild; el !== null; el = el.nextElementSibling) {
+    if (state.truncated) return;
+    visit(state, el, sibling++, scope, parentPointer, ancestry);
+  }
+}
+
+function visit(state, el, sibling, scope, parentPointer, ancestry) {
+  const tag = el.localName;
+  if (SKIP_TAGS.has(tag)) return;
+  const style = scope.win.getComputedStyle(el);
+  const pointer = style.cursor === "pointer";
+  const explicitRole = firstToken(el.getAttribute("role"));
+  const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
+  let role = null;
+  if (reasons !== null) {
+    if (state.items.length >= state.maxElements) {
+      state.truncated = true;
+      return;
+    }
+    const record = describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole);
+    role = record.role;
+    state.items.push({ el, record, scope });
+  }
+
+  let inner = ancestry;
+  const ownRole = role !== null && role !== "generic" ? role : ancestorRole(el, tag, explicitRole);
+  const faded = style.opacity === "0";
+  if (ownRole !== null || faded) {
+    inner = {
+      role: ownRole || ancestry.role,
+      section: SECTION_ROLES.has(ownRole) ? sectionName(el, ownRole) : ancestry.section,
+      faded: ancestry.faded || faded,
+    };
+  }
+  if (el.shadowRoot) walkChildren(state, el.shadowRoot, shadowScope(scope, el), pointer, inner);
+  if (tag === "iframe" || tag === "frame") enterFrame(state, el, style, scope);
+  walkChildren(state, el, scope, pointer, inner);
+}
+
+// The reasons an element is interactive, or null. A pointer cursor counts only where a pointer
+// region starts: children inheriting it from a clickable ancestor are part of that ancestor.
+function detect(el, tag, style, pointer, parentPointer, explicitRole) {
+  const reasons = [];
+  const isSvg = el.namespaceURI === SVG_NS;
+  let native = false;
+  if (!isSvg && NATIVE_TAGS.has(tag)) {
+    if (tag === "input" && el.type === "hidden") return null;
+    reasons.push("native");
+    native = true;
+  } else if (tag === "a" && (el.hasAttribute("href") || el.hasAttribute("xlink:href"))) {
+    reasons.push("link");
+    native = true;
+  }
+  if (explicitRole !== null && WIDGET_ROLES.has(explicitRole)) reasons.push("role");
+  if (el.hasAttribute("onclick") || typeof el.onclick === "function") reasons.push("onclick");
+  if (hasReactHandler(el)) reasons.push("react");
+  if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
+  const tabindex = el.getAttribute("tabindex");
+  if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");
+  if (isEditingHost(el)) reasons.push("contenteditable");
+  if (reasons.length === 0) return null;
+  if (!native && style.pointerEvents === "none") return null;
+  if (isSvg) reasons.push("svg");
+  return reasons;
+}
+
+function hasReactHandler(el) {
+  const keys = Object.keys(el);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    if (!REACT_PROP_PREFIXES.some((p) => key.startsWith(p))) continue;
+    const props = el[key];
+    if (props && typeof props === "object" && REACT_HANDLERS.some((h) => props[h])) return true;
+  }
+  return false;
+}
+
+function isEditingHost(el) {
+  const attr = el.getAttribute("contenteditable");
+  if (attr === null || attr === "false" || !el.isContentEditable) return false;
+  const parent = el.parentElement;
+  return parent === null || !parent.isContentEditable;
+}
+
+function describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole) {
+  const isSvg = el.namespaceURI === SVG_NS;
+  const role = roleOf(el, tag);
+  const text = visibleText(el, tag);
+  const name = accessibleName(el, tag, role, scope) || text;
+  const states = statesOf(el, tag, scope);
+  const rect = el.getBoundingClientRect();
+  const x = rect.left + scope.offsetX;
+  const y = rect.top + scope.offsetY;
+  const hasBox = rect.width > 0 && rect.height > 0;
+  const visible = hasBox && style.visibility === "visible" && style.display !== "none"
+    && style.opacity !== "0" && !ancestry.faded;
+  const inViewport = hasBox && x < state.width && y < state.height
+    && x + rect.width > 0 && y + rect.height > 0;
+  const attr = (n) => el.getAttribute(n);
+  return {
+    i: 0,
+    frame: scope.frameId,
+    shadow: scope.shadow,
+    tag,
+    type: typeOf(el, tag, isSvg, explicitRole, reasons),
+    role,
+    name,
+    text,
+    value: valueOf(el, tag),
+    testid: attr("data-testid"),
+    id: attr("id"),
+    aria_label: attr("aria-label"),
+    name_attr: attr("name"),
+    href: hrefOf(el, tag),
+    placeholder: attr("placeholder"),
+    parent_role: ancestry.role,
+    sibling_index: sibling,
+    states,
+    in_viewport: inViewport,
+    visible,
+    obscured: visible && inViewport ? isObscured(el, rect, scope) : false,
+    box: [round(x), round(y), round(rect.width), round(rect.height)],
+    selectors: null,
+    best: null,
+    attributes: attributesOf(el, states.disabled),
+    context: { section: ancestry.section },
+    reasons,
+  };
+}
+
+function round(v) {
+  return Math.round(v * 10) / 10;
+}
+
+function firstToken(role) {
+  if (role === null) return null;
+  const token = role.trim().split(/\s+/)[0].toLowerCase();
+  return token || null;
+}
+
+function roleOf(el, tag) {
+  let role = null;
+  try {
+    role = getRole(el);
+  } catch (e) {
+    role = null;
+  }
+  if (role === null || role === "presentation" || role === "none") {
+    return tag === "input" && el.type === "password" ? "textbox" : "generic";
+  }
+  return role;
+}
+
+function typeOf(el, tag, isSvg, explicitRole, reasons) {
+  if (isSvg) return "svg";
+  switch (tag) {
+    case "input":
+      return "input-" + (el.type || "text");
+    case "button": {
+      const kind = (el.getAttribute("type") || "").trim().toLowerCase();
+      return kind === "submit" || kind === "reset" ? "button-" + kind : "button";
+    }
+    case "select":
+    case "textarea":
+    case "summary":
+      return tag;
+    case "a":
+      if (reasons.includes("link")) return "a";
+      break;
+    default:
+      break;
+  }
+  if (reasons.includes("contenteditable")) return tag + "-editable";
+  if (explicitRole !== null && WIDGET_ROLES.has(explicitRole)) return tag + "-" + explicitRole;
+  return tag + "-clickable";
+}
+
+function visibleText(el, tag) {
+  if (tag === "input") return isButtonInput(el) ? collapse(el.value) || defaultButtonLabel(el) : "";
+  if (tag === "select") {
+    const option = el.options[el.selectedIndex];
+    return option ? collapse(option.text).slice(0, TEXT_LIMIT) : "";
+  }
+  if (tag === "textarea") return "";
+  return boundedText(el);
+}
+
+function isButtonInput(el) {
+  const t = el.type;
+  return t === "button" || t === "submit" || t === "reset";
+}
+
+function defaultButtonLabel(el) {
+  return el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : "";
+}
+
+// Name computation, cheap paths first: the full algorithm (dom-accessibility-api) walks labels,
+// descendants and styles, so it runs only where the cheap answer could be wrong.
+function accessibleName(el, tag, role, scope) {
+  if (el.hasAttribute("aria-labelledby")) return fullName(el, scope);
+  const aria = el.getAttribute("aria-label");
+  if (aria !== null && aria.trim()) return collapse(aria);
+  if (el.namespaceURI !== SVG_NS) {
+    if (tag === "input" && isButtonInput(el)) return collapse(el.value) || defaultButtonLabel(el);
+    if (tag === "input" && el.type === "image") return collapse(el.getAttribute("alt") || "");
+    if (tag === "input" || tag === "select" || tag === "textarea") {
+      const labelled = labelName(el, scope);
+      if (labelled !== null) return labelled;
+      return collapse(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+    }
+  }
+  if (NAME_FROM_CONTENT.has(role)) {
+    const name = el.childElementCount === 0 ? collapse(el.textContent) : fullName(el, scope);
+    if (name) return name;
+  }
+  return collapse(el.getAttribute("title") || "");
+}
+
+function fullName(el, scope) {
+  try {
+    return collapse(computeAccessibleName(el, { getComputedStyle: (e, p) => scope.win.getComputedStyle(e, p) }));
+  } catch (e) {
+    return "";
+  }
+}
+
+// Labels from an index of label[for] built once per root (input.labels is slow: it scans the
+// document on first use for every element) plus a wrapping <label>.
+function labelName(el, scope) {
+  const labels = [];
+  if (el.id) {
+    if (scope.labels === null) {
+      scope.labels = new Map();
+      for (const label of scope.root.querySelectorAll("label[for]")) {
+        const list = scope.labels.get(label.htmlFor);
+        if (list) list.push(label);
+        else scope.labels.set(label.htmlFor, [label]);
+      }
+    }
+    for (const label of scope.labels.get(el.id) || []) labels.push(label);
+  }
+  const wrapping = el.closest("label");
+  if (wrapping !== null && !labels.includes(wrapping) && (!wrapping.htmlFor || wrapping.htmlFor === el.id)) {
+    labels.push(wrapping);
+  }
+  if (labels.length === 0) return null;
+  const parts = [];
+  for (const label of labels) {
+    // Embedded controls contribute their values to a label's text; leave that to the full
+    // algorithm rather than read option lists or textarea defaults as text.
+    for (const inner of label.querySelectorAll("input, select, textarea, button, [role]")) {
+      if (inner !== el || el.localName !== "input") return fullName(el, scope) || null;
+    }
+    const text = collapse(label.textContent);
+    if (text) parts.push(text);
+  }
+  return parts.length ? parts.join(" ") : null;
+}
+
+function valueOf(el, tagName) {
+  if (tagName === "input") {
+    if (el.type === "password") return el.value ? "********" : "";
+    return el.value;
+  }
+  if (tagName === "select" || tagName === "textarea") return el.value;
+  return null;
+}
+
+function hrefOf(el, tagName) {
+  if (tagName !== "a") return null;
+  if (typeof el.href === "string") return el.href || null;
+  return el.getAttribute("href") || el.getAttribute("xlink:href");
+}
+
+function statesOf(el, tagName, scope) {
+  const aria = (n) => el.getAttribute(n);
+  const formControl = tagName === "input" || tagName === "button" || tagName === "select"
+    || tagName === "textarea";
+  const disabled = (formControl && el.matches(":disabled")) || aria("aria-disabled") === "true";
+  let checked = tristate(aria("aria-checked"));
+  if (tagName === "input" && (el.type === "checkbox" || el.type === "radio")) {
+    checked = el.indeterminate ? "mixed" : el.checked;
+  }
+  let expanded = tristate(aria("aria-expanded"));
+  if (expanded === null && tagName === "summary" && el.parentElement) {
+    expanded = el.parentElement.localName === "details" ? el.parentElement.open : null;
+  }
+  let selected = tristate(aria("aria-selected"));
+  if (tagName === "option") selected = el.selected;
+  const textual = tagName === "textarea" || (tagName === "input" && TEXT_INPUT_TYPES.has(el.type));
+  const readonly = (textual && el.readOnly) || aria("aria-readonly") === "true";
+  const editable = el.isContentEditable || (textual && !disabled && !el.readOnly);
+  const required = ((tagName === "input" || tagName === "select" || tagName === "textarea") && el.required)
+    || aria("aria-required") === "true";
+  return {
+    disabled,
+    checked,
+    expanded,
+    selected,
+    focused: scope.root.activeElement === el,
+    editable,
+    readonly,
+    required,
+  };
+}
+
+function tristate(v) {
+  if (v === "true") return true;
+  if (v === "false") return false;
+  if (v === "mixed") return "mixed";
+  return null;
+}
+
+const KEPT_ATTRIBUTES = [
+  "id", "class", "type", "name", "role", "href", "placeholder", "aria-label", "data-testid", "title",
+];
+
+function attributesOf(el, disabled) {
+  const out = {};
+  for (const n of KEPT_ATTRIBUTES) {
+    const v = el.getAttribute(n);
+    if (v !== null) out[n] = v;
+  }
+  out.disabled = disabled;
+  return out;
+}
+
+// Covered when the hit target at the centre of the element's visible part is neither the element
+// nor something inside it (shadow trees included).
+function isObscured(el, rect, scope) {
+  const left = Math.max(rect.left, 0);
+  const top = Math.max(rect.top, 0);
+  const right = Math.min(rect.right, scope.width);
+  const bottom = Math.min(rect.bottom, scope.height);
+  if (right <= left || bottom <= top) return false;
+  const hit = scope.root.elementFromPoint((left + right) / 2, (top + bottom) / 2);
+  if (hit === null) return false;
+  for (let n = hit; n; n = n.parentNode || n.host) {
+    if (n === el) return false;
+  }
+  return true;
+}
+
+function ancestorRole(el, tagName, explicitRole) {
+  if (explicitRole !== null) {
+    return explicitRole === "presentation" || explicitRole === "none" || explicitRole === "generic"
+      ? null : explicitRole;
+  }
+  if (el.namespaceURI === SVG_NS) return null;
+  if (tagName === "section") {
+    return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : null;
+  }
+  return ANCESTOR_ROLES[tagName] || null;
+}
+
+function sectionName(el, role) {
+  const label = el.getAttribute("aria-label");
+  if (label && label.trim()) return collapse(label);
+  return role.charAt(0).toUpperCase() + role.slice(1);
+}
+
+function enterFrame(state, el, style, scope) {
+  const id = "f" + state.frames.length;
+  let doc = null;
+  try {
+    doc = el.contentDocument;
+  } catch (e) {
+    doc = null;
+  }
+  state.frames.push({
+    id,
+    parent: scope.frameId,
+    url: doc ? doc.URL : el.src || el.getAttribute("src") || "",
+    selector: frameSelector(el, scope),
+    status: doc ? "ok" : "cross_origin",
+  });
+  if (!doc || !doc.defaultView) return;
+  const rect = el.getBoundingClientRect();
+  const offsetX = scope.offsetX + rect.left + el.clientLeft + (parseFloat(style.paddingLeft) || 0);
+  const offsetY = scope.offsetY + rect.top + el.clientTop + (parseFloat(style.paddingTop) || 0);
+  walk(state, documentScope(doc, id, offsetX, offsetY));
+}
+
+function frameSelector(el, scope) {
+  if (el.id) return el.localName + "#" + CSS.escape(el.id);
+  for (const attr of ["name", "title"]) {
+    const v = el.getAttribute(attr);
+    if (v) return `${el.localName}[${attr}=${cssString(v, "'")}]`;
+  }
+  return locatorFor(el, scope);
+}
