@@ -10,6 +10,7 @@ const outfile = process.argv[2] || path.join(here, "..", "host", "reins", "js", 
 
 const result = await build({
   entryPoints: [path.join(here, "src", "index.js")],
+  absWorkingDir: here, // path comments in the output must not depend on the caller's cwd
   bundle: true,
   format: "iife",
   globalName: "reinsCollect",

@@ -16,7 +16,7 @@ const BEST_ORDER = ["byTestId", "byId", "byText", "byAriaLabel", "byCSS", "byRol
 
 // Per-root caches live on the scope object the walk creates for each document and shadow root.
 export function rootCaches() {
-  return { values: new Map(), queries: new Map(), texts: new Map() };
+  return { values: new Map(), queries: new Map(), texts: new Map(), steps: new WeakMap() };
 }
 
 export function selectorsFor(el, scope) {
@@ -37,8 +37,8 @@ export function selectorsFor(el, scope) {
     }
   }
   if (best === null) {
-    const sel = structuralPath(el, scope);
-    selectors.byPath = { sel, count: countQuery(sel, scope) };
+    // Unique by construction (a child chain from a unique anchor), so not counted by a query.
+    selectors.byPath = { sel: structuralPath(el, scope), count: 1 };
     best = "byPath";
   }
   return { selectors, best };
@@ -218,7 +218,7 @@ export function structuralPath(el, scope) {
       steps.push("#" + CSS.escape(n.id));
       break;
     }
-    steps.push(pathStep(n));
+    steps.push(pathStep(n, scope));
     if (n.parentNode === scope.root) {
       // In a shadow root, :host > anchors the chain at the top (":scope" matches nothing there).
       if (!scope.isDocument) steps.push(":host");
@@ -228,23 +228,27 @@ export function structuralPath(el, scope) {
   return steps.reverse().join(" > ");
 }
 
-function pathStep(n) {
-  const name = n.localName;
-  let index = 1;
-  let shared = false;
-  for (let s = n.previousElementSibling; s !== null; s = s.previousElementSibling) {
-    if (s.localName === name) index++;
-  }
-  if (index > 1) shared = true;
-  else {
-    for (let s = n.nextElementSibling; s !== null; s = s.nextElementSibling) {
-      if (s.localName === name) {
-        shared = true;
-        break;
-      }
+// The path step of every child of a parent is computed in one pass over its children, since
+// walking siblings per element is quadratic on a flat page.
+function pathStep(n, scope) {
+  const parent = n.parentNode;
+  let steps = scope.caches.steps.get(parent);
+  if (steps === undefined) {
+    steps = new Map();
+    const seen = new Map();
+    for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+      seen.set(c.localName, (seen.get(c.localName) || 0) + 1);
     }
+    const next = new Map();
+    for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+      const k = (next.get(c.localName) || 0) + 1;
+      next.set(c.localName, k);
+      const tag = cssTag(c.localName);
+      steps.set(c, seen.get(c.localName) > 1 ? `${tag}:nth-of-type(${k})` : tag);
+    }
+    scope.caches.steps.set(parent, steps);
   }
-  return shared ? `${cssTag(name)}:nth-of-type(${index})` : cssTag(name);
+  return steps.get(n);
 }
 
 function cssTag(name) {

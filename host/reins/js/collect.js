@@ -84,7 +84,7 @@ var reinsCollect = (() => {
   var SNIPPET_LIMIT = 60;
   var BEST_ORDER = ["byTestId", "byId", "byText", "byAriaLabel", "byCSS", "byRole"];
   function rootCaches() {
-    return { values: /* @__PURE__ */ new Map(), queries: /* @__PURE__ */ new Map(), texts: /* @__PURE__ */ new Map() };
+    return { values: /* @__PURE__ */ new Map(), queries: /* @__PURE__ */ new Map(), texts: /* @__PURE__ */ new Map(), steps: /* @__PURE__ */ new WeakMap() };
   }
   function selectorsFor(el, scope) {
     const tag = el.localName;
@@ -104,8 +104,7 @@ var reinsCollect = (() => {
       }
     }
     if (best === null) {
-      const sel = structuralPath(el, scope);
-      selectors.byPath = { sel, count: countQuery(sel, scope) };
+      selectors.byPath = { sel: structuralPath(el, scope), count: 1 };
       best = "byPath";
     }
     return { selectors, best };
@@ -260,7 +259,7 @@ var reinsCollect = (() => {
         steps.push("#" + CSS.escape(n.id));
         break;
       }
-      steps.push(pathStep(n));
+      steps.push(pathStep(n, scope));
       if (n.parentNode === scope.root) {
         if (!scope.isDocument) steps.push(":host");
         break;
@@ -268,23 +267,25 @@ var reinsCollect = (() => {
     }
     return steps.reverse().join(" > ");
   }
-  function pathStep(n) {
-    const name = n.localName;
-    let index = 1;
-    let shared = false;
-    for (let s = n.previousElementSibling; s !== null; s = s.previousElementSibling) {
-      if (s.localName === name) index++;
-    }
-    if (index > 1) shared = true;
-    else {
-      for (let s = n.nextElementSibling; s !== null; s = s.nextElementSibling) {
-        if (s.localName === name) {
-          shared = true;
-          break;
-        }
+  function pathStep(n, scope) {
+    const parent = n.parentNode;
+    let steps = scope.caches.steps.get(parent);
+    if (steps === void 0) {
+      steps = /* @__PURE__ */ new Map();
+      const seen = /* @__PURE__ */ new Map();
+      for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+        seen.set(c.localName, (seen.get(c.localName) || 0) + 1);
       }
+      const next = /* @__PURE__ */ new Map();
+      for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+        const k = (next.get(c.localName) || 0) + 1;
+        next.set(c.localName, k);
+        const tag = cssTag(c.localName);
+        steps.set(c, seen.get(c.localName) > 1 ? `${tag}:nth-of-type(${k})` : tag);
+      }
+      scope.caches.steps.set(parent, steps);
     }
-    return shared ? `${cssTag(name)}:nth-of-type(${index})` : cssTag(name);
+    return steps.get(n);
   }
   function cssTag(name) {
     return /^[a-zA-Z][a-zA-Z0-9-]*$/.test(name) ? name : CSS.escape(name);
