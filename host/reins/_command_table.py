@@ -10,6 +10,6 @@ __all__ = ["all_commands"]
 
 
 def all_commands() -> dict[str, Command[Any]]:
-    from reins import _cmd_browser
+    from reins import _cmd_browser, _cmd_observe
 
-    return build_table(_cmd_browser.COMMANDS)
+    return build_table(_cmd_browser.COMMANDS, _cmd_observe.COMMANDS)

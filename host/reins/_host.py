@@ -12,6 +12,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ class TabState:
     tab_id: int
     events: set[str] = field(default_factory=set)
     extra: dict[str, Any] = field(default_factory=dict)
+    listeners: list[Callable[[CdpEvent], None]] = field(default_factory=list)
 
 
 @dataclass
@@ -78,6 +80,10 @@ class Host:
                 state.events.clear()  # detached: subscriptions must be made again
 
     def _event(self, event: CdpEvent) -> None:
+        state = self.tabs.get(event.tabId)
+        if state is not None:
+            for listener in list(state.listeners):
+                listener(event)
         for item in list(self._event_waiters):
             tab_id, method, future = item
             if tab_id == event.tabId and method == event.method and not future.done():

@@ -63,7 +63,7 @@ def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
 
 def run(
     ctx: click.Context, cmd: str, args: dict[str, Any], local: dict[str, Any],
-    human: Callable[[dict[str, Any]], str] | None = None,
+    human: Callable[[dict[str, Any]], str] | None = None, *, quiet: bool = False,
 ) -> dict[str, Any]:
     """Send one command to the host and print its answer; exits on failure."""
     from reins._client import request
@@ -78,6 +78,8 @@ def run(
     answer.pop("request_id", None)
     if not answer.get("ok"):
         fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
+    if quiet:
+        return answer
     if json_out:
         click.echo(json.dumps(answer, ensure_ascii=False))
     else:
@@ -241,6 +243,121 @@ def cdp(ctx: click.Context, /, method: str, params_json: str, **local: Any) -> N
 def stats(ctx: click.Context, /, **local: Any) -> None:
     """Per command: count, failures by code, duration percentiles."""
     run(ctx, "stats", {}, local, lambda a: json.dumps(a["stats"], indent=1))
+
+
+# ---- observe --------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--source", type=click.Choice(["dom", "ax"]), default=None,
+              help="dom: the page script (default); ax: Chrome's accessibility tree.")
+@click.option("--viewport-only", is_flag=True, help="Only what is in the viewport.")
+@click.option("--max-tokens", type=click.IntRange(0), default=None,
+              help="Hard budget (chars/4); viewport first, says what it left out.")
+@click.option("--compare-sources", is_flag=True, help="Measure both sources side by side.")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
+              help="With --compare-sources: append one JSON line with the figures to FILE.")
+@_global_options
+@click.pass_context
+def state(ctx: click.Context, /, source: str | None, viewport_only: bool, max_tokens: int | None,
+          compare_sources: bool, record_file: str | None, **local: Any) -> None:
+    """The page's interactive elements, one line each: @ref role "name" value [flags]."""
+    args: dict[str, Any] = {"viewport_only": viewport_only, "compare_sources": compare_sources}
+    if source:
+        args["source"] = source
+    if max_tokens is not None:
+        args["max_tokens"] = max_tokens
+    answer = run(ctx, "state", args, local,
+                 (lambda a: json.dumps(a["sources"], indent=1)) if compare_sources
+                 else (lambda a: a["text"]))
+    if compare_sources and record_file:
+        import time as _time
+
+        line = {"time": _time.strftime("%Y-%m-%dT%H:%M:%S%z"), "url": answer.get("url"),
+                "sources": answer.get("sources")}
+        with open(record_file, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+@main.command("map")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write the JSON map to FILE instead of printing it.")
+@click.option("--force", is_flag=True, help="Regenerate even if the cached map is fresh.")
+@_global_options
+@click.pass_context
+def map_cmd(ctx: click.Context, /, output: str | None, force: bool, **local: Any) -> None:
+    """The interaction map (JSON): elements, selectors, indexes, statistics."""
+    if output:
+        json_out = _opts(ctx, dict(local)).get("json_out")
+        answer = run(ctx, "map", {"force": force}, local, quiet=True)
+        with open(output, "w", encoding="utf-8") as fh:
+            json.dump(answer["map"], fh, ensure_ascii=False, indent=1)
+        if json_out:
+            click.echo(json.dumps({"ok": True, "written": output}))
+        return
+    run(ctx, "map", {"force": force}, local, lambda a: json.dumps(a["map"], ensure_ascii=False, indent=1))
+
+
+def _smart_options(fn: F) -> F:
+    fn = click.option("--text", default=None, help="Find by visible text (fuzzy fallback).")(fn)
+    fn = click.option("--index", type=click.IntRange(1), default=None, help="1-based among matches.")(fn)
+    fn = click.option("--type", "type_", default=None, help="Interaction-map type: button, input, input-text, a …")(fn)
+    fn = click.option("--viewport-only", is_flag=True, help="Only elements in the viewport.")(fn)
+    return fn
+
+
+def _smart_args(text: str | None, index: int | None, type_: str | None, viewport_only: bool) -> dict[str, Any]:
+    query: dict[str, Any] = {}
+    if text is not None:
+        query["text"] = text
+    if index is not None:
+        query["index"] = index
+    if type_ is not None:
+        query["type"] = type_
+    if viewport_only:
+        query["viewport_only"] = True
+    return query
+
+
+def _find_text(a: dict[str, Any]) -> str:
+    return "\n".join(f"{m['ref']} {m['type']} {m['text']!r} {m['selector']}" for m in a["matches"])
+
+
+@main.command()
+@_smart_options
+@click.option("--tag", default=None, help="HTML tag.")
+@click.option("--id", "elem_id", default=None, help="Map element id (elem_N).")
+@_global_options
+@click.pass_context
+def find(ctx: click.Context, /, text: str | None, index: int | None, type_: str | None,
+         viewport_only: bool, tag: str | None, elem_id: str | None, **local: Any) -> None:
+    """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
+    args = _smart_args(text, index, type_, viewport_only)
+    if tag:
+        args["tag"] = tag
+    if elem_id:
+        args["id"] = elem_id
+    run(ctx, "find", args, local, _find_text)
+
+
+@main.command()
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default="screenshot.png",
+              show_default=True)
+@click.option("--annotate", is_flag=True, help="Box and label each visible element with its ref.")
+@click.option("--full-page", is_flag=True, help="The whole page, not only the viewport.")
+@_global_options
+@click.pass_context
+def screenshot(ctx: click.Context, /, output: str, annotate: bool, full_page: bool, **local: Any) -> None:
+    """A PNG of the tab; --annotate labels elements with the refs `state` prints."""
+    import base64
+
+    json_out = _opts(ctx, dict(local)).get("json_out")
+    answer = run(ctx, "screenshot", {"annotate": annotate, "full_page": full_page}, local, quiet=True)
+    with open(output, "wb") as fh:
+        fh.write(base64.b64decode(answer["png_base64"]))
+    summary = {"ok": True, "file": output, "bytes": answer["bytes"], "labels": answer.get("labels", [])}
+    click.echo(json.dumps(summary) if json_out
+               else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels)")
 
 
 # ---- local commands: registration, launch, doctor -------------------------------------------

@@ -1,0 +1,283 @@
+"""Observation: one page-side collection per frame context, the per-tab registry, and the AX source.
+
+The DOM source is the page script (js/collect.js): one `Runtime.evaluate` per frame context returning
+compact records. Out-of-process iframes are collected through their child sessions and merged in
+with their boxes moved into the main viewport. The AX source asks Chrome's accessibility tree only
+about those candidates (`Accessibility.getPartialAXTree` per element, batched), never for the whole
+tree, so its cost grows with the number of interactive elements, not with the document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reins._errors import ReinsError
+from reins._frames import evaluate_handle, evaluate_value, session_for_frame
+from reins._paths import ensure_private_dir
+from reins._registry import Registry
+
+if TYPE_CHECKING:
+    from reins._host import CommandContext
+
+__all__ = ["PageSnapshot", "ax_records", "registry_for", "save_registry", "snapshot_page"]
+
+STORE = 'window[Symbol.for("reins.elements")]'
+# Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
+MAX_ELEMENTS = 50_000
+AX_BATCH = 400
+
+
+@functools.cache
+def collect_source() -> str:
+    return (resources.files("reins") / "js" / "collect.js").read_text(encoding="utf-8")
+
+
+def collect_expression(options: dict[str, Any]) -> str:
+    body = collect_source().strip().rstrip(";")
+    # The document's identity rides along: performance.timeOrigin is unique per document.
+    return ("(() => { const r = " + body.replace("__REINS_OPTIONS__", json.dumps(options))
+            + "; r.origin = performance.timeOrigin; return r; })()")
+
+
+@dataclass
+class PageSnapshot:
+    url: str
+    title: str
+    viewport: dict[str, Any]
+    frames: list[dict[str, Any]]
+    elements: list[dict[str, Any]]
+    truncated: bool
+    document_id: str
+    timestamp: float
+    elapsed_ms: int = 0
+    # Where each element lives: (session id or None for the main target, index in that context).
+    homes: list[tuple[str | None, int]] = field(default_factory=list)
+
+    def collected(self) -> dict[str, Any]:
+        """In the page script's own shape (for the interaction map)."""
+        return {"url": self.url, "title": self.title, "timestamp": self.timestamp,
+                "viewport": self.viewport, "frames": self.frames, "elements": self.elements,
+                "truncated": self.truncated}
+
+
+async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
+                        frames: dict[str, dict[str, Any]]) -> tuple[str, float, float]:
+    """Session and main-viewport content origin of a cross-origin iframe."""
+    chain: list[str] = []
+    cursor: dict[str, Any] | None = frame
+    while cursor is not None and cursor.get("selector"):
+        chain.insert(0, str(cursor["selector"]))
+        parent = cursor.get("parent")
+        cursor = frames.get(str(parent)) if parent else None
+    expression = (
+        "(() => { let doc = document; let el = null; const chain = " + json.dumps(chain) + ";"
+        " for (const sel of chain) { el = doc.querySelector(sel); if (!el) return null;"
+        " if (el.contentDocument) doc = el.contentDocument; } return el; })()"
+    )
+    object_id = await evaluate_handle(ctx, expression, what="frame lookup")
+    if object_id is None:
+        raise ReinsError("the iframe element is gone", code="frame_unreachable")
+    node = (await ctx.cdp("DOM.describeNode", {"objectId": object_id})).get("node") or {}
+    frame_id = node.get("frameId")
+    if not frame_id:
+        raise ReinsError("the iframe has no frame of its own", code="frame_unreachable")
+    session = await session_for_frame(ctx, str(frame_id))
+    from reins._frames import call_function
+
+    origin = await call_function(ctx, object_id, _CONTENT_ORIGIN, what="frame origin")
+    return session, float(origin[0]), float(origin[1])
+
+
+# The content-box origin of an element (an iframe) in the top viewport of this context.
+_CONTENT_ORIGIN = """function() {
+  const cs = getComputedStyle(this); const r = this.getBoundingClientRect();
+  let x = r.x + this.clientLeft + parseFloat(cs.paddingLeft), y = r.y + this.clientTop + parseFloat(cs.paddingTop);
+  let w = this.ownerDocument.defaultView;
+  while (w && w.frameElement) { const f = w.frameElement; const fr = f.getBoundingClientRect(); const fs = getComputedStyle(f);
+    x += fr.x + f.clientLeft + parseFloat(fs.paddingLeft); y += fr.y + f.clientTop + parseFloat(fs.paddingTop); w = w.parent; }
+  return [x, y];
+}"""
+
+
+async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> PageSnapshot:
+    started = time.monotonic()
+    options = {"viewportOnly": viewport_only, "maxElements": MAX_ELEMENTS, "withSelectors": True}
+    main = await evaluate_value(ctx, collect_expression(options), what="collect")
+    if not isinstance(main, dict):
+        raise ReinsError("the page script returned nothing (is this a page reins can read?)",
+                         code="cdp_error", transient=True)
+    elements: list[dict[str, Any]] = list(main.get("elements") or [])
+    homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
+    frames: list[dict[str, Any]] = [dict(f) for f in main.get("frames") or []]
+    by_id = {str(f["id"]): f for f in frames}
+    for frame in list(frames):
+        if frame.get("status") != "cross_origin":
+            continue
+        try:
+            session, ox, oy = await _oopif_origin(ctx, frame, by_id)
+            child = await evaluate_value(ctx, collect_expression(options), session_id=session,
+                                         what="collect in frame")
+        except ReinsError as exc:
+            frame["status"] = "unreachable"
+            frame["reason"] = exc.code if exc.code != "cdp_error" else exc.message
+            continue
+        frame["status"] = "ok"
+        frame["session_id"] = session
+        prefix = str(frame["id"])
+        remap = {"f0": prefix}
+        for sub in child.get("frames") or []:
+            if sub["id"] == "f0":
+                continue
+            remap[sub["id"]] = f"{prefix}.{sub['id'][1:]}"
+            sub = dict(sub, id=remap[sub["id"]], parent=remap.get(sub.get("parent") or "f0", prefix))
+            frames.append(sub)
+        for local, record in enumerate(child.get("elements") or []):
+            record["frame"] = remap.get(record.get("frame", "f0"), prefix)
+            box = record.get("box")
+            if isinstance(box, list) and len(box) == 4:
+                record["box"] = [box[0] + ox, box[1] + oy, box[2], box[3]]
+            elements.append(record)
+            homes.append((session, local))
+    for frame in frames:
+        if frame.get("status") == "cross_origin":  # could not be reached
+            frame["status"] = "unreachable"
+            frame.setdefault("reason", "cross-origin frame without a session")
+    for i, record in enumerate(elements):
+        record["i"] = i
+    return PageSnapshot(
+        url=str(main.get("url", "")), title=str(main.get("title", "")),
+        viewport=dict(main.get("viewport") or {}), frames=frames, elements=elements,
+        truncated=bool(main.get("truncated")), document_id=repr(main.get("origin")),
+        timestamp=float(main.get("timestamp") or time.time() * 1000),
+        elapsed_ms=int((time.monotonic() - started) * 1000), homes=homes)
+
+
+# ---- the AX source --------------------------------------------------------------------------
+
+
+async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
+    array_id = await evaluate_handle(ctx, STORE, session_id=session, what="element handles")
+    if array_id is None:
+        return []
+    props = await ctx.cdp("Runtime.getProperties", {"objectId": array_id, "ownProperties": True},
+                          session_id=session)
+    ids: dict[int, str] = {}
+    for prop in props.get("result") or []:
+        name = str(prop.get("name", ""))
+        value = prop.get("value") or {}
+        if name.isdigit() and value.get("objectId"):
+            ids[int(name)] = str(value["objectId"])
+    return [ids[i] for i in sorted(ids)]
+
+
+def _ax_value(node: dict[str, Any], key: str) -> Any:
+    return (node.get(key) or {}).get("value")
+
+
+def _ax_states(node: dict[str, Any]) -> dict[str, Any]:
+    states: dict[str, Any] = {}
+    for prop in node.get("properties") or []:
+        name = prop.get("name")
+        value = (prop.get("value") or {}).get("value")
+        if name in ("disabled", "expanded", "selected", "focused", "checked", "readonly", "required"):
+            states[name] = value if name != "checked" else (
+                True if value == "true" else False if value == "false" else value)
+    return states
+
+
+async def ax_records(ctx: CommandContext, snap: PageSnapshot) -> list[dict[str, Any]]:
+    """The snapshot's candidates as Chrome's accessibility tree sees them (role, name, states,
+    backend node id), asked element by element in batches."""
+    by_session: dict[str | None, list[int]] = {}
+    for i, (session, _local) in enumerate(snap.homes):
+        by_session.setdefault(session, []).append(i)
+    records = [dict(r) for r in snap.elements]
+    for session, indexes in by_session.items():
+        object_ids = await _object_ids(ctx, session)
+        pairs = [(i, object_ids[snap.homes[i][1]]) for i in indexes
+                 if snap.homes[i][1] < len(object_ids)]
+        chunks = [pairs[k:k + AX_BATCH] for k in range(0, len(pairs), AX_BATCH)]
+
+        async def run(chunk: list[tuple[int, str]], session: str | None = session) -> None:
+            answers = await ctx.host.link.cdp_batch(
+                ctx.tab, [("Accessibility.getPartialAXTree",
+                           {"objectId": oid, "fetchRelatives": False}) for _, oid in chunk],
+                deadline=ctx.deadline, session_id=session)
+            for (i, _), answer in zip(chunk, answers, strict=False):
+                if isinstance(answer, ReinsError):
+                    records[i]["ax_error"] = answer.code
+                    continue
+                nodes = answer.get("nodes") or []
+                node = next((n for n in nodes if not n.get("ignored")), nodes[0] if nodes else None)
+                if node is None:
+                    continue
+                record = records[i]
+                record["backend_node_id"] = node.get("backendDOMNodeId")
+                role = _ax_value(node, "role")
+                if node.get("ignored"):
+                    record["ax_ignored"] = True
+                elif isinstance(role, str) and role not in ("", "none"):
+                    record["role"] = role
+                name = _ax_value(node, "name")
+                if isinstance(name, str) and name.strip():
+                    record["name"] = name.strip()
+                states = dict(record.get("states") or {})
+                states.update(_ax_states(node))
+                record["states"] = states
+
+        # A few batches in flight at once keep both the extension and the renderer busy.
+        async def bounded(chunk: list[tuple[int, str]], limit: asyncio.Semaphore) -> None:
+            async with limit:
+                await run(chunk)
+
+        limit = asyncio.Semaphore(3)
+        await asyncio.gather(*(bounded(c, limit) for c in chunks))
+        await ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": "reins"}, session_id=session)
+    return records
+
+
+# ---- the registry of each tab, persisted so refs survive a host restart ---------------------
+
+
+def _registry_file(ctx: CommandContext, url: str) -> Path:
+    key = hashlib.sha256(url.split("#", 1)[0].encode()).hexdigest()[:24]
+    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile)
+    return folder / f"{key}.json"
+
+
+def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
+    """The tab's registry; after a host restart, the one saved for this page is restored."""
+    state = ctx.host.tab(ctx.tab)
+    registry = state.extra.get("registry")
+    if isinstance(registry, Registry):
+        return registry
+    registry = Registry()
+    if url:
+        path = _registry_file(ctx, url)
+        try:
+            registry = Registry.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, ReinsError):
+            registry = Registry()
+    state.extra["registry"] = registry
+    return registry
+
+
+def save_registry(ctx: CommandContext, registry: Registry, url: str) -> None:
+    path = _registry_file(ctx, url)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(registry.to_json(), separators=(",", ":")))
+    tmp.replace(path)
+    ctx.host.tab(ctx.tab).extra["registry_url"] = url
+
+
+async def current_url(ctx: CommandContext) -> str:
+    value = await evaluate_value(ctx, "location.href", what="url")
+    return str(value or "")
