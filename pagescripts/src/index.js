@@ -1,12 +1,21 @@
 // Entry point: collect(options) returns the element record described in docs/element-record.md.
 
 import { selectorsFor } from "./selectors.js";
-import { documentScope, walk } from "./walk.js";
+import { describeOne, documentScope, walk } from "./walk.js";
 
 const STORE = Symbol.for("reins.elements");
 
+const API = Symbol.for("reins.api");
+
+export function describe(el) {
+  return describeOne(el);
+}
+
 export function collect(options) {
   const opts = options || {};
+  // The host's single-element helpers (identity checks) live on a Symbol slot of the window.
+  if (!window[API]) window[API] = { describe };
+  if (opts.install === true) return null;
   const viewportOnly = opts.viewportOnly === true;
   const withSelectors = opts.withSelectors !== false;
   const maxElements = Number.isInteger(opts.maxElements) && opts.maxElements >= 0

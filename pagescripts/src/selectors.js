@@ -16,7 +16,7 @@ const BEST_ORDER = ["byTestId", "byId", "byText", "byAriaLabel", "byCSS", "byRol
 
 // Per-root caches live on the scope object the walk creates for each document and shadow root.
 export function rootCaches() {
-  return { values: new Map(), queries: new Map(), texts: new Map(), steps: new WeakMap() };
+  return { values: new Map(), queries: new Map(), texts: new Map(), steps: new Map() };
 }
 
 export function selectorsFor(el, scope) {
@@ -228,23 +228,24 @@ export function structuralPath(el, scope) {
   return steps.reverse().join(" > ");
 }
 
-// The path step of every child of a parent is computed in one pass over its children, since
-// walking siblings per element is quadratic on a flat page.
+// A step names the element among its parent's children of the same type. The steps of all
+// children of a parent are computed in one pass and kept: walking siblings per element (or asking
+// for childElementCount, which Blink counts) is quadratic on a flat list.
 function pathStep(n, scope) {
   const parent = n.parentNode;
   let steps = scope.caches.steps.get(parent);
   if (steps === undefined) {
     steps = new Map();
+    const total = new Map();
+    for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+      total.set(c.localName, (total.get(c.localName) || 0) + 1);
+    }
     const seen = new Map();
     for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
-      seen.set(c.localName, (seen.get(c.localName) || 0) + 1);
-    }
-    const next = new Map();
-    for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
-      const k = (next.get(c.localName) || 0) + 1;
-      next.set(c.localName, k);
-      const tag = cssTag(c.localName);
-      steps.set(c, seen.get(c.localName) > 1 ? `${tag}:nth-of-type(${k})` : tag);
+      const name = c.localName;
+      const k = (seen.get(name) || 0) + 1;
+      seen.set(name, k);
+      steps.set(c, total.get(name) > 1 ? `${cssTag(name)}:nth-of-type(${k})` : cssTag(name));
     }
     scope.caches.steps.set(parent, steps);
   }

@@ -7,29 +7,33 @@ export function collapse(s) {
 }
 
 // Visible text of an element, whitespace-collapsed, at most TEXT_LIMIT characters. Large containers
-// are walked node by node and the walk stops at the limit, so a clickable wrapper around a whole
-// page costs no more than a button.
+// are walked node by node and the walk stops once enough text is gathered, so a clickable wrapper
+// around a whole page costs no more than a button.
 export function boundedText(el) {
-  if (el.childElementCount === 0) return cut(collapse(el.textContent));
-  let out = "";
-  let nextCheck = TEXT_LIMIT * 4;
-  const walker = el.ownerDocument.createTreeWalker(el, 5 /* SHOW_ELEMENT | SHOW_TEXT */, {
-    acceptNode(n) {
-      if (n.nodeType === 1) {
-        const t = n.localName;
-        return t === "script" || t === "style" || t === "template" || t === "noscript" ? 2 : 3;
+  if (el.firstElementChild === null) return cut(collapse(el.textContent));
+  const acc = { parts: [], length: 0, check: ENOUGH };
+  gatherText(el, acc);
+  return cut(collapse(acc.parts.join("")));
+}
+
+const NO_TEXT = new Set(["script", "style", "template", "noscript"]);
+const ENOUGH = TEXT_LIMIT * 4;
+
+function gatherText(parent, acc) {
+  for (let n = parent.firstChild; n !== null; n = n.nextSibling) {
+    if (n.nodeType === 3) {
+      acc.parts.push(n.data);
+      acc.length += n.data.length;
+      // Raw length over-counts whitespace: gather a margin, and look again each time it doubles.
+      if (acc.length > acc.check) {
+        if (collapse(acc.parts.join("")).length >= TEXT_LIMIT) return true;
+        acc.check = acc.length * 2;
       }
-      return 1;
-    },
-  });
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    out += n.data;
-    if (out.length > nextCheck) {
-      if (collapse(out).length >= TEXT_LIMIT) break;
-      nextCheck = out.length * 2; // mostly whitespace so far: look again after it doubles
+    } else if (n.nodeType === 1 && !NO_TEXT.has(n.localName)) {
+      if (gatherText(n, acc)) return true;
     }
   }
-  return cut(collapse(out));
+  return false;
 }
 
 function cut(s) {

@@ -9,6 +9,13 @@ import {
 import { locatorFor, rootCaches } from "./selectors.js";
 import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
 
+// Text-level elements whose content names their ancestor as plain text.
+const PLAIN_CONTENT = new Set([
+  "span", "b", "i", "em", "strong", "small", "mark", "u", "s", "sub", "sup", "code", "kbd",
+  "abbr", "bdi", "bdo", "cite", "data", "dfn", "q", "samp", "time", "var", "font", "div", "p",
+  "br", "wbr",
+]);
+
 const ROOT_ANCESTRY = { role: null, section: null, faded: false };
 
 // A scope is one root (a frame's document or a shadow root) with what its elements share.
@@ -245,10 +252,49 @@ function accessibleName(el, tag, role, scope) {
     }
   }
   if (NAME_FROM_CONTENT.has(role)) {
-    const name = el.childElementCount === 0 ? collapse(el.textContent) : fullName(el, scope);
+    const name = el.childElementCount === 0 ? collapse(el.textContent) : contentName(el, scope);
     if (name) return name;
   }
   return collapse(el.getAttribute("title") || "");
+}
+
+// Name from content for the common subtree of plain text-level elements (an icon and a label in a
+// button): the text of the rendered descendants, block boxes separated by spaces. Anything that
+// can name itself differently (images, controls, roles, ARIA labels, SVG titles) gets the full
+// algorithm, which also reads ::before/::after content and is several times slower.
+function contentName(el, scope) {
+  const parts = [];
+  if (!plainContent(el, scope, parts, 0)) return fullName(el, scope);
+  return collapse(parts.join(""));
+}
+
+function plainContent(parent, scope, parts, depth) {
+  if (depth > 8) return false;
+  for (let n = parent.firstChild; n !== null; n = n.nextSibling) {
+    if (n.nodeType === 3) {
+      parts.push(n.data);
+      continue;
+    }
+    if (n.nodeType !== 1) continue;
+    if (!PLAIN_CONTENT.has(n.localName) && n.namespaceURI !== SVG_NS) return false;
+    if (n.hasAttribute("role") || n.hasAttribute("aria-label") || n.hasAttribute("aria-labelledby")
+      || n.hasAttribute("title") || n.shadowRoot) return false;
+    if (n.getAttribute("aria-hidden") === "true") continue;
+    const style = scope.win.getComputedStyle(n);
+    if (style.display === "none" || style.visibility === "hidden") continue;
+    if (n.namespaceURI === SVG_NS) {
+      // An icon: silent unless it names itself.
+      if (n.querySelector("title, desc, text, [aria-label], [aria-labelledby], [role]") !== null) {
+        return false;
+      }
+      continue;
+    }
+    const block = !style.display.startsWith("inline");
+    if (block) parts.push(" ");
+    if (!plainContent(n, scope, parts, depth + 1)) return false;
+    if (block) parts.push(" ");
+  }
+  return true;
 }
 
 function fullName(el, scope) {
@@ -423,4 +469,32 @@ function frameSelector(el, scope) {
     if (v) return `${el.localName}[${attr}=${cssString(v, "'")}]`;
   }
   return locatorFor(el, scope);
+}
+
+// One element's record, as the walk would have made it, for identity checks of a single element
+// (the host verifies that a ref still names the same logical element before acting on it).
+export function describeOne(el) {
+  const doc = el.ownerDocument;
+  const win = doc.defaultView;
+  let root = el.getRootNode();
+  let scope = documentScope(doc, "f0", 0, 0);
+  const hosts = [];
+  for (let r = root; r instanceof win.ShadowRoot; r = r.host.getRootNode()) hosts.unshift(r.host);
+  for (const host of hosts) scope = shadowScope(scope, host);
+  let parentRole = null;
+  for (let p = el.parentElement || (el.getRootNode().host || null); p !== null;
+    p = p.parentElement || (p.getRootNode().host || null)) {
+    const r = ancestorRole(p, p.localName, firstToken(p.getAttribute("role")));
+    if (r !== null) { parentRole = r; break; }
+  }
+  let sibling = 0;
+  for (let s = el.previousElementSibling; s !== null; s = s.previousElementSibling) sibling++;
+  const style = win.getComputedStyle(el);
+  const explicitRole = firstToken(el.getAttribute("role"));
+  const reasons = detect(el, el.localName, style, style.cursor === "pointer", false, explicitRole) || [];
+  const state = { width: win.innerWidth, height: win.innerHeight };
+  const record = describe(state, el, el.localName, style, scope,
+    { role: parentRole, section: null, faded: false }, sibling, reasons, explicitRole);
+  record.connected = el.isConnected;
+  return record;
 }

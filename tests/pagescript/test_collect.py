@@ -201,6 +201,7 @@ def test_visibility_states_and_store(detect: dict[str, Any], driver: webdriver.C
     assert by_id["email"]["parent_role"] == "form"
     assert by_id["react-div"]["reasons"] == ["react"]
     assert by_id["svg-icon"]["reasons"] == ["onclick", "svg"]
+    assert by_id["svg-icon"]["selectors"]["byCSS"] == {"sel": "svg.icon", "count": 1}
     stored = driver.execute_script(
         "return window[Symbol.for('reins.elements')].map(n => n.id || n.textContent.trim() || n.value)"
     )

@@ -22,7 +22,8 @@ var reinsCollect = (() => {
   // src/index.js
   var index_exports = {};
   __export(index_exports, {
-    collect: () => collect
+    collect: () => collect,
+    describe: () => describe2
   });
 
   // src/text.js
@@ -31,26 +32,27 @@ var reinsCollect = (() => {
     return s ? s.replace(/\s+/g, " ").trim() : "";
   }
   function boundedText(el) {
-    if (el.childElementCount === 0) return cut(collapse(el.textContent));
-    let out = "";
-    let nextCheck = TEXT_LIMIT * 4;
-    const walker = el.ownerDocument.createTreeWalker(el, 5, {
-      acceptNode(n) {
-        if (n.nodeType === 1) {
-          const t = n.localName;
-          return t === "script" || t === "style" || t === "template" || t === "noscript" ? 2 : 3;
+    if (el.firstElementChild === null) return cut(collapse(el.textContent));
+    const acc = { parts: [], length: 0, check: ENOUGH };
+    gatherText(el, acc);
+    return cut(collapse(acc.parts.join("")));
+  }
+  var NO_TEXT = /* @__PURE__ */ new Set(["script", "style", "template", "noscript"]);
+  var ENOUGH = TEXT_LIMIT * 4;
+  function gatherText(parent, acc) {
+    for (let n = parent.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === 3) {
+        acc.parts.push(n.data);
+        acc.length += n.data.length;
+        if (acc.length > acc.check) {
+          if (collapse(acc.parts.join("")).length >= TEXT_LIMIT) return true;
+          acc.check = acc.length * 2;
         }
-        return 1;
-      }
-    });
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      out += n.data;
-      if (out.length > nextCheck) {
-        if (collapse(out).length >= TEXT_LIMIT) break;
-        nextCheck = out.length * 2;
+      } else if (n.nodeType === 1 && !NO_TEXT.has(n.localName)) {
+        if (gatherText(n, acc)) return true;
       }
     }
-    return cut(collapse(out));
+    return false;
   }
   function cut(s) {
     if (s.length <= TEXT_LIMIT) return s;
@@ -84,7 +86,7 @@ var reinsCollect = (() => {
   var SNIPPET_LIMIT = 60;
   var BEST_ORDER = ["byTestId", "byId", "byText", "byAriaLabel", "byCSS", "byRole"];
   function rootCaches() {
-    return { values: /* @__PURE__ */ new Map(), queries: /* @__PURE__ */ new Map(), texts: /* @__PURE__ */ new Map(), steps: /* @__PURE__ */ new WeakMap() };
+    return { values: /* @__PURE__ */ new Map(), queries: /* @__PURE__ */ new Map(), texts: /* @__PURE__ */ new Map(), steps: /* @__PURE__ */ new Map() };
   }
   function selectorsFor(el, scope) {
     const tag = el.localName;
@@ -272,16 +274,16 @@ var reinsCollect = (() => {
     let steps = scope.caches.steps.get(parent);
     if (steps === void 0) {
       steps = /* @__PURE__ */ new Map();
+      const total = /* @__PURE__ */ new Map();
+      for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
+        total.set(c.localName, (total.get(c.localName) || 0) + 1);
+      }
       const seen = /* @__PURE__ */ new Map();
       for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
-        seen.set(c.localName, (seen.get(c.localName) || 0) + 1);
-      }
-      const next = /* @__PURE__ */ new Map();
-      for (let c = parent.firstElementChild; c !== null; c = c.nextElementSibling) {
-        const k = (next.get(c.localName) || 0) + 1;
-        next.set(c.localName, k);
-        const tag = cssTag(c.localName);
-        steps.set(c, seen.get(c.localName) > 1 ? `${tag}:nth-of-type(${k})` : tag);
+        const name = c.localName;
+        const k = (seen.get(name) || 0) + 1;
+        seen.set(name, k);
+        steps.set(c, total.get(name) > 1 ? `${cssTag(name)}:nth-of-type(${k})` : cssTag(name));
       }
       scope.caches.steps.set(parent, steps);
     }
@@ -1227,6 +1229,36 @@ var reinsCollect = (() => {
   ]);
 
   // src/walk.js
+  var PLAIN_CONTENT = /* @__PURE__ */ new Set([
+    "span",
+    "b",
+    "i",
+    "em",
+    "strong",
+    "small",
+    "mark",
+    "u",
+    "s",
+    "sub",
+    "sup",
+    "code",
+    "kbd",
+    "abbr",
+    "bdi",
+    "bdo",
+    "cite",
+    "data",
+    "dfn",
+    "q",
+    "samp",
+    "time",
+    "var",
+    "font",
+    "div",
+    "p",
+    "br",
+    "wbr"
+  ]);
   var ROOT_ANCESTRY = { role: null, section: null, faded: false };
   function documentScope(doc, frameId, offsetX, offsetY) {
     const win = doc.defaultView;
@@ -1452,10 +1484,41 @@ var reinsCollect = (() => {
       }
     }
     if (NAME_FROM_CONTENT.has(role)) {
-      const name = el.childElementCount === 0 ? collapse(el.textContent) : fullName(el, scope);
+      const name = el.childElementCount === 0 ? collapse(el.textContent) : contentName(el, scope);
       if (name) return name;
     }
     return collapse(el.getAttribute("title") || "");
+  }
+  function contentName(el, scope) {
+    const parts = [];
+    if (!plainContent(el, scope, parts, 0)) return fullName(el, scope);
+    return collapse(parts.join(""));
+  }
+  function plainContent(parent, scope, parts, depth) {
+    if (depth > 8) return false;
+    for (let n = parent.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === 3) {
+        parts.push(n.data);
+        continue;
+      }
+      if (n.nodeType !== 1) continue;
+      if (!PLAIN_CONTENT.has(n.localName) && n.namespaceURI !== SVG_NS) return false;
+      if (n.hasAttribute("role") || n.hasAttribute("aria-label") || n.hasAttribute("aria-labelledby") || n.hasAttribute("title") || n.shadowRoot) return false;
+      if (n.getAttribute("aria-hidden") === "true") continue;
+      const style = scope.win.getComputedStyle(n);
+      if (style.display === "none" || style.visibility === "hidden") continue;
+      if (n.namespaceURI === SVG_NS) {
+        if (n.querySelector("title, desc, text, [aria-label], [aria-labelledby], [role]") !== null) {
+          return false;
+        }
+        continue;
+      }
+      const block = !style.display.startsWith("inline");
+      if (block) parts.push(" ");
+      if (!plainContent(n, scope, parts, depth + 1)) return false;
+      if (block) parts.push(" ");
+    }
+    return true;
   }
   function fullName(el, scope) {
     try {
@@ -1618,11 +1681,53 @@ var reinsCollect = (() => {
     }
     return locatorFor(el, scope);
   }
+  function describeOne(el) {
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
+    let root = el.getRootNode();
+    let scope = documentScope(doc, "f0", 0, 0);
+    const hosts = [];
+    for (let r = root; r instanceof win.ShadowRoot; r = r.host.getRootNode()) hosts.unshift(r.host);
+    for (const host of hosts) scope = shadowScope(scope, host);
+    let parentRole = null;
+    for (let p = el.parentElement || (el.getRootNode().host || null); p !== null; p = p.parentElement || (p.getRootNode().host || null)) {
+      const r = ancestorRole(p, p.localName, firstToken(p.getAttribute("role")));
+      if (r !== null) {
+        parentRole = r;
+        break;
+      }
+    }
+    let sibling = 0;
+    for (let s = el.previousElementSibling; s !== null; s = s.previousElementSibling) sibling++;
+    const style = win.getComputedStyle(el);
+    const explicitRole = firstToken(el.getAttribute("role"));
+    const reasons = detect(el, el.localName, style, style.cursor === "pointer", false, explicitRole) || [];
+    const state = { width: win.innerWidth, height: win.innerHeight };
+    const record = describe(
+      state,
+      el,
+      el.localName,
+      style,
+      scope,
+      { role: parentRole, section: null, faded: false },
+      sibling,
+      reasons,
+      explicitRole
+    );
+    record.connected = el.isConnected;
+    return record;
+  }
 
   // src/index.js
   var STORE = /* @__PURE__ */ Symbol.for("reins.elements");
+  var API = /* @__PURE__ */ Symbol.for("reins.api");
+  function describe2(el) {
+    return describeOne(el);
+  }
   function collect(options) {
     const opts = options || {};
+    if (!window[API]) window[API] = { describe: describe2 };
+    if (opts.install === true) return null;
     const viewportOnly = opts.viewportOnly === true;
     const withSelectors = opts.withSelectors !== false;
     const maxElements = Number.isInteger(opts.maxElements) && opts.maxElements >= 0 ? opts.maxElements : 5e4;
