@@ -1,0 +1,219 @@
+"""The extension's policy, read from the real files: the CDP allowlist, refused URLs, the manifest.
+
+extension/allowlist.js is imported with node (it is an ES module with no dependencies), so the
+assertions run against the very functions the service worker calls.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reins._paths import EXTENSION_ID
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION = ROOT / "extension"
+NODE = shutil.which("node") or ("/usr/bin/node" if Path("/usr/bin/node").exists() else None)
+
+REFUSED_METHODS = [
+    "Network.getCookies",
+    "Network.getAllCookies",
+    "Network.setCookie",
+    "Network.clearBrowserCookies",
+    "Storage.getCookies",
+    "Storage.setCookies",
+    "Storage.clearCookies",
+    "Storage.clearDataForOrigin",
+    "Storage.getUsageAndQuota",
+    "Browser.close",
+    "Browser.getVersion",
+    "Browser.setDownloadBehavior",
+    "Browser.grantPermissions",
+    "Fetch.enable",
+    "Fetch.continueRequest",
+    "Fetch.fulfillRequest",
+    "Debugger.enable",
+    "Debugger.setBreakpointByUrl",
+    "Debugger.pause",
+    "Page.setDownloadBehavior",
+    "DOM.setFileInputFiles",
+    "Runtime.terminateExecution",
+    "Target.createTarget",
+    "Target.attachToTarget",
+    "Target.setDiscoverTargets",
+    "",
+    "page.navigate",
+    "Page.navigate ",
+    "Page.*",
+    "*",
+]
+REFUSED_PREFIXES = ("Storage.", "Browser.", "Fetch.", "Debugger.")
+
+NEEDED_METHODS = [
+    "Page.enable",
+    "Page.navigate",
+    "Page.reload",
+    "Page.getNavigationHistory",
+    "Page.navigateToHistoryEntry",
+    "Page.captureScreenshot",
+    "Page.getFrameTree",
+    "Runtime.evaluate",
+    "Runtime.callFunctionOn",
+    "Runtime.releaseObjectGroup",
+    "DOM.getDocument",
+    "DOM.describeNode",
+    "DOM.resolveNode",
+    "DOM.getBoxModel",
+    "DOM.getContentQuads",
+    "DOM.scrollIntoViewIfNeeded",
+    "DOM.focus",
+    "Accessibility.getFullAXTree",
+    "Accessibility.getPartialAXTree",
+    "Accessibility.queryAXTree",
+    "Input.dispatchMouseEvent",
+    "Input.dispatchKeyEvent",
+    "Input.insertText",
+    "Target.setAutoAttach",
+]
+
+REFUSED_URLS = [
+    "chrome://settings",
+    "CHROME://extensions/",
+    "chrome://newtab/",
+    "chrome-extension://hlbjhcdhfpclgnhcihccgjneokjkeibl/popup.html",
+    "chrome-untrusted://terminal/",
+    "devtools://devtools/bundled/inspector.html",
+    "edge://settings",
+    "brave://settings",
+    "view-source:https://example.com/",
+    "https://chromewebstore.google.com/detail/abc",
+    "https://chromewebstore.google.com/",
+    "https://chrome.google.com/webstore/detail/abc",
+    "https://chrome.google.com/webstore",
+]
+ALLOWED_URLS = [
+    "http://example.com/",
+    "https://example.com/path?q=1",
+    "file:///tmp/page.html",
+    "about:blank",
+    "http://127.0.0.1:8000/chrome://not-a-scheme",
+    "https://example.com/?next=chrome://settings",
+    "https://chrome.google.com/search",
+    "https://notchromewebstore.google.com/",
+]
+
+_PROBE = """
+import(process.argv[1]).then((m) => {
+  const input = JSON.parse(process.argv[2]);
+  console.log(JSON.stringify({
+    methods: m.ALLOWED_METHODS,
+    frozen: Object.isFrozen(m.ALLOWED_METHODS),
+    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
+    refused: Object.fromEntries(input.urls.map((u) => [u, m.isRefusedUrl(u)])),
+    nonString: [m.isAllowed(undefined), m.isAllowed(null), m.isAllowed(["Page.navigate"]),
+                m.isRefusedUrl(undefined), m.isRefusedUrl(null)],
+  }));
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    if NODE is None:
+        pytest.skip("node is not installed")
+    # A .mjs copy: node treats it as an ES module whatever package.json says (there is none).
+    module = tmp_path_factory.mktemp("allowlist") / "allowlist.mjs"
+    shutil.copyfile(EXTENSION / "allowlist.js", module)
+    source_methods = re.findall(r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text())
+    query = {"methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
+             "urls": REFUSED_URLS + ALLOWED_URLS}
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", _PROBE, module.as_uri(), json.dumps(query)],
+        capture_output=True, text=True, timeout=30, check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_allowlist_is_a_frozen_list_of_strings(policy: dict[str, Any]) -> None:
+    methods = policy["methods"]
+    assert policy["frozen"] is True
+    assert methods and all(isinstance(m, str) for m in methods)
+    assert len(methods) == len(set(methods)), "duplicate entries"
+
+
+def test_every_entry_is_a_concrete_domain_method(policy: dict[str, Any]) -> None:
+    for method in policy["methods"]:
+        assert "*" not in method, f"wildcard entry {method!r}"
+        assert re.fullmatch(r"[A-Z][A-Za-z]+\.[a-z][A-Za-z]+", method), method
+
+
+@pytest.mark.parametrize("method", REFUSED_METHODS)
+def test_refused_methods_are_not_allowed(policy: dict[str, Any], method: str) -> None:
+    assert policy["allowed"][method] is False
+    assert method not in policy["methods"]
+
+
+def test_no_method_of_a_refused_domain_is_listed(policy: dict[str, Any]) -> None:
+    offenders = [m for m in policy["methods"] if m.startswith(REFUSED_PREFIXES)]
+    assert offenders == []
+    cookie_or_download = [m for m in policy["methods"]
+                          if "cookie" in m.lower() or "download" in m.lower()]
+    assert cookie_or_download == []
+
+
+@pytest.mark.parametrize("method", NEEDED_METHODS)
+def test_needed_methods_are_allowed(policy: dict[str, Any], method: str) -> None:
+    assert policy["allowed"][method] is True
+
+
+def test_is_allowed_agrees_with_the_list(policy: dict[str, Any]) -> None:
+    for method in policy["methods"]:
+        assert policy["allowed"][method] is True
+
+
+def test_non_strings_are_neither_allowed_nor_refused_urls(policy: dict[str, Any]) -> None:
+    assert policy["nonString"] == [False, False, False, False, False]
+
+
+@pytest.mark.parametrize("url", REFUSED_URLS)
+def test_refused_urls(policy: dict[str, Any], url: str) -> None:
+    assert policy["refused"][url] is True
+
+
+@pytest.mark.parametrize("url", ALLOWED_URLS)
+def test_allowed_urls(policy: dict[str, Any], url: str) -> None:
+    assert policy["refused"][url] is False
+
+
+# ---- the manifest ----------------------------------------------------------------------------
+
+
+def _extension_id_from_key(key: str) -> str:
+    digest = hashlib.sha256(base64.b64decode(key)).hexdigest()[:32]
+    return "".join(chr(ord("a") + int(c, 16)) for c in digest)
+
+
+def test_manifest_key_gives_the_extension_id_the_host_allows() -> None:
+    manifest = json.loads((EXTENSION / "manifest.json").read_text())
+    assert manifest.get("key"), "without a key the unpacked extension's id changes per machine"
+    assert _extension_id_from_key(manifest["key"]) == EXTENSION_ID
+    assert re.fullmatch(r"[a-p]{32}", EXTENSION_ID)
+
+
+def test_manifest_permissions_are_exactly_the_four() -> None:
+    manifest = json.loads((EXTENSION / "manifest.json").read_text())
+    assert manifest["manifest_version"] == 3
+    assert sorted(manifest["permissions"]) == sorted(["debugger", "nativeMessaging", "tabs",
+                                                      "storage"])
+    assert "host_permissions" not in manifest
+    assert "optional_permissions" not in manifest
+    assert "content_scripts" not in manifest
+    assert "externally_connectable" not in manifest

@@ -1,0 +1,194 @@
+"""CLI parsing and the exit-code / --json contract, with no host running."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from reins.cli import main
+
+EXPECTED_COMMANDS = {
+    "status", "tabs", "tab", "navigate", "back", "forward", "reload", "cdp",
+    "install", "uninstall", "doctor", "launch", "shutdown",
+}
+
+
+@pytest.fixture
+def empty_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "state"
+    home.mkdir()
+    monkeypatch.setenv("REINS_HOME", str(home))
+    monkeypatch.delenv("REINS_PROFILE", raising=False)
+    return home
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def json_of(result: Result) -> dict[str, object]:
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stdout
+    payload: dict[str, object] = json.loads(lines[0])
+    return payload
+
+
+@pytest.mark.parametrize("args", [["--json", "status"], ["status", "--json"]])
+def test_status_without_host_is_exit_3_no_host(empty_home: Path, args: list[str]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 3
+    payload = json_of(result)
+    assert payload["ok"] is False
+    error = payload["error"]
+    assert isinstance(error, dict)
+    assert error["code"] == "no_host"
+    assert isinstance(error["message"], str) and error["message"]
+    assert error["transient"] is False
+
+
+def test_status_without_host_in_plain_text(empty_home: Path) -> None:
+    result = invoke("status")
+    assert result.exit_code == 3
+    assert result.stdout == ""
+    assert "no_host" in result.stderr
+
+
+def test_status_for_a_named_profile_without_host(empty_home: Path) -> None:
+    result = invoke("status", "--profile", "work", "--json")
+    assert result.exit_code == 3
+    error = json_of(result)["error"]
+    assert isinstance(error, dict) and error["code"] == "no_host"
+    assert "work" in str(error["message"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--json", "--timeout-ms", "500", "navigate", "https://example.com/"],
+        ["navigate", "https://example.com/", "--json", "--timeout-ms", "500", "--tab", "3"],
+        ["navigate", "--json", "-u", "https://example.com/"],
+        ["--json", "tabs"],
+        ["tab", "select", "4", "--json"],
+        ["cdp", "Runtime.evaluate", '{"expression":"1"}', "--json"],
+    ],
+)
+def test_global_options_before_or_after_the_arguments(empty_home: Path, args: list[str]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 3, result.output
+    error = json_of(result)["error"]
+    assert isinstance(error, dict) and error["code"] == "no_host"
+
+
+def test_navigate_without_url_is_a_usage_error(empty_home: Path) -> None:
+    result = invoke("navigate")
+    assert result.exit_code == 2
+    assert "URL" in result.stderr
+
+
+@pytest.mark.parametrize("params", ["notjson", "[1, 2]", "{'a': 1}"])
+def test_cdp_with_bad_params_is_a_usage_error(empty_home: Path, params: str) -> None:
+    result = invoke("cdp", "Runtime.evaluate", params)
+    assert result.exit_code == 2
+    assert "PARAMS_JSON" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["no-such-command"],
+        ["status", "--timeout-ms", "-1"],
+        ["status", "--timeout-ms", "soon"],
+        ["status", "--tab", "x"],
+        ["tab", "select"],
+        ["status", "extra-arg"],
+        ["install", "--browser", "firefox"],
+    ],
+)
+def test_parse_errors_exit_2(empty_home: Path, args: list[str]) -> None:
+    assert invoke(*args).exit_code == 2
+
+
+def _commands_in_help(text: str) -> set[str]:
+    section = text.split("Commands:", 1)[1]
+    return {m.group(1) for m in re.finditer(r"^\s{2}(\S+)", section, re.MULTILINE)}
+
+
+def test_help_lists_the_commands(empty_home: Path) -> None:
+    result = invoke("--help")
+    assert result.exit_code == 0
+    listed = _commands_in_help(result.stdout)
+    assert EXPECTED_COMMANDS <= listed, EXPECTED_COMMANDS - listed
+    for option in ("--json", "--tab", "--timeout-ms", "--profile"):
+        assert option in result.stdout
+
+
+def test_tab_group_help(empty_home: Path) -> None:
+    result = invoke("tab", "--help")
+    assert result.exit_code == 0
+    assert {"new", "select", "close"} <= _commands_in_help(result.stdout)
+
+
+def test_short_help_flag(empty_home: Path) -> None:
+    assert invoke("-h").exit_code == 0
+
+
+def test_version(empty_home: Path) -> None:
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert re.search(r"\d+\.\d+\.\d+", result.stdout)
+
+
+def test_uninstall_with_nothing_installed(empty_home: Path, tmp_path: Path) -> None:
+    result = invoke("uninstall", "--user-data-dir", str(tmp_path / "p"), "--json")
+    assert result.exit_code == 0
+    assert json_of(result) == {"ok": True, "removed": []}
+
+
+# ---- the client path stays light -------------------------------------------------------------
+
+_IMPORT_PROBE = """
+import json, sys
+import reins.cli
+from reins.cli import main
+try:
+    main(["--json", "status"], standalone_mode=True)
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
+    env = dict(os.environ, REINS_HOME=str(tmp_path))
+    env.pop("REINS_PROFILE", None)
+    done = subprocess.run([sys.executable, "-c", _IMPORT_PROBE], env=env, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    probe = json.loads(last)
+    assert probe["code"] == 3
+    modules = set(probe["modules"])
+    assert "reins.cli" in modules and "reins._client" in modules
+    heavy = {m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))}
+    assert heavy == set()
+    host_side = {"reins._host", "reins._protocol", "reins._bridge", "reins._server",
+                 "reins._native", "reins._commands", "reins._cmd_browser", "nativemessaging",
+                 "asyncio"}
+    assert host_side & modules == set()
+
+
+def test_import_of_cli_alone_is_light() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import json, sys, reins.cli; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout))
+    assert "pydantic" not in modules
+    assert "reins._host" not in modules

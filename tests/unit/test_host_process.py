@@ -1,0 +1,321 @@
+"""The native host as Chrome runs it: `python -m reins._host ORIGIN` with frames on stdio.
+
+The test plays the extension on the host's stdin/stdout and a client on its control socket. No
+browser is involved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reins._framing import MAX_FROM_BROWSER, FrameDecoder, encode_frame
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain sockets")
+
+PROFILE = "unit"
+STARTUP_S = 10.0
+
+
+class FakeExtension:
+    """Both ends of the host process: frames on stdio, JSON lines on the socket."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        env = dict(os.environ, REINS_HOME=str(home), REINS_PROFILE=PROFILE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        )
+        self.frames: queue.Queue[Any] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.socket_path = home / "run" / f"{PROFILE}.sock"
+
+    def _read(self) -> None:
+        decoder = FrameDecoder()
+        assert self.proc.stdout is not None
+        while True:
+            data = self.proc.stdout.read1(65536)
+            if not data:
+                return
+            for message in decoder.feed(data):
+                self.frames.put(message)
+
+    def next_frame(self, timeout: float = 5.0) -> Any:
+        try:
+            return self.frames.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no frame from the host within {timeout} s") from None
+
+    def send_frame(self, message: Any) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(encode_frame(message, max_size=MAX_FROM_BROWSER))
+        self.proc.stdin.flush()
+
+    def wait_for_socket(self) -> None:
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.socket_path.exists():
+                return
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise AssertionError(f"host exited {self.proc.returncode}: {err}")
+            time.sleep(0.02)
+        raise AssertionError("the host never opened its socket")
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+
+    def stop(self) -> None:
+        self.close_stdin()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+class Client:
+    """A control-socket client that reads answers line by line."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(str(path))
+        self.buffer = b""
+
+    def send(self, request: dict[str, Any]) -> None:
+        self.sock.sendall(json.dumps(request).encode() + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def answer(self) -> dict[str, Any]:
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise AssertionError("the host closed the connection")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.send(request)
+        return self.answer()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def short_home() -> Iterator[Path]:
+    # Unix socket paths are limited to ~104 bytes; pytest's tmp_path can be longer.
+    path = Path(tempfile.mkdtemp(prefix="rh-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def host(short_home: Path) -> Iterator[FakeExtension]:
+    fake = FakeExtension(short_home)
+    try:
+        fake.wait_for_socket()
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def client(host: FakeExtension) -> Iterator[Client]:
+    conn = Client(host.socket_path)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def connect_extension(host: FakeExtension, client: Client) -> None:
+    """Say hello as the extension would, and wait until the host counts it as connected."""
+    assert host.next_frame()["type"] == "host_hello"
+    host.send_frame({"type": "hello", "version": "t"})
+    deadline = time.monotonic() + 5
+    while not client.call({"id": "wait", "cmd": "ping"})["connected"]:
+        assert time.monotonic() < deadline, "the hello never registered"
+        time.sleep(0.02)
+
+
+def answer_next(host: FakeExtension, kind: str, result: Any) -> dict[str, Any]:
+    frame = host.next_frame()
+    assert frame.get("type") == kind, frame
+    assert isinstance(frame.get("id"), int)
+    host.send_frame({"id": frame["id"], "ok": True, "result": result})
+    return dict(frame)
+
+
+# ---- tests -----------------------------------------------------------------------------------
+
+
+def test_host_says_hello_on_stdout(host: FakeExtension) -> None:
+    hello = host.next_frame()
+    assert hello["type"] == "host_hello"
+    assert hello["profile"] == PROFILE
+    assert isinstance(hello["version"], str) and hello["version"]
+
+
+def test_socket_and_its_dir_are_private(host: FakeExtension) -> None:
+    assert stat.S_ISSOCK(host.socket_path.stat().st_mode)
+    assert stat.S_IMODE(host.socket_path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(host.socket_path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(host.home.stat().st_mode) == 0o700
+
+
+def test_ping(client: Client) -> None:
+    assert client.call({"id": 1, "cmd": "ping"}) == {
+        "request_id": 1, "ok": True, "pong": True, "connected": False,
+    }
+
+
+def test_string_request_id_is_echoed(client: Client) -> None:
+    answer = client.call({"id": "abc", "cmd": "ping"})
+    assert answer["request_id"] == "abc"
+    assert answer["ok"] is True
+
+
+def test_tab_command_before_hello_is_not_connected(client: Client) -> None:
+    answer = client.call({"id": 2, "cmd": "tabs"})
+    assert answer["request_id"] == 2
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "not_connected"
+    assert answer["error"]["transient"] is False
+    assert answer["error"]["message"]
+
+
+def test_bad_requests_are_answered_and_the_connection_stays_up(client: Client) -> None:
+    client.send_raw(b"{not json\n")
+    answer = client.answer()
+    assert answer["ok"] is False and answer["error"]["code"] == "bad_request"
+    assert answer["request_id"] is None
+
+    answer = client.call({"id": 3, "cmd": "ping", "bogus": 1})
+    assert answer == {"request_id": 3, "ok": False, "error": answer["error"]}
+    assert answer["error"]["code"] == "bad_request"
+
+    answer = client.call({"id": 4, "cmd": "no_such_command"})
+    assert answer["error"]["code"] == "unknown_command"
+    assert answer["request_id"] == 4
+
+    assert client.call({"id": 5, "cmd": "ping"})["ok"] is True
+
+
+def test_hello_then_tabs_goes_through_the_extension(host: FakeExtension, client: Client) -> None:
+    connect_extension(host, client)
+
+    client.send({"id": 2, "cmd": "tabs", "tab": 5})
+    listed = [{"id": 5, "url": "u", "title": "t", "active": True}]
+    frame = answer_next(host, "tabs.list", listed)
+    assert set(frame) >= {"id", "type"}
+    answer = client.answer()
+    assert answer == {"request_id": 2, "ok": True, "tabs": listed, "current": 5}
+
+
+def test_tabs_without_a_tab_asks_the_extension_for_the_current_one(
+    host: FakeExtension, client: Client
+) -> None:
+    connect_extension(host, client)
+    client.send({"id": 7, "cmd": "tabs"})
+    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
+    answer_next(host, "tabs.list", [{"id": 9, "url": "u", "title": "t", "active": True}])
+    answer = client.answer()
+    assert answer["ok"] is True
+    assert answer["current"] == 9
+
+
+def test_extension_error_comes_back_typed(host: FakeExtension, client: Client) -> None:
+    connect_extension(host, client)
+    client.send({"id": 8, "cmd": "cdp", "tab": 5,
+                 "args": {"method": "Storage.getCookies", "params": {}}})
+    frame = host.next_frame()
+    assert frame["type"] == "cdp"
+    assert frame["method"] == "Storage.getCookies"
+    assert frame["tabId"] == 5
+    host.send_frame({"id": frame["id"], "ok": False,
+                     "error": {"code": "cdp_blocked", "message": "Storage.getCookies is not allowed"}})
+    answer = client.answer()
+    assert answer["request_id"] == 8
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "cdp_blocked"
+
+
+def test_oversized_request_line_is_message_too_large_and_the_host_lives(
+    host: FakeExtension, client: Client
+) -> None:
+    connect_extension(host, client)
+    big = {"expression": "x" * (2 * 1024 * 1024)}
+    answer = client.call({"id": 10, "cmd": "cdp", "tab": 5,
+                          "args": {"method": "Runtime.evaluate", "params": big}})
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "message_too_large"
+    assert client.call({"id": 11, "cmd": "ping"}) == {
+        "request_id": 11, "ok": True, "pong": True, "connected": True,
+    }
+    assert host.proc.poll() is None
+    with pytest.raises(queue.Empty):
+        host.frames.get(timeout=0.2)  # nothing reached the extension
+
+
+def test_frame_over_one_mebibyte_is_refused_before_sending(
+    host: FakeExtension, client: Client
+) -> None:
+    """A request line under the socket's limit whose frame to the browser would be over 1 MiB."""
+    connect_extension(host, client)
+    # `1e5` is 3 bytes on the socket and `100000.0` (8 bytes) in the frame.
+    params = "{\"values\":[" + ",".join(["1e5"] * 200_000) + "]}"
+    raw = ('{"id":12,"cmd":"cdp","tab":5,"args":{"method":"Runtime.evaluate","params":'
+           + params + "}}\n").encode()
+    assert len(raw) < 1024 * 1024
+    client.send_raw(raw)
+    answer = client.answer()
+    assert answer["request_id"] == 12
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "message_too_large"
+    assert client.call({"id": 13, "cmd": "ping"})["ok"] is True
+    with pytest.raises(queue.Empty):
+        host.frames.get(timeout=0.2)
+
+
+def test_stdin_eof_stops_the_host_and_removes_the_socket(host: FakeExtension) -> None:
+    assert host.socket_path.exists()
+    started = time.monotonic()
+    host.close_stdin()
+    host.proc.wait(timeout=3)
+    assert time.monotonic() - started < 3
+    assert host.proc.returncode == 0
+    assert not host.socket_path.exists()
+
+
+def test_stdin_eof_with_a_client_connected(host: FakeExtension, client: Client) -> None:
+    assert client.call({"id": 1, "cmd": "ping"})["ok"] is True
+    host.close_stdin()
+    host.proc.wait(timeout=3)
+    assert not host.socket_path.exists()
