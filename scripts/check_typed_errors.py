@@ -10,7 +10,10 @@ accepts a ``raise`` only when it is:
 - ``raise X(...)`` / ``raise X`` / ``raise X(...) from exc`` where ``X`` is imported from
   ``reins._errors`` or ``._errors`` (a class or a translating function such as ``from_cdp_error``), is reached as
   an attribute of that module, or is a class defined in the same file on top of one of those;
-- ``raise f(...)`` where ``f`` is a function of the same file annotated to return one of those.
+- ``raise f(...)`` where ``f`` is a function of the same file annotated to return one of those;
+- ``raise name`` / ``raise name(...)`` where every assignment to ``name`` in the enclosing function
+  is one of those (``last = ResolutionError(...)``, ``cls = A if c else B``), or ``None`` under an
+  annotation naming only those (``last: ReinsError | None = None``).
 
 ``assert`` statements are not raises and are left alone. Anything else (``raise ValueError(...)``,
 ``raise RuntimeError``, ``raise click.UsageError(...)``, ``raise some_variable``) is reported as
@@ -109,16 +112,76 @@ class _Module:
         return dotted is not None and self.is_error_dotted(dotted)
 
 
+def _annotation_names(node: ast.expr) -> set[str] | None:
+    """The names an annotation is built from (``A | B | None``), or None when it is anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _annotation_names(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return {"None"}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _annotation_names(node.left), _annotation_names(node.right)
+        return left | right if left is not None and right is not None else None
+    dotted = _dotted(node)
+    return {dotted} if dotted else None
+
+
 class _RaiseVisitor(ast.NodeVisitor):
     def __init__(self, module: _Module) -> None:
         self.module = module
         self.caught: list[str | None] = []  # names bound by enclosing except handlers
+        self.typed_locals: list[set[str]] = [set()]  # per function: names only ever errors
         self.problems: list[tuple[int, str]] = []
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.caught.append(node.name)
         self.generic_visit(node)
         self.caught.pop()
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.typed_locals.append(self._error_locals(node))
+        self.generic_visit(node)
+        self.typed_locals.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def _is_error_value(self, value: ast.expr) -> bool:
+        if isinstance(value, ast.IfExp):
+            return self._is_error_value(value.body) and self._is_error_value(value.orelse)
+        target = value.func if isinstance(value, ast.Call) else value
+        return self.module.is_error_name(target)
+
+    def _error_locals(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+        good: set[str] = set()
+        bad: set[str] = set()
+        for node in ast.walk(fn):
+            stored: list[ast.expr] = []  # targets that make a name not provably an error
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and self._is_error_value(node.value):
+                        good.add(target.id)
+                    else:
+                        stored.append(target)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = _annotation_names(node.annotation)
+                typed = names is not None and all(
+                    n == "None" or self.module.is_error_dotted(n) for n in names
+                )
+                value_ok = node.value is None or self._is_error_value(node.value) or (
+                    isinstance(node.value, ast.Constant) and node.value.value is None
+                )
+                (good if typed and value_ok else bad).add(node.target.id)
+            elif isinstance(node, ast.NamedExpr | ast.AugAssign | ast.For | ast.AsyncFor
+                            | ast.comprehension):
+                stored = [node.target]
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                stored = [i.optional_vars for i in node.items if i.optional_vars is not None]
+            for expr in stored:
+                bad |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+        return good - bad
 
     def visit_Raise(self, node: ast.Raise) -> None:
         problem = self._judge(node.exc)
@@ -138,6 +201,8 @@ class _RaiseVisitor(ast.NodeVisitor):
         if not isinstance(exc, ast.Call) and isinstance(target, ast.Name) \
                 and target.id in self.caught:
             return None  # `except X as exc: ... raise exc`
+        if isinstance(target, ast.Name) and target.id in self.typed_locals[-1]:
+            return None  # a local only ever assigned reins errors (or their classes)
         return f"raises {dotted}, which is not a reins error (use a class from reins._errors)"
 
 

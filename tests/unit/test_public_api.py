@@ -275,6 +275,16 @@ def run(value: object) -> None:
         if value == 9:
             raise UsageError("not a number") from exc
         raise Missing("x") from None
+
+
+async def retry(value: object) -> None:
+    last: ReinsError | None = None
+    for _attempt in range(3):
+        last = Missing("moving", code="not_stable")
+    if value:
+        raise last
+    cls = BrowserError if value == 0 else Missing
+    raise cls("either", code="x")
 '''
 
 BAD = '''\
@@ -293,8 +303,20 @@ def run(value: object) -> None:
         pass
     except KeyError as exc:
         raise TypeError("x") from exc
-    error = UsageError("kept in a variable")
+    error = ValueError("kept in a variable")
     raise error
+
+
+def mixed(value: object) -> None:
+    problem = UsageError("typed")
+    if value:
+        problem = OSError("not typed")
+    raise problem
+
+
+def loop(errors: list[Exception]) -> None:
+    for err in errors:
+        raise err
 '''
 
 
@@ -317,10 +339,10 @@ def test_check_typed_errors_fails_a_bad_file_listing_file_and_line(tmp_path: Pat
     done = _run_check(tmp_path)
     assert done.returncode == 1
     flagged = [line.split(": ", 1)[0] for line in done.stdout.splitlines()]
-    assert flagged == [f"{bad}:{n}" for n in (7, 9, 11, 15, 17)]
+    assert flagged == [f"{bad}:{n}" for n in (7, 9, 11, 15, 17, 24, 29)]
     assert "ValueError" in done.stdout and "click.UsageError" in done.stdout
     assert "good.py" not in done.stdout
-    assert "5 untyped raise(s) in 2 file(s)" in done.stderr
+    assert "7 untyped raise(s) in 2 file(s)" in done.stderr
 
 
 def test_check_typed_errors_on_a_single_file_and_a_missing_path(tmp_path: Path) -> None:
