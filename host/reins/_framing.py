@@ -54,8 +54,15 @@ class FrameDecoder:
             if len(self._buffer) < end:
                 break
             body = bytes(self._buffer[_HEADER.size:end])
+            try:
+                message = decode_body(body)
+            except UsageError:
+                if messages:
+                    return messages  # hand out the good ones; the bad frame raises next time
+                del self._buffer[:end]
+                raise
             del self._buffer[:end]
-            messages.append(decode_body(body))
+            messages.append(message)
         return messages
 
     @property

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError, UsageError
-from reins._paths import EXTENSION_ID, HOST_NAME, ensure_private_dir, reins_home, socket_path
+from reins._paths import EXTENSION_ID, HOST_NAME, ensure_private_dir, reins_home, socket_dir
 
 __all__ = ["doctor", "install", "manifest_dirs", "uninstall", "write_launcher", "write_manifest"]
 
@@ -81,7 +81,7 @@ def write_launcher(path: Path, *, home: Path, profile: str | None) -> Path:
         path.write_text("\r\n".join(lines) + "\r\n")
         return path
     lines = ["#!/bin/sh", "# reins native host launcher (written by `reins install` / `reins launch`)",
-             f': "${{REINS_HOME:={shlex.quote(str(home))}}}"', "export REINS_HOME"]
+             f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}', "export REINS_HOME"]
     if profile:
         lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
     lines.append(f'exec {shlex.quote(sys.executable)} -u -m reins._host "$@"')
@@ -183,11 +183,12 @@ def _probe_host(launcher: str) -> tuple[bool, str]:
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         except OSError as exc:
             return False, f"cannot run {launcher}: {exc.strerror}"
-        sock = socket_path("doctor", Path(tmp))
+        # A launcher written for a profile names its own socket; any socket means it started.
+        sockets = socket_dir(Path(tmp))
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not sock.exists() and proc.poll() is None:
+        while time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock")):
             time.sleep(0.05)
-        started = sock.exists()
+        started = any(sockets.glob("*.sock"))
         assert proc.stdin is not None
         proc.stdin.close()
         try:

@@ -54,7 +54,10 @@ class NativePort:
     def _read_loop(self) -> None:
         try:
             while True:
-                text = nativemessaging.get_message_raw()
+                try:
+                    text = nativemessaging.get_message_raw()
+                except UnicodeDecodeError:
+                    continue  # the frame was read whole; only its body was bad
                 if not text:  # EOF: the browser closed the port
                     break
                 try:

@@ -192,7 +192,7 @@ def navigate(ctx: click.Context, /, url: str | None, url_opt: str | None, **loca
     """Open URL in the current tab; returns once the page has loaded and settled."""
     target = url or url_opt
     if not target:
-        raise click.UsageError("give a URL: reins navigate URL (or -u URL)")
+        ctx.fail("give a URL: reins navigate URL (or -u URL)")
     run(ctx, "navigate", {"url": target}, local, _page_text)
 
 
@@ -230,9 +230,9 @@ def cdp(ctx: click.Context, /, method: str, params_json: str, **local: Any) -> N
     try:
         params = json.loads(params_json)
     except json.JSONDecodeError as exc:
-        raise click.UsageError(f"PARAMS_JSON is not JSON: {exc}") from exc
+        ctx.fail(f"PARAMS_JSON is not JSON: {exc}")
     if not isinstance(params, dict):
-        raise click.UsageError("PARAMS_JSON must be a JSON object")
+        ctx.fail("PARAMS_JSON must be a JSON object")
     run(ctx, "cdp", {"method": method, "params": params}, local,
         lambda a: json.dumps(a["result"], ensure_ascii=False, indent=1))
 
@@ -360,6 +360,157 @@ def screenshot(ctx: click.Context, /, output: str, annotate: bool, full_page: bo
                else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels)")
 
 
+# ---- act ------------------------------------------------------------------------------------
+
+
+def _effect_text(a: dict[str, Any]) -> str:
+    parts = []
+    for key, change in (a.get("effect") or {}).items():
+        if isinstance(change, dict) and "from" in change:
+            parts.append(f"{key}: {change['from']!r} -> {change['to']!r}")
+        else:
+            parts.append(f"{key}: {change}")
+    line = "; ".join(parts) or "no observable change"
+    if a.get("recovered"):
+        r = a["recovered"]
+        line += f"\nrecovered stale ref via {r.get('via')} (confidence {r.get('confidence')})"
+    for warning in a.get("warnings") or []:
+        line += f"\nwarning: {warning}"
+    return line
+
+
+def _target_args(target: str | None, frame: str | None, smart: dict[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = dict(smart)
+    if target:
+        args["target"] = target
+    if frame:
+        args["frame"] = frame
+    return args
+
+
+_frame_option = click.option("--frame", default=None, help="CSS of an iframe to scope a CSS/XPath target.")
+
+
+def _pointer_command(name: str, doc: str) -> None:
+    @main.command(name, help=doc)
+    @click.argument("target", required=False)
+    @_smart_options
+    @_frame_option
+    @click.option("--button", type=click.Choice(["left", "right", "middle"]), default="left")
+    @_global_options
+    @click.pass_context
+    def _cmd(ctx: click.Context, /, target: str | None, text: str | None, index: int | None,
+             type_: str | None, viewport_only: bool, frame: str | None, button: str,
+             **local: Any) -> None:
+        import os
+
+        args = _target_args(target, frame, _smart_args(text, index, type_, viewport_only))
+        if name != "hover":
+            args["button"] = button
+            if os.environ.get("REINS_CLICK") == "js":
+                args["mode"] = "js"
+        run(ctx, name, args, local, _effect_text)
+
+
+_pointer_command("click", "Click TARGET with real mouse events (or --text T [--index N] [--type X]).")
+_pointer_command("dblclick", "Double-click TARGET with real mouse events.")
+_pointer_command("hover", "Move the mouse over TARGET.")
+
+
+def _fill_command(name: str, doc: str) -> None:
+    @main.command(name, help=doc)
+    @click.argument("args", nargs=-1)
+    @_smart_options
+    @_frame_option
+    @click.option("-v", "--value", "value_opt", default=None, help="The text (instead of VALUE).")
+    @_global_options
+    @click.pass_context
+    def _cmd(ctx: click.Context, /, args: tuple[str, ...], text: str | None, index: int | None,
+             type_: str | None, viewport_only: bool, frame: str | None, value_opt: str | None,
+             **local: Any) -> None:
+        positional = list(args)
+        target = None if text is not None else (positional.pop(0) if positional else None)
+        value = value_opt if value_opt is not None else (positional.pop(0) if positional else None)
+        if value is None or positional:
+            ctx.fail(f"reins {name} TARGET VALUE, or reins {name} --text LABEL VALUE")
+        body = _target_args(target, frame, _smart_args(text, index, type_, viewport_only))
+        body["value"] = value
+        run(ctx, name, body, local, _effect_text)
+
+
+_fill_command("fill", "Replace the text of TARGET with VALUE and verify what the page kept.")
+_fill_command("type", "Type VALUE at the end of TARGET's text.")
+
+
+@main.command()
+@click.argument("keys")
+@click.argument("target", required=False)
+@_frame_option
+@_global_options
+@click.pass_context
+def press(ctx: click.Context, /, keys: str, target: str | None, frame: str | None, **local: Any) -> None:
+    """Press KEYS (Enter, Control+A, Shift+Tab…) on TARGET, or on what has focus."""
+    run(ctx, "press", _target_args(target, frame, {"keys": keys}), local, _effect_text)
+
+
+@main.command()
+@click.argument("target")
+@click.argument("values", nargs=-1, required=True)
+@_frame_option
+@_global_options
+@click.pass_context
+def select(ctx: click.Context, /, target: str, values: tuple[str, ...], frame: str | None,
+           **local: Any) -> None:
+    """Choose option(s) of a native <select> by value or label."""
+    run(ctx, "select", _target_args(target, frame, {"values": list(values)}), local, _effect_text)
+
+
+@main.command()
+@click.argument("target")
+@_frame_option
+@_global_options
+@click.pass_context
+def check(ctx: click.Context, /, target: str, frame: str | None, **local: Any) -> None:
+    """Check a checkbox, radio or switch (verified by its checked state)."""
+    run(ctx, "check", _target_args(target, frame, {}), local, _effect_text)
+
+
+@main.command()
+@click.argument("target")
+@_frame_option
+@_global_options
+@click.pass_context
+def uncheck(ctx: click.Context, /, target: str, frame: str | None, **local: Any) -> None:
+    """Uncheck a checkbox or switch (verified by its checked state)."""
+    run(ctx, "uncheck", _target_args(target, frame, {}), local, _effect_text)
+
+
+@main.command()
+@click.option("--text", default=None, help="Until this text is on the page.")
+@click.option("--target", default=None, help="Until TARGET is there and visible.")
+@click.option("--gone", default=None, help="Until TARGET is gone.")
+@click.option("--url", default=None, help="Until the URL matches GLOB.")
+@click.option("--idle", is_flag=True, help="Until the DOM has been quiet for a moment.")
+@_global_options
+@click.pass_context
+def wait(ctx: click.Context, /, text: str | None, target: str | None, gone: str | None,
+         url: str | None, idle: bool, **local: Any) -> None:
+    """Wait for one condition, within --timeout-ms (default 10 s)."""
+    args: dict[str, Any] = {k: v for k, v in {"text": text, "target": target, "gone": gone, "url": url}.items()
+            if v is not None}
+    if idle:
+        args["idle"] = True
+    run(ctx, "wait", args, local, lambda a: f"ok: {a.get('waited_for')}")
+
+
+@main.command()
+def guide() -> None:
+    """Print the agent guide: observe, act, read the effect, what each error means."""
+    from importlib import resources
+
+    click.echo((resources.files("reins") / "agent-guide.md").read_text(encoding="utf-8"))
+
+
 # ---- local commands: registration, launch, doctor -------------------------------------------
 
 
@@ -462,6 +613,82 @@ def shutdown(ctx: click.Context, /, **local: Any) -> None:
     _local_result(ctx, {"json_out": opts.get("json_out")},
                   lambda: do_shutdown(opts.get("profile")),
                   lambda r: f"stopped profile {r['profile']}")
+
+
+# ---- evaluate and per-profile settings -------------------------------------------------------
+
+
+def _eval_text(a: dict[str, Any]) -> str:
+    if "value" in a:
+        value = a["value"]
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+        if a.get("truncated"):
+            text += f"\n[truncated: {a.get('size')} bytes in all]"
+        return str(text)
+    kind = a.get("type", "?") + (f"/{a['subtype']}" if a.get("subtype") else "")
+    reason = f" ({a['reason']})" if a.get("reason") else ""
+    return f"[{kind}] {a.get('description', '')}{reason}"
+
+
+@main.command("eval")
+@click.argument("expression")
+@click.option("--target", default=None, metavar="TARGET",
+              help="Run on one element (@ref, CSS, //xpath, role=..., text=...); EXPRESSION is then "
+                   "a function that receives it, e.g. 'el => el.textContent'.")
+@click.option("--frame", default=None, metavar="CSS", help="Look for --target inside this iframe.")
+@_global_options
+@click.pass_context
+def eval_(ctx: click.Context, /, expression: str, target: str | None, frame: str | None,
+          **local: Any) -> None:
+    """Run JavaScript in the page (EXPRESSION, `-` reads stdin) and print its result.
+
+    Promises are awaited, top-level await works, and V8 stops the script when the budget
+    (--timeout-ms, default 10 s) runs out. Values that are not JSON print as a description;
+    results over 256 KiB are cut and marked truncated.
+    """
+    if expression == "-":
+        expression = sys.stdin.read()
+    args: dict[str, Any] = {"expression": expression}
+    if target is not None:
+        args["target"] = target
+    if frame is not None:
+        args["frame"] = frame
+    run(ctx, "eval", args, local, _eval_text)
+
+
+def _settings_profile(given: str | None) -> str:
+    import os
+
+    from reins._client import live_profiles
+
+    if given or os.environ.get("REINS_PROFILE"):
+        return str(given or os.environ.get("REINS_PROFILE"))
+    live = live_profiles()
+    return live[0] if len(live) == 1 else "default"
+
+
+@main.command("config")
+@click.argument("key", type=click.Choice(["evaluate"]))
+@click.argument("value", type=click.Choice(["on", "off"]), required=False)
+@_global_options
+@click.pass_context
+def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> None:
+    """Show or change a per-profile setting: `reins config evaluate off` refuses every eval.
+
+    Settings live in REINS_HOME/config/PROFILE.json; the host reads them at each use.
+    """
+    from reins._config import config_path, read_config, write_setting
+
+    opts = _opts(ctx, local)
+    profile = _settings_profile(opts.get("profile"))
+
+    def apply() -> dict[str, Any]:
+        settings = (write_setting(profile, key, value == "on") if value is not None
+                    else read_config(profile))
+        return {"profile": profile, key: settings[key], "path": str(config_path(profile))}
+
+    _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
+                  lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,9 @@ function walkChildren(state, parent, scope, parentPointer, ancestry) {
 function visit(state, el, sibling, scope, parentPointer, ancestry) {
   const tag = el.localName;
   if (SKIP_TAGS.has(tag)) return;
+  // aria-hidden subtrees are not offered to users of assistive technology, nor to agents: they
+  // hold decoys such as the hidden native <select> behind a Radix select.
+  if (el.getAttribute("aria-hidden") === "true") return;
   const style = scope.win.getComputedStyle(el);
   const pointer = style.cursor === "pointer";
   const explicitRole = firstToken(el.getAttribute("role"));
@@ -94,16 +97,30 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
     native = true;
   }
   if (explicitRole !== null && WIDGET_ROLES.has(explicitRole)) reasons.push("role");
-  if (el.hasAttribute("onclick") || typeof el.onclick === "function") reasons.push("onclick");
-  if (hasReactHandler(el)) reasons.push("react");
+  // React sets a no-op `onclick` property on its root containers and on elements it listens on;
+  // for React-managed nodes only its own props say whether there is a handler.
+  const react = reactManaged(el);
+  if (el.hasAttribute("onclick") || (!react && typeof el.onclick === "function")) reasons.push("onclick");
+  if (react && hasReactHandler(el)) reasons.push("react");
   if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
   const tabindex = el.getAttribute("tabindex");
   if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");
   if (isEditingHost(el)) reasons.push("contenteditable");
   if (reasons.length === 0) return null;
+  // The page itself is not a control: React traps clicks on portal containers (body) with a
+  // no-op onclick, and delegated listeners live on the root.
+  if ((tag === "body" || tag === "html") && explicitRole === null) return null;
   if (!native && style.pointerEvents === "none") return null;
   if (isSvg) reasons.push("svg");
   return reasons;
+}
+
+function reactManaged(el) {
+  const keys = Object.keys(el); // React's expandos are own properties
+  for (let k = 0; k < keys.length; k++) {
+    if (keys[k].startsWith("__react")) return true;
+  }
+  return false;
 }
 
 function hasReactHandler(el) {
@@ -148,7 +165,7 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     role,
     name,
     text,
-    value: valueOf(el, tag),
+    value: valueOf(el, tag) ?? customValue(el, tag, role, name),
     testid: attr("data-testid"),
     id: attr("id"),
     aria_label: attr("aria-label"),
@@ -168,6 +185,19 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     context: { section: ancestry.section },
     reasons,
   };
+}
+
+// A custom combobox (a button with role=combobox, as Radix and MUI render) shows its committed
+// value as its content; agents read it there to verify a choice.
+function customValue(el, tag, role, name) {
+  if (role !== "combobox" || tag === "input" || tag === "select") return null;
+  const parts = [];
+  for (let n = el.firstChild; n !== null; n = n.nextSibling) {
+    if (n.nodeType === 3) parts.push(n.data);
+    else if (n.nodeType === 1 && n.getAttribute("aria-hidden") !== "true") parts.push(n.textContent);
+  }
+  const shown = collapse(parts.join(" "));
+  return shown && shown !== name ? shown : null;
 }
 
 function round(v) {
@@ -245,6 +275,11 @@ function accessibleName(el, tag, role, scope) {
   if (el.namespaceURI !== SVG_NS) {
     if (tag === "input" && isButtonInput(el)) return collapse(el.value) || defaultButtonLabel(el);
     if (tag === "input" && el.type === "image") return collapse(el.getAttribute("alt") || "");
+    if (tag === "button") {
+      // A <label for> names a button before its content does (accname: host-language label).
+      const labelled = labelName(el, scope);
+      if (labelled) return labelled;
+    }
     if (tag === "input" || tag === "select" || tag === "textarea") {
       const labelled = labelName(el, scope);
       if (labelled !== null) return labelled;
@@ -276,6 +311,7 @@ function plainContent(parent, scope, parts, depth) {
       continue;
     }
     if (n.nodeType !== 1) continue;
+    if (n.getAttribute("aria-hidden") === "true") continue;
     if (!PLAIN_CONTENT.has(n.localName) && n.namespaceURI !== SVG_NS) return false;
     if (n.hasAttribute("role") || n.hasAttribute("aria-label") || n.hasAttribute("aria-labelledby")
       || n.hasAttribute("title") || n.shadowRoot) return false;
@@ -341,6 +377,8 @@ function labelName(el, scope) {
 function valueOf(el, tagName) {
   if (tagName === "input") {
     if (el.type === "password") return el.value ? "********" : "";
+    // A checkbox's implicit "on" says nothing; its checked state is in `states`.
+    if (el.type === "checkbox" || el.type === "radio") return el.getAttribute("value");
     return el.value;
   }
   if (tagName === "select" || tagName === "textarea") return el.value;

@@ -80,11 +80,6 @@ def test_launcher_sets_profile_and_a_default_home(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-@pytest.mark.xfail(
-    strict=True,
-    reason="write_launcher puts shlex.quote(home) inside a double-quoted ${REINS_HOME:=...}: for a "
-    "path that needs quoting the single quotes become part of REINS_HOME",
-)
 def test_launcher_default_home_with_a_space(tmp_path: Path) -> None:
     home = tmp_path / "My State"
     launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=home, profile="p")
@@ -298,12 +293,6 @@ class _FastClock:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-@pytest.mark.xfail(
-    strict=True,
-    reason="_probe_host waits for run/doctor.sock, but a launcher written with a profile "
-    "(install(profile=...), `reins launch`) overrides REINS_PROFILE, so the host opens "
-    "run/<profile>.sock and doctor reports 'host start' failed after 10 s",
-)
 def test_doctor_host_start_with_a_profile_launcher(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

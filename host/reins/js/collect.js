@@ -1300,6 +1300,7 @@ var reinsCollect = (() => {
   function visit(state, el, sibling, scope, parentPointer, ancestry) {
     const tag = el.localName;
     if (SKIP_TAGS.has(tag)) return;
+    if (el.getAttribute("aria-hidden") === "true") return;
     const style = scope.win.getComputedStyle(el);
     const pointer = style.cursor === "pointer";
     const explicitRole = firstToken(el.getAttribute("role"));
@@ -1341,16 +1342,25 @@ var reinsCollect = (() => {
       native = true;
     }
     if (explicitRole !== null && WIDGET_ROLES.has(explicitRole)) reasons.push("role");
-    if (el.hasAttribute("onclick") || typeof el.onclick === "function") reasons.push("onclick");
-    if (hasReactHandler(el)) reasons.push("react");
+    const react = reactManaged(el);
+    if (el.hasAttribute("onclick") || !react && typeof el.onclick === "function") reasons.push("onclick");
+    if (react && hasReactHandler(el)) reasons.push("react");
     if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
     const tabindex = el.getAttribute("tabindex");
     if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");
     if (isEditingHost(el)) reasons.push("contenteditable");
     if (reasons.length === 0) return null;
+    if ((tag === "body" || tag === "html") && explicitRole === null) return null;
     if (!native && style.pointerEvents === "none") return null;
     if (isSvg) reasons.push("svg");
     return reasons;
+  }
+  function reactManaged(el) {
+    const keys = Object.keys(el);
+    for (let k = 0; k < keys.length; k++) {
+      if (keys[k].startsWith("__react")) return true;
+    }
+    return false;
   }
   function hasReactHandler(el) {
     const keys = Object.keys(el);
@@ -1390,7 +1400,7 @@ var reinsCollect = (() => {
       role,
       name,
       text,
-      value: valueOf(el, tag),
+      value: valueOf(el, tag) ?? customValue(el, tag, role, name),
       testid: attr("data-testid"),
       id: attr("id"),
       aria_label: attr("aria-label"),
@@ -1410,6 +1420,16 @@ var reinsCollect = (() => {
       context: { section: ancestry.section },
       reasons
     };
+  }
+  function customValue(el, tag, role, name) {
+    if (role !== "combobox" || tag === "input" || tag === "select") return null;
+    const parts = [];
+    for (let n = el.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === 3) parts.push(n.data);
+      else if (n.nodeType === 1 && n.getAttribute("aria-hidden") !== "true") parts.push(n.textContent);
+    }
+    const shown = collapse(parts.join(" "));
+    return shown && shown !== name ? shown : null;
   }
   function round(v) {
     return Math.round(v * 10) / 10;
@@ -1477,6 +1497,10 @@ var reinsCollect = (() => {
     if (el.namespaceURI !== SVG_NS) {
       if (tag === "input" && isButtonInput(el)) return collapse(el.value) || defaultButtonLabel(el);
       if (tag === "input" && el.type === "image") return collapse(el.getAttribute("alt") || "");
+      if (tag === "button") {
+        const labelled = labelName(el, scope);
+        if (labelled) return labelled;
+      }
       if (tag === "input" || tag === "select" || tag === "textarea") {
         const labelled = labelName(el, scope);
         if (labelled !== null) return labelled;
@@ -1502,6 +1526,7 @@ var reinsCollect = (() => {
         continue;
       }
       if (n.nodeType !== 1) continue;
+      if (n.getAttribute("aria-hidden") === "true") continue;
       if (!PLAIN_CONTENT.has(n.localName) && n.namespaceURI !== SVG_NS) return false;
       if (n.hasAttribute("role") || n.hasAttribute("aria-label") || n.hasAttribute("aria-labelledby") || n.hasAttribute("title") || n.shadowRoot) return false;
       if (n.getAttribute("aria-hidden") === "true") continue;
@@ -1558,6 +1583,7 @@ var reinsCollect = (() => {
   function valueOf(el, tagName) {
     if (tagName === "input") {
       if (el.type === "password") return el.value ? "********" : "";
+      if (el.type === "checkbox" || el.type === "radio") return el.getAttribute("value");
       return el.value;
     }
     if (tagName === "select" || tagName === "textarea") return el.value;

@@ -1,0 +1,217 @@
+"""Act commands: click, dblclick, hover, fill, type, press, select, check, uncheck, wait."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from typing import Any
+
+from pydantic import Field
+
+from reins._act import (
+    click_element,
+    fill_element,
+    parse_keys,
+    press_keys,
+    resolve_for_action,
+    select_options,
+    set_checked,
+)
+from reins._commands import Args, Command, command
+from reins._errors import DeadlineExceeded, ReinsError, UsageError
+from reins._frames import evaluate_value
+from reins._host import CommandContext
+from reins._locate import resolve_target
+from reins._navigation import settle
+
+__all__ = ["COMMANDS"]
+
+
+class SmartArgs(Args):
+    target: str | None = None
+    frame: str | None = None
+    text: str | None = None
+    index: int | None = Field(default=None, ge=1)
+    type: str | None = None
+    viewport_only: bool = False
+
+    def smart(self) -> dict[str, Any] | None:
+        if self.text is None:
+            if self.index is not None or self.type is not None:
+                raise UsageError("--index and --type go with --text", code="bad_request")
+            return None
+        if self.target:
+            raise UsageError("give a TARGET or --text, not both", code="bad_request")
+        query: dict[str, Any] = {"text": self.text}
+        for key in ("index", "type"):
+            if getattr(self, key) is not None:
+                query[key] = getattr(self, key)
+        if self.viewport_only:
+            query["viewport_only"] = True
+        return query
+
+
+class ClickArgs(SmartArgs):
+    mode: str | None = None  # "js" forces DOM el.click() (REINS_CLICK=js)
+    button: str = "left"
+
+
+async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
+    if args.button not in ("left", "right", "middle"):
+        raise UsageError("--button is left, right or middle", code="bad_request")
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    return await click_element(ctx, el, clicks=clicks, button=args.button,
+                               force_js=args.mode == "js")
+
+
+@command("click", ClickArgs)
+async def click(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+    return await _click(ctx, args, 1)
+
+
+@command("dblclick", ClickArgs)
+async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+    return await _click(ctx, args, 2)
+
+
+@command("hover", SmartArgs)
+async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    return await click_element(ctx, el, hover_only=True)
+
+
+class FillArgs(SmartArgs):
+    value: str
+
+
+@command("fill", FillArgs)
+async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    return await fill_element(ctx, el, args.value)
+
+
+@command("type", FillArgs)
+async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    return await fill_element(ctx, el, args.value, append=True)
+
+
+class PressArgs(Args):
+    keys: str = Field(min_length=1)
+    target: str | None = None
+    frame: str | None = None
+
+
+@command("press", PressArgs)
+async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
+    chord = parse_keys(args.keys)
+    if args.target:
+        from reins._act import act_on, actionable_point
+
+        el = await resolve_target(ctx, args.target, frame=args.frame)
+
+        async def do(target: Any) -> dict[str, Any]:
+            await actionable_point(ctx, target, need_enabled=True)
+            await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
+            await press_keys(ctx, chord)
+            return {"keys": args.keys}
+
+        return await act_on(ctx, el, do)
+    await press_keys(ctx, chord)
+    return {"keys": args.keys, "effect": {}, "warnings": []}
+
+
+class SelectArgs(Args):
+    target: str
+    values: list[str] = Field(min_length=1)
+    frame: str | None = None
+
+
+@command("select", SelectArgs)
+async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
+    el = await resolve_target(ctx, args.target, frame=args.frame)
+    return await select_options(ctx, el, args.values)
+
+
+class CheckArgs(Args):
+    target: str
+    frame: str | None = None
+
+
+@command("check", CheckArgs)
+async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+    return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), True)
+
+
+@command("uncheck", CheckArgs)
+async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+    return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)
+
+
+class WaitArgs(Args):
+    text: str | None = None
+    target: str | None = None
+    gone: str | None = None
+    url: str | None = None
+    idle: bool = False
+
+
+_HAS_TEXT = """((t) => {
+  const seen = (doc) => { if (doc.body && doc.body.innerText.includes(t)) return true;
+    for (const f of doc.querySelectorAll("iframe,frame")) { try { if (f.contentDocument && seen(f.contentDocument)) return true; } catch (e) {} }
+    return false; };
+  return seen(document);
+})"""
+
+
+@command("wait", WaitArgs)
+async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
+    chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (
+        ["idle"] if args.idle else [])
+    if len(chosen) != 1:
+        raise UsageError("wait for one thing: --text, --target, --gone, --url or --idle",
+                         code="bad_request")
+    if args.idle:
+        return {"waited_for": "idle", **(await settle(ctx))}
+    import json
+
+    last: str = "nothing yet"
+    while True:
+        try:
+            if args.text is not None:
+                if await evaluate_value(ctx, f"{_HAS_TEXT}({json.dumps(args.text)})"):
+                    return {"waited_for": "text", "text": args.text}
+                last = "the text is not on the page"
+            elif args.url is not None:
+                href = str(await evaluate_value(ctx, "location.href"))
+                if fnmatch.fnmatchcase(href, args.url) or href == args.url:
+                    return {"waited_for": "url", "url": href}
+                last = f"url is {href}"
+            elif args.target is not None:
+                from reins._act import actionable_point
+
+                el = await resolve_target(ctx, args.target, settle=False)
+                await actionable_point(ctx, el, need_enabled=False)
+                return {"waited_for": "target", "ref": el.ref}
+            elif args.gone is not None:
+                try:
+                    el = await resolve_target(ctx, args.gone, settle=False)
+                except ReinsError as exc:
+                    if exc.code in ("not_found", "ref_stale"):
+                        return {"waited_for": "gone"}
+                    raise
+                visible = await evaluate_value(ctx, "1")  # keep the tab answering
+                last = f"{args.gone} is still there{'' if visible else ''}"
+        except ReinsError as exc:
+            if not exc.transient and exc.code not in ("not_found", "not_visible", "obscured"):
+                raise
+            last = exc.message
+        if ctx.deadline.remaining() < 0.15:
+            raise DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last}",
+                                   details={"last_seen": last})
+        await asyncio.sleep(0.1)
+
+
+COMMANDS: tuple[Command[Any], ...] = (
+    click, dblclick, hover, fill, type_, press, select, check, uncheck, wait,
+)

@@ -1,0 +1,370 @@
+"""Element resolution: TARGET -> an element handle in the right frame context.
+
+TARGET is ``@ref`` · CSS (default, or ``css=…``) · XPath (``//…``, ``(//…)[n]`` or ``xpath=…``) ·
+``role=button[name="Save"]`` · ``text=…`` (``text="…"`` exact); ``--frame CSS`` scopes a CSS or
+XPath target into an iframe (same-origin or out-of-process).
+
+Failures are classed as the resolution design says: zero matches after the settle window and bad
+syntax are permanent (``not_found``, ``invalid_selector``); several matches are ``ambiguous``;
+a ref whose element is gone is re-identified by its identity signals and used only when the best
+candidate is unambiguous with confidence ≥ 0.75, else ``ref_stale`` with the candidates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
+from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_frame
+from reins._identity import MATCH_THRESHOLD, Identity, compare
+
+if TYPE_CHECKING:
+    from reins._host import CommandContext
+    from reins._registry import RegistryEntry
+
+__all__ = ["Resolved", "Target", "parse_target", "resolve_target"]
+
+Kind = Literal["ref", "css", "xpath", "role", "text"]
+
+# How long a target that is not there yet is waited for (menus render asynchronously).
+SETTLE_WINDOW_S = 1.5
+# A recovered candidate must beat the runner-up by this much to count as unambiguous.
+RECOVERY_MARGIN = 0.05
+
+_ROLE_RE = re.compile(
+    r"""^(?P<role>[a-zA-Z][\w-]*)\s*(?:\[\s*name\s*=\s*(?P<q>["'])(?P<name>.*?)(?P=q)\s*(?P<flag>[is])?\s*\])?$""")
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: Kind
+    value: str
+    name: str | None = None
+    exact: bool = False
+    frame: str | None = None
+
+
+def parse_target(raw: str, *, frame: str | None = None) -> Target:
+    """Parse a TARGET string (pure; raises ``invalid_selector``)."""
+    text = raw.strip()
+    if not text:
+        raise UsageError("empty target", code="invalid_selector")
+    if text.startswith("@"):
+        if len(text) < 2 or not re.fullmatch(r"@[A-Za-z0-9_-]+", text):
+            raise UsageError(f"{raw!r} is not a ref (refs look like @save or @e7f3a2)",
+                             code="invalid_selector")
+        if frame:
+            raise UsageError("--frame scopes CSS or XPath targets; a ref knows its frame",
+                             code="invalid_selector")
+        return Target("ref", text)
+    if text.startswith("xpath="):
+        return Target("xpath", text[6:], frame=frame)
+    if text.startswith(("//", "(/", "./", "..")):
+        return Target("xpath", text, frame=frame)
+    if text.startswith("css="):
+        return Target("css", text[4:], frame=frame)
+    if text.startswith("role="):
+        m = _ROLE_RE.match(text[5:].strip())
+        if not m:
+            raise UsageError(f"{raw!r}: use role=ROLE or role=ROLE[name=\"Name\"]",
+                             code="invalid_selector")
+        return Target("role", m.group("role").lower(), name=m.group("name"),
+                      exact=m.group("flag") == "s", frame=frame)
+    if text.startswith("text="):
+        body = text[5:]
+        if len(body) >= 2 and body[0] == body[-1] and body[0] in "\"'":
+            return Target("text", body[1:-1], exact=True, frame=frame)
+        if not body.strip():
+            raise UsageError("text= needs some text", code="invalid_selector")
+        return Target("text", body, frame=frame)
+    return Target("css", text, frame=frame)
+
+
+@dataclass
+class Resolved:
+    """An element handle and where it lives."""
+
+    object_id: str
+    session_id: str | None = None
+    backend_node_id: int | None = None
+    via: str = "css"
+    ref: str | None = None
+    recovered: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# ---- page-side helpers -------------------------------------------------------------------------
+
+_API = 'window[Symbol.for("reins.api")]'
+_MATCHES = 'window[Symbol.for("reins.matches")]'
+
+# Finds CSS or XPath matches inside a chain of same-origin iframes and shadow hosts; parks them in
+# a Symbol slot and answers {count} or {error, message} or {frame: index} when a cross-origin
+# iframe interrupts the chain.
+_FIND = """(spec) => {
+  let doc = document, root = document;
+  for (let k = 0; k < spec.frames.length; k++) {
+    let el; try { el = root.querySelector(spec.frames[k]); } catch (e) { return {error: "invalid_selector", message: e.message}; }
+    if (!el) return {error: "not_found", message: "no iframe matches " + spec.frames[k]};
+    if (!el.contentDocument) { window[Symbol.for("reins.matches")] = [el]; return {frame: k}; }
+    doc = el.contentDocument; root = doc;
+  }
+  for (const host of spec.shadow) {
+    const h = root.querySelector(host);
+    if (!h || !h.shadowRoot) return {error: "not_found", message: "shadow host gone: " + host};
+    root = h.shadowRoot;
+  }
+  let found = [];
+  try {
+    if (spec.kind === "xpath") {
+      const r = doc.evaluate(spec.value, root === doc ? doc : root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      for (let i = 0; i < r.snapshotLength; i++) { const n = r.snapshotItem(i); if (n.nodeType === 1) found.push(n); }
+    } else {
+      found = Array.from(root.querySelectorAll(spec.value));
+    }
+  } catch (e) { return {error: "invalid_selector", message: e.message}; }
+  window[Symbol.for("reins.matches")] = found;
+  return {count: found.length};
+}"""
+
+
+async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
+    from reins._observe import collect_source
+
+    installed = await evaluate_value(ctx, f"!!{_API}", session_id=session, what="api check")
+    if not installed:
+        body = collect_source().strip().rstrip(";").replace("__REINS_OPTIONS__",
+                                                             json.dumps({"install": True}))
+        await evaluate_value(ctx, body, session_id=session, what="install page api")
+
+
+async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
+    """The element record (docs/element-record.md) of one element, for identity checks."""
+    await _ensure_api(ctx, resolved.session_id)
+    record = await call_function(ctx, resolved.object_id,
+                                 f"function() {{ return {_API}.describe(this); }}",
+                                 session_id=resolved.session_id, what="describe")
+    return record if isinstance(record, dict) else {}
+
+
+async def _match_handle(ctx: CommandContext, index: int, session: str | None) -> str:
+    handle = await evaluate_handle(ctx, f"{_MATCHES}[{index}]", session_id=session,
+                                   what="match handle")
+    if handle is None:
+        raise ResolutionError("the element went away while being resolved", transient=True)
+    return handle
+
+
+async def _frame_session(ctx: CommandContext, iframe_object: str, session: str | None) -> str:
+    node = (await ctx.cdp("DOM.describeNode", {"objectId": iframe_object},
+                          session_id=session)).get("node") or {}
+    frame_id = node.get("frameId")
+    if not frame_id:
+        raise BrowserError("the iframe has no frame to enter", code="frame_unreachable")
+    try:
+        return await session_for_frame(ctx, str(frame_id))
+    except ReinsError as exc:
+        raise BrowserError(f"cannot reach the cross-origin frame: {exc.message}",
+                           code="frame_unreachable") from exc
+
+
+async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[str, ...] = (),
+                   shadow: tuple[str, ...] = ()) -> tuple[int, str | None]:
+    """Run a CSS/XPath query through frames (entering OOPIF sessions as needed).
+
+    Returns (match count, session); the matches are parked page-side for ``_match_handle``.
+    """
+    session: str | None = None
+    remaining = list(frames)
+    while True:
+        spec = {"kind": kind, "value": value, "frames": remaining, "shadow": list(shadow)}
+        answer = await evaluate_value(ctx, f"({_FIND})({json.dumps(spec)})", session_id=session,
+                                      what="find")
+        if not isinstance(answer, dict):
+            raise ResolutionError("the page did not answer the query", transient=True)
+        if "error" in answer:
+            code = str(answer["error"])
+            if code == "invalid_selector":
+                raise UsageError(f"{value!r}: {answer.get('message')}", code="invalid_selector")
+            raise ResolutionError(str(answer.get("message")), code=code)
+        if "frame" in answer:
+            iframe = await _match_handle(ctx, 0, session)
+            session = await _frame_session(ctx, iframe, session)
+            remaining = remaining[int(answer["frame"]) + 1:]
+            continue
+        return int(answer["count"]), session
+
+
+async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
+    frames = (target.frame,) if target.frame else ()
+    count, session = await find_all(ctx, target.kind, target.value, frames=frames)
+    if count == 0:
+        raise ResolutionError(f"nothing matches {target.value!r}", code="not_found", transient=True)
+    if count > 1:
+        raise ResolutionError(
+            f"{count} elements match {target.value!r}", code="ambiguous",
+            hint="make it unique: a ref from `reins state`, a tighter selector, or (xpath)[n]")
+    return Resolved(await _match_handle(ctx, 0, session), session, via=target.kind)
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
+    """role= and text= go through the page script's records (role and accessible name)."""
+    from reins._cmd_observe import observe_page
+
+    snap, records, refs = await observe_page(ctx)
+    wanted = _norm(target.name if target.kind == "role" else target.value)
+
+    def name_ok(record: dict[str, Any]) -> bool:
+        names = [_norm(record.get("name")), _norm(record.get("text"))]
+        if target.kind == "role" and target.name is None:
+            return True
+        if target.exact:
+            return wanted in names if target.kind == "role" else _norm(record.get("text")) == wanted \
+                or _norm(record.get("name")) == wanted
+        return any(wanted in n for n in names)
+
+    pool = [i for i, r in enumerate(records)
+            if (target.kind != "role" or r.get("role") == target.value) and name_ok(r)]
+    if len(pool) > 1 and not target.exact:  # prefer whole-name matches over substrings
+        whole = [i for i in pool if wanted in (_norm(records[i].get("name")), _norm(records[i].get("text")))]
+        pool = whole or pool
+    if not pool:
+        raise ResolutionError(f"no element with {target.kind} {target.value!r}"
+                              + (f" named {target.name!r}" if target.name else ""), transient=True)
+    if len(pool) > 1:
+        listed = ", ".join(refs[i] for i in pool[:8])
+        raise ResolutionError(f"{len(pool)} elements match ({listed})", code="ambiguous",
+                              details={"candidates": [refs[i] for i in pool[:8]]})
+    i = pool[0]
+    return await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
+
+
+async def handle_for_record(ctx: CommandContext, home: tuple[str | None, int], *, via: str,
+                            ref: str | None = None) -> Resolved:
+    session, local = home
+    handle = await evaluate_handle(ctx, f'window[Symbol.for("reins.elements")][{local}]',
+                                   session_id=session, what="element handle")
+    if handle is None:
+        raise ResolutionError("the element went away", code="ref_stale", transient=True)
+    return Resolved(handle, session, via=via, ref=ref)
+
+
+# ---- refs ---------------------------------------------------------------------------------------
+
+
+async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
+    loc = entry.locator
+    if loc.selector is None:
+        return None
+    kind = "xpath" if loc.selector.startswith(("/", "(")) else "css"
+    try:
+        count, session = await find_all(ctx, kind, loc.selector, frames=loc.frames,
+                                        shadow=loc.shadow)
+    except ResolutionError:
+        return None
+    if count != 1:
+        return None
+    return Resolved(await _match_handle(ctx, 0, session), session, via="ref", ref=entry.ref)
+
+
+async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
+    if entry.backend_node_id is None:
+        return None
+    session = None
+    frames = list(entry.locator.frames)
+    if frames:  # an element inside a frame: resolve in that frame's session
+        try:
+            _, session = await find_all(ctx, "css", ":root", frames=tuple(frames))
+        except ReinsError:
+            return None
+    try:
+        node = await ctx.cdp("DOM.resolveNode", {"backendNodeId": entry.backend_node_id,
+                                                 "objectGroup": "reins"}, session_id=session)
+    except ReinsError:
+        return None
+    object_id = (node.get("object") or {}).get("objectId")
+    if not object_id:
+        return None
+    return Resolved(str(object_id), session, backend_node_id=entry.backend_node_id, via="ref",
+                    ref=entry.ref)
+
+
+async def _verified(ctx: CommandContext, entry: RegistryEntry, resolved: Resolved) -> float:
+    record = await describe(ctx, resolved)
+    if not record.get("connected", True):
+        return 0.0
+    return compare(entry.identity, Identity.from_record(record))
+
+
+async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
+    from reins._cmd_observe import observe_page
+    from reins._observe import registry_for
+
+    snap, records, refs = await observe_page(ctx)
+    registry = registry_for(ctx)
+    ranked = registry.candidates(entry, records, source="dom", min_confidence=0.5)
+    top = [{"ref": refs[i], "role": records[i].get("role"), "name": records[i].get("name"),
+            "confidence": round(c, 3)} for i, c in ranked[:3]]
+    if ranked:
+        best_i, best = ranked[0]
+        runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
+        if best >= MATCH_THRESHOLD and best - runner_up >= RECOVERY_MARGIN:
+            resolved = await handle_for_record(ctx, snap.homes[best_i], via="ref", ref=entry.ref)
+            resolved.recovered = {"via": "identity", "confidence": round(best, 3),
+                                  "ref": refs[best_i]}
+            ctx.host.stats.note("ref_recovered")
+            return resolved
+    raise ResolutionError(
+        f"{entry.ref} is stale: its element is gone and no single element matches it well enough",
+        code="ref_stale", details={"candidates": top})
+
+
+async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
+    from reins._observe import current_url, registry_for
+
+    registry = registry_for(ctx, await current_url(ctx))
+    entry = registry.lookup(target.value)
+    if not entry.carried_over:
+        for attempt in (_by_backend, _by_locator):
+            resolved = await attempt(ctx, entry)
+            if resolved is None:
+                continue
+            confidence = await _verified(ctx, entry, resolved)
+            if confidence >= MATCH_THRESHOLD:
+                return resolved
+    resolved = await _recover(ctx, entry)
+    if entry.carried_over and resolved.recovered is not None:
+        resolved.recovered["via"] = "reidentified_after_navigation"
+    return resolved
+
+
+# ---- entry point ------------------------------------------------------------------------------
+
+
+async def resolve_target(ctx: CommandContext, target: str, *, frame: str | None = None,
+                         settle: bool = True) -> Resolved:
+    """Resolve TARGET, waiting up to the settle window for a target that is not there yet."""
+    parsed = parse_target(target, frame=frame)
+    loop = asyncio.get_running_loop()
+    until = loop.time() + min(SETTLE_WINDOW_S, ctx.deadline.remaining())
+    while True:
+        try:
+            if parsed.kind == "ref":
+                return await _resolve_ref(ctx, parsed)
+            if parsed.kind in ("role", "text"):
+                return await _resolve_by_records(ctx, parsed)
+            return await _resolve_query(ctx, parsed)
+        except ResolutionError as exc:
+            if not (settle and exc.transient and exc.code == "not_found") or loop.time() >= until:
+                if exc.code == "not_found":
+                    exc.transient = False
+                raise
+        await asyncio.sleep(0.1)
