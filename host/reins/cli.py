@@ -70,12 +70,22 @@ def run(
 
     opts = _opts(ctx, local)
     json_out = bool(opts.get("json_out"))
+    batch = opts.get("_batch")
+    answer: dict[str, Any]
     try:
-        answer = request(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
-                         timeout_ms=opts.get("timeout_ms"))
+        if batch is not None:  # `reins batch`: one connection for every line
+            answer = batch.call(cmd, args, tab=opts.get("tab"), timeout_ms=opts.get("timeout_ms"))
+        else:
+            answer = request(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
+                             timeout_ms=opts.get("timeout_ms"))
     except ReinsError as exc:
-        fail(exc.to_wire(), json_out)
+        answer = {"ok": False, "error": exc.to_wire()}
     answer.pop("request_id", None)
+    if batch is not None:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+        if not answer.get("ok"):
+            raise _BatchLineFailed()
+        return answer
     if not answer.get("ok"):
         fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
     if quiet:
@@ -86,6 +96,10 @@ def run(
         body = {k: v for k, v in answer.items() if k != "ok"}
         click.echo(human(answer) if human else _plain(body))
     return answer
+
+
+class _BatchLineFailed(Exception):
+    """A batch line's error answer has been printed; go on with the next line."""
 
 
 def _plain(body: dict[str, Any]) -> str:
@@ -103,7 +117,7 @@ def _plain(body: dict[str, Any]) -> str:
 @click.pass_context
 def main(ctx: click.Context, /, **opts: Any) -> None:
     """Drive your own logged-in Chrome from the command line."""
-    ctx.obj = {k: v for k, v in opts.items() if v is not None}
+    ctx.obj = {**(ctx.obj or {}), **{k: v for k, v in opts.items() if v is not None}}
 
 
 # ---- bridge commands -------------------------------------------------------------------------
@@ -689,6 +703,51 @@ def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> 
 
     _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
                   lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
+
+
+@main.command()
+@_global_options
+@click.pass_context
+def batch(ctx: click.Context, /, **local: Any) -> None:
+    """Run commands from stdin, one per line in CLI syntax, over one connection.
+
+    Each line answers one JSON line ({"ok": true, ...} or {"ok": false, "error": ...}). Lines run
+    in order; a failed line does not stop the rest. Blank lines and # comments are skipped.
+    Example: printf 'state\\nclick @save\\n' | reins batch
+    """
+    import shlex
+
+    from reins._client import Connection, find_socket
+
+    opts = _opts(ctx, local)
+    try:
+        conn = Connection(find_socket(opts.get("profile")))
+    except ReinsError as exc:
+        fail(exc.to_wire(), True)
+    failures = 0
+    with conn:
+        for raw in sys.stdin:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                argv = shlex.split(line)
+                if argv and argv[0] == "batch":
+                    raise click.UsageError("batch does not nest")
+                base = {k: v for k, v in opts.items() if k in _GLOBALS}
+                main.main(args=argv, prog_name="reins", standalone_mode=False,
+                          obj={**base, "json_out": True, "_batch": conn})
+            except _BatchLineFailed:
+                failures += 1
+            except (click.ClickException, ValueError) as exc:
+                failures += 1
+                message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+                click.echo(json.dumps({"ok": False, "error": {
+                    "code": "bad_request", "message": f"{line!r}: {message}", "transient": False}}))
+            except SystemExit as exc:
+                failures += 1 if exc.code else 0
+            sys.stdout.flush()
+    sys.exit(EXIT_FAILED if failures else EXIT_OK)
 
 
 if __name__ == "__main__":
