@@ -118,6 +118,11 @@ class ExtensionLink:
     def remaining_ms_for_page(self, deadline: Deadline) -> int:
         return deadline.remaining_ms(headroom_ms=HEADROOM_MS)
 
+    @property
+    def pending_count(self) -> int:
+        """Requests sent to the extension that nothing has answered, failed or given up on yet."""
+        return len(self._pending)
+
     # ---- incoming ----
 
     def on_tab_gone(self, handler: TabGoneHandler) -> None:

@@ -174,7 +174,8 @@ async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
 
 @command("stats", NoArgs, needs_tab=False)
 async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
-    return {"stats": ctx.host.stats.snapshot()}
+    # pending_requests: extension requests in flight (0 when idle: nothing left by an aborted eval).
+    return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
 @command("ping", NoArgs, needs_tab=False)

@@ -44,6 +44,16 @@ class TabState:
     events: set[str] = field(default_factory=set)
     extra: dict[str, Any] = field(default_factory=dict)
     listeners: list[Callable[[CdpEvent], None]] = field(default_factory=list)
+    # A command here timed out or was aborted: probe the tab before the next one (tab_unresponsive).
+    suspect: bool = False
+
+
+# ---- tab_unresponsive: a tab whose main thread stays blocked fails fast ----------------------
+# How long a suspect tab gets to answer `Runtime.evaluate("1")` before it counts as blocked.
+PROBE_MS = 400
+# Commands that recover a tab or do not run on its main thread are never held back by the probe.
+_NO_PROBE = frozenset({"tabs", "tab_new", "tab_select", "tab_close", "navigate", "reload"})
+# ---- end tab_unresponsive --------------------------------------------------------------------
 
 
 @dataclass
@@ -142,12 +152,46 @@ class Host:
                 raise BrowserError("reins is paused in the extension popup", code="paused")
             tab_id = request.tab if request.tab is not None else await self.default_tab(deadline)
         ctx = CommandContext(self, deadline, tab_id, request)
+        if tab_id is not None and cmd.name not in _NO_PROBE:
+            await self._probe_if_suspect(tab_id, deadline)  # tab_unresponsive
         try:
             return await asyncio.wait_for(cmd.handler(ctx, args), deadline.remaining() + _LATE_MS)
         except TimeoutError:
+            self._mark_suspect(tab_id)  # tab_unresponsive
             raise DeadlineExceeded(
                 f"{request.cmd}: the {deadline.budget_ms} ms budget ran out"
             ) from None
+        except (DeadlineExceeded, asyncio.CancelledError):
+            self._mark_suspect(tab_id)  # tab_unresponsive
+            raise
+
+    # ---- tab_unresponsive ----
+
+    def _mark_suspect(self, tab_id: int | None) -> None:
+        if tab_id is not None:
+            self.tab(tab_id).suspect = True
+
+    async def _probe_if_suspect(self, tab_id: int, deadline: Deadline) -> None:
+        """A tab whose last command timed out must answer a trivial evaluate quickly; one that
+        does not is blocked (a loop in a promise continuation, the page's own code): fail fast
+        instead of letting every command wait out its budget. chrome.debugger calls queue up
+        behind a blocked renderer; the probe's late answer is dropped by the link."""
+        state = self.tabs.get(tab_id)
+        if state is None or not state.suspect:
+            return
+        try:
+            await self.link.cdp(tab_id, "Runtime.evaluate", {"expression": "1"},
+                                deadline=deadline.child(PROBE_MS))
+        except DeadlineExceeded:
+            self.stats.note("tab_unresponsive")
+            raise BrowserError(
+                f"tab {tab_id} does not answer: its main thread is blocked (a script that never "
+                "yields)", code="tab_unresponsive",
+                hint=f"close it (`reins tab close {tab_id}`) and open the page again "
+                     "(`reins tab new URL`): a reload queues behind the running script; other "
+                     "tabs are not affected",
+            ) from None
+        state.suspect = False
 
 
 @dataclass
