@@ -89,7 +89,11 @@ async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
     frame_id = node.get("frameId")
     if not frame_id:
         raise ReinsError("the iframe has no frame of its own", code="frame_unreachable")
-    session = await session_for_frame(ctx, str(frame_id))
+    try:
+        session = await session_for_frame(ctx, str(frame_id))
+    except ReinsError as exc:
+        raise ReinsError("no session: in process with an opaque origin (e.g. a data: URL), or "
+                         "not loaded yet", code="frame_unreachable") from exc
     from reins._frames import call_function
 
     origin = await call_function(ctx, object_id, _CONTENT_ORIGIN, what="frame origin")
@@ -118,6 +122,8 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
     frames: list[dict[str, Any]] = [dict(f) for f in main.get("frames") or []]
     by_id = {str(f["id"]): f for f in frames}
+    # (position in the main list, records, homes) of each cross-origin frame read on its own.
+    splices: list[tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]]] = []
     for frame in list(frames):
         if frame.get("status") != "cross_origin":
             continue
@@ -127,10 +133,15 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
                                          what="collect in frame")
         except ReinsError as exc:
             frame["status"] = "unreachable"
-            frame["reason"] = exc.code if exc.code != "cdp_error" else exc.message
+            frame["reason"] = _unreachable_reason(exc)
             continue
         frame["status"] = "ok"
         frame["session_id"] = session
+        frame["url"] = frame.get("url") or child.get("url") or ""
+        at = frame.pop("at", None)
+        splice: tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]] = (
+            at if isinstance(at, int) else len(elements), [], [])
+        splices.append(splice)
         prefix = str(frame["id"])
         remap = {"f0": prefix}
         for sub in child.get("frames") or []:
@@ -144,9 +155,11 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
             box = record.get("box")
             if isinstance(box, list) and len(box) == 4:
                 record["box"] = [box[0] + ox, box[1] + oy, box[2], box[3]]
-            elements.append(record)
-            homes.append((session, local))
+            splice[1].append(record)
+            splice[2].append((session, local))
+    elements, homes = _spliced(elements, homes, splices)
     for frame in frames:
+        frame.pop("at", None)
         if frame.get("status") == "cross_origin":  # could not be reached
             frame["status"] = "unreachable"
             frame.setdefault("reason", "cross-origin frame without a session")
@@ -158,6 +171,31 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
         truncated=bool(main.get("truncated")), document_id=repr(main.get("origin")),
         timestamp=float(main.get("timestamp") or time.time() * 1000),
         elapsed_ms=int((time.monotonic() - started) * 1000), homes=homes)
+
+
+def _unreachable_reason(exc: ReinsError) -> str:
+    """Why a frame could not be read, short enough for its section header."""
+    # A frame_unreachable message says what was missing (the iframe, its frame, a session); the
+    # code alone would print "frame_unreachable: frame_unreachable". Without the generic hint.
+    if exc.code in ("frame_unreachable", "cdp_error") and exc.args:
+        return str(exc.args[0])
+    return exc.code
+
+
+def _spliced(
+    elements: list[dict[str, Any]], homes: list[tuple[str | None, int]],
+    splices: list[tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]]],
+) -> tuple[list[dict[str, Any]], list[tuple[str | None, int]]]:
+    """The main list with each cross-origin frame's records inserted where its iframe is."""
+    out_elements: list[dict[str, Any]] = []
+    out_homes: list[tuple[str | None, int]] = []
+    start = 0
+    for at, records, record_homes in sorted(splices, key=lambda s: s[0]):  # stable: frame order
+        at = max(start, min(at, len(elements)))
+        out_elements += elements[start:at] + records
+        out_homes += homes[start:at] + record_homes
+        start = at
+    return out_elements + elements[start:], out_homes + homes[start:]
 
 
 # ---- the AX source --------------------------------------------------------------------------

@@ -33,11 +33,19 @@ export function collect(options) {
 
   let items = state.items;
   if (viewportOnly) {
+    for (const frame of state.frames) {
+      if (frame.at !== undefined) {
+        frame.at = items.slice(0, frame.at).filter((item) => item.record.in_viewport).length;
+      }
+    }
     items = items.filter((item) => item.record.in_viewport);
     if (items.length > maxElements) {
       items = items.slice(0, maxElements);
       state.truncated = true;
     }
+  }
+  for (const frame of state.frames) {
+    if (frame.at !== undefined) frame.at = Math.min(frame.at, items.length);
   }
   const elements = new Array(items.length);
   const nodes = new Array(items.length);

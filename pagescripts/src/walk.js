@@ -493,6 +493,9 @@ function enterFrame(state, el, style, scope) {
     selector: frameSelector(el, scope),
     status: doc ? "ok" : "cross_origin",
   });
+  // Where the host splices in what it reads through the frame's own session, so that the
+  // elements of a cross-origin frame follow their iframe in document order too.
+  if (!doc) state.frames[state.frames.length - 1].at = state.items.length;
   if (!doc || !doc.defaultView) return;
   const rect = el.getBoundingClientRect();
   const offsetX = scope.offsetX + rect.left + el.clientLeft + (parseFloat(style.paddingLeft) || 0);

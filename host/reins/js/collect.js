@@ -1693,6 +1693,7 @@ var reinsCollect = (() => {
       selector: frameSelector(el, scope),
       status: doc ? "ok" : "cross_origin"
     });
+    if (!doc) state.frames[state.frames.length - 1].at = state.items.length;
     if (!doc || !doc.defaultView) return;
     const rect = el.getBoundingClientRect();
     const offsetX = scope.offsetX + rect.left + el.clientLeft + (parseFloat(style.paddingLeft) || 0);
@@ -1768,11 +1769,19 @@ var reinsCollect = (() => {
     walk(state, documentScope(document, "f0", 0, 0));
     let items = state.items;
     if (viewportOnly) {
+      for (const frame of state.frames) {
+        if (frame.at !== void 0) {
+          frame.at = items.slice(0, frame.at).filter((item) => item.record.in_viewport).length;
+        }
+      }
       items = items.filter((item) => item.record.in_viewport);
       if (items.length > maxElements) {
         items = items.slice(0, maxElements);
         state.truncated = true;
       }
+    }
+    for (const frame of state.frames) {
+      if (frame.at !== void 0) frame.at = Math.min(frame.at, items.length);
     }
     const elements = new Array(items.length);
     const nodes = new Array(items.length);
