@@ -12,13 +12,13 @@ called on it from a ``Runtime.evaluate``, so the user's code runs under the same
 level. (``Runtime.terminateExecution`` is refused to extensions: ``Runtime.evaluate``'s ``timeout``
 is the one thing that stops a runaway script.)
 
-Timeouts. The script gets the command's remaining budget minus ``HEADROOM_MS`` as its V8 timeout; a
-synchronous loop is stopped there and the tab stays usable. Work that runs after an ``await`` or in
-a promise continuation is not covered by V8's timeout: the command still answers ``timeout`` at its
-deadline (``ANSWER_GRACE_MS`` later at most), and if the page's main thread stays busy the host
-answers ``tab_unresponsive`` for that tab until it is closed (a reload queues behind the script). A
-client that disconnects aborts the command at once; a script already running in the page ends at its
-V8 timeout at the latest.
+Timeouts. The script gets the command's remaining budget minus ``SCRIPT_HEADROOM_MS`` as its V8
+timeout; a synchronous loop is stopped there and the tab stays usable. Work that runs after an
+``await`` or in a promise continuation is not covered by V8's timeout: the command still answers
+``timeout`` at its deadline, and if the page's main thread stays busy the host answers
+``tab_unresponsive`` for that tab until it is closed (a reload queues behind the script). A client
+that disconnects aborts the command at once; a script already running in the page ends at its V8
+timeout at the latest.
 
 Answers (``--json``):
 
@@ -58,8 +58,8 @@ from reins._host import CommandContext
 
 __all__ = [
     "COMMANDS",
-    "ANSWER_GRACE_MS",
     "MAX_RESULT_BYTES",
+    "SCRIPT_HEADROOM_MS",
     "describe_remote",
     "exception_error",
     "from_serialized",
@@ -69,9 +69,10 @@ __all__ = [
 
 # Results larger than this (UTF-8 bytes of their JSON text) are cut, with a marker.
 MAX_RESULT_BYTES = 256 * 1024
-# How long after the deadline the answer to a script stopped by V8 is still waited for (within the
-# 250 ms the contract allows after the deadline).
-ANSWER_GRACE_MS = 100
+# Kept back from the script's V8 timeout: V8 stops the script this long before the deadline, so
+# the answer that says it was stopped arrives while the command still waits for it (and the caller
+# can be told "stopped, the tab is usable" rather than only "no answer").
+SCRIPT_HEADROOM_MS = 2 * HEADROOM_MS
 # Named in stack traces and exception locations of the user's script.
 SOURCE_URL = "reins-eval"
 # One slot on each page's global object, `Symbol.for("reins.eval")`: a Map keyed by a per-call
@@ -137,7 +138,7 @@ _SERIALIZE = """(() => {
 
 def script_timeout_ms(deadline: Deadline, *, now: float | None = None) -> int:
     """The V8 timeout a script may be given: what is left of the budget minus the headroom."""
-    return deadline.remaining_ms(headroom_ms=HEADROOM_MS, now=now)
+    return deadline.remaining_ms(headroom_ms=SCRIPT_HEADROOM_MS, now=now)
 
 
 def was_terminated(error: ReinsError, *, elapsed_ms: float, timeout_ms: int) -> bool:
@@ -284,14 +285,9 @@ class _Call:
         }
         if repl:
             params["replMode"] = True
-        # V8 stops the script HEADROOM_MS before the deadline; its answer may still be on its way
-        # then, so wait a little past the deadline for it rather than guess what happened.
-        patient = Deadline(at=ctx.deadline.at + ANSWER_GRACE_MS / 1000,
-                           budget_ms=ctx.deadline.budget_ms, started=ctx.deadline.started)
         sent = time.monotonic()
         try:
-            return await ctx.cdp("Runtime.evaluate", params, session_id=self.session_id,
-                                 deadline=patient)
+            return await ctx.cdp("Runtime.evaluate", params, session_id=self.session_id)
         except DeadlineExceeded as exc:
             elapsed = (time.monotonic() - sent) * 1000
             if was_terminated(exc, elapsed_ms=elapsed, timeout_ms=timeout_ms):

@@ -8,7 +8,6 @@ renderer process.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -21,7 +20,6 @@ import pytest
 
 from .conftest import PROFILE, Browser, Site
 
-BUTTON_CENTRE = (120, 140)  # fixtures/static/eval.html: #press at (40, 120), 160 x 40
 LATE_S = 0.25  # the issue's bound: the answer comes no later than this after the deadline
 
 
@@ -48,12 +46,9 @@ def _via(browser: Browser, how: str, tab: int, args: dict[str, Any],
     return browser.call("eval", args, tab=tab, timeout_ms=timeout_ms)
 
 
-def _click(browser: Browser, tab: int, x: int, y: int) -> None:
-    for kind, buttons in (("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)):
-        params: dict[str, Any] = {"type": kind, "x": x, "y": y, "buttons": buttons}
-        if kind != "mouseMoved":
-            params.update(button="left", clickCount=1)
-        browser.ok("cdp", "Input.dispatchMouseEvent", json.dumps(params), "--tab", str(tab))
+def _click(browser: Browser, tab: int) -> None:
+    """`reins click` on the fixture's button: real mouse events, after actionability checks."""
+    browser.ok("click", "#press", "--tab", str(tab), "--timeout-ms", "5000")
 
 
 def _stats(browser: Browser) -> dict[str, Any]:
@@ -82,7 +77,7 @@ def test_endless_loop_is_stopped_at_the_deadline_and_the_tab_still_clicks(
     assert took < 1.0 + LATE_S, took
     assert _stats(browser)["events"].get("eval_terminated", 0) == before + 1
 
-    _click(browser, tab, *BUTTON_CENTRE)
+    _click(browser, tab)
     clicks = browser.js("return window.__clicks")
     assert len(clicks) == 1 and clicks[0]["trusted"] is True and clicks[0]["detail"] == 1
     assert browser.js("return document.querySelectorAll('#log li').length") == 1
@@ -115,7 +110,7 @@ def test_element_level_endless_loop_is_stopped_the_same_way(
     assert took < 1.0 + LATE_S, took
     # The user's function did run (on the element) and the tab is usable right after.
     assert browser.js("return document.getElementById('press').dataset.entered") == "yes"
-    _click(browser, tab, *BUTTON_CENTRE)
+    _click(browser, tab)
     assert len(browser.js("return window.__clicks")) == 1
 
 
