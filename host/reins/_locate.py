@@ -275,6 +275,29 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
     return Resolved(await _match_handle(ctx, 0, session), session, via="ref", ref=entry.ref)
 
 
+async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
+    """The very node the tab's latest observation showed under this ref, if it is still attached.
+
+    DOM-source records carry no backend node id; the page script keeps the observed nodes, so this
+    is the same-node fast path for them (a re-render detaches the node and this answers None).
+    """
+    last = ctx.host.tab(ctx.tab).extra.get("last_snapshot")
+    if not last:
+        return None
+    snap, _records, refs = last
+    if entry.ref not in refs or snap.document_id != entry.document_id:
+        return None
+    try:
+        resolved = await handle_for_record(ctx, snap.homes[refs.index(entry.ref)], via="ref",
+                                           ref=entry.ref)
+        attached = await call_function(ctx, resolved.object_id,
+                                       "function() { return this.isConnected; }",
+                                       session_id=resolved.session_id, what="attached")
+    except ReinsError:
+        return None
+    return resolved if attached is True else None
+
+
 async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
     if entry.backend_node_id is None:
         return None
@@ -333,12 +356,20 @@ async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
     registry = registry_for(ctx, await current_url(ctx))
     entry = registry.lookup(target.value)
     if not entry.carried_over:
-        for attempt in (_by_backend, _by_locator):
+        # A hash ref's locator is positional or text-based: after a re-render it can land on a
+        # look-alike (another row's "Edit") that verifies at full confidence. Only the identity
+        # search, which refuses ties, may pick among look-alikes.
+        attempts = ((_by_last_snapshot, _by_backend) if entry.signal == "hash"
+                    else (_by_last_snapshot, _by_backend, _by_locator))
+        for attempt in attempts:
             resolved = await attempt(ctx, entry)
             if resolved is None:
                 continue
             confidence = await _verified(ctx, entry, resolved)
             if confidence >= MATCH_THRESHOLD:
+                if attempt is _by_locator:  # the registered node is gone: say who stood in
+                    resolved.recovered = {"via": "locator", "confidence": round(confidence, 3)}
+                    ctx.host.stats.note("ref_recovered")
                 return resolved
     resolved = await _recover(ctx, entry)
     if entry.carried_over and resolved.recovered is not None:
