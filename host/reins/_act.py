@@ -529,9 +529,14 @@ async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str
                 code="ambiguous", hint="add --index N (1-based) or --type",
                 details={"candidates": [m.get("ref") for m in matches[:8]]})
         chosen = matches[0]
-        snap = ctx.host.tab(ctx.tab).extra["last_snapshot"][0]
-        return await handle_for_record(ctx, snap.homes[int(chosen["i"])], via="smart",
-                                       ref=chosen.get("ref"))
+        snap, _records, refs = ctx.host.tab(ctx.tab).extra["last_snapshot"]
+        # The map may be a cached one from an earlier observation than the latest (a `state` since
+        # then renumbers elements): go by the chosen element's ref, not by its index.
+        ref = chosen.get("ref")
+        if ref not in refs:
+            raise ResolutionError(f"{ref} left the page since the map was built", code="ref_stale",
+                                  transient=True, hint="run `reins map --force` or `reins state`")
+        return await handle_for_record(ctx, snap.homes[refs.index(ref)], via="smart", ref=ref)
     if not target:
         raise UsageError("give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text",
                          code="bad_request")
