@@ -51,7 +51,10 @@ _PROBE = """async function(opts) {
   const vw = win.innerWidth, vh = win.innerHeight;
   const x0 = Math.max(b2[0], 0), y0 = Math.max(b2[1], 0);
   const x1 = Math.min(b2[0] + b2[2], vw), y1 = Math.min(b2[1] + b2[3], vh);
-  const zeroBox = (b2[2] === 0 || b2[3] === 0) && style.display !== "none" && style.visibility !== "hidden";
+  // Rendered but boxless (display: contents, a 0x0 wrapper) may fall back to el.click(); inside a
+  // display:none ancestor (a closed menu's option) it is simply not visible.
+  const rendered = style.display === "contents" || !el.checkVisibility || el.checkVisibility();
+  const zeroBox = (b2[2] === 0 || b2[3] === 0) && rendered && style.display !== "none" && style.visibility !== "hidden";
   if (!visible) return {state: "ok", visible, disabled, stable, zeroBox};
   if (x1 - x0 < 1 || y1 - y0 < 1) return {state: "ok", visible, disabled, stable, offscreen: true};
   const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
@@ -192,8 +195,13 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
                           session_id=el.session_id)
         except ReinsError:
             pass  # some nodes (display: contents) cannot be scrolled to; the probe decides
-        probe = await call_function(ctx, el.object_id, _PROBE, {}, session_id=el.session_id,
-                                    await_promise=True, what="actionability")
+        try:
+            probe = await call_function(ctx, el.object_id, _PROBE, {}, session_id=el.session_id,
+                                        await_promise=True, what="actionability")
+        except ReinsError as exc:
+            if exc.code == "timeout" and last is not None:
+                raise last from exc  # the budget ran out mid-probe: answer why we were waiting
+            raise
         if not isinstance(probe, dict) or probe.get("state") == "detached":
             raise ResolutionError("the element left the page", code="ref_stale", transient=True)
         if need_enabled and probe.get("disabled"):
