@@ -272,6 +272,15 @@ class _Call:
     session_id: str | None
     group: str
 
+    @property
+    def answer_by(self) -> Deadline:
+        """When to stop waiting on the page: HEADROOM_MS before the deadline, so `timeout` is
+        serialized and sent in time; V8 stops the script SCRIPT_HEADROOM_MS before it, earlier
+        still, so the answer saying so is in by then."""
+        outer = self.ctx.deadline
+        return Deadline(at=outer.at - HEADROOM_MS / 1000, budget_ms=outer.budget_ms,
+                        started=outer.started)
+
     async def evaluate(self, expression: str, *, by_value: bool, repl: bool) -> dict[str, Any]:
         """Runtime.evaluate under V8's timeout; a stopped script raises ``timeout``."""
         ctx = self.ctx
@@ -287,7 +296,8 @@ class _Call:
             params["replMode"] = True
         sent = time.monotonic()
         try:
-            return await ctx.cdp("Runtime.evaluate", params, session_id=self.session_id)
+            return await ctx.cdp("Runtime.evaluate", params, session_id=self.session_id,
+                                 deadline=self.answer_by)
         except DeadlineExceeded as exc:
             elapsed = (time.monotonic() - sent) * 1000
             if was_terminated(exc, elapsed_ms=elapsed, timeout_ms=timeout_ms):
@@ -304,7 +314,7 @@ class _Call:
             await self.ctx.cdp("Runtime.callFunctionOn", {
                 "objectId": object_id, "functionDeclaration": _PARK,
                 "arguments": [{"value": nonce}], "returnByValue": True, "silent": True,
-            }, session_id=self.session_id)
+            }, session_id=self.session_id, deadline=self.answer_by)
         except DeadlineExceeded:
             raise _unsettled(self.ctx) from None  # the page's main thread is busy
 
