@@ -50,7 +50,7 @@ _NEXT_STEP: dict[str, str] = {
     "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
     "navigation_failed": "check the URL and that the site is reachable from this browser",
     "page_refused": "reins cannot drive chrome://, extension or Web Store pages; navigate elsewhere",
-    "tab_unresponsive": "the page's main thread is blocked: `reins reload` or `reins tab close`",
+    "tab_unresponsive": "the page's main thread is blocked: `reins tab close` it and open the page again in a new tab",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
     "ambiguous": "make the target unique (a ref from `reins state`, or --index N)",
