@@ -357,6 +357,20 @@ def test_click_by_ref_inside_same_and_cross_origin_iframes(browser: Browser, pag
     assert "outer-save:click" not in log
 
 
+def test_iframes_below_the_fold_are_scrolled_to_and_clicked(browser: Browser, page: Any) -> None:
+    """Coordinates of an out-of-process frame are translated after the main page scrolled."""
+    tab = str(page("static/frames.html")[0])
+    browser.js("const top = document.createElement('div'); top.style.height = '2000px';"
+               "document.body.prepend(top); const end = document.createElement('div');"
+               "end.style.height = '3000px'; document.body.append(end);")
+    same, cross = _frame_refs(browser, tab)
+    browser.ok("click", same, "--tab", tab)
+    browser.ok("click", cross, "--tab", tab)
+    log = eventually(lambda: page_log(browser), lambda v: "frame:cross:click count=1" in v)
+    assert log == ["frame:same:click count=1", "frame:cross:click count=1"]
+    assert browser.js("return window.scrollY") > 1000
+
+
 def test_frame_option_scopes_css(browser: Browser, page: Any) -> None:
     tab = str(page("static/frames.html")[0])
     browser.ok("click", "#inner-save", "--frame", "iframe#same", "--tab", tab)
