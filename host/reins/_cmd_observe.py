@@ -14,7 +14,14 @@ from reins._commands import Args, Command, command
 from reins._errors import ReinsError, ResolutionError
 from reins._host import CommandContext
 from reins._imap import build_map, find_with_fallback
-from reins._observe import PageSnapshot, ax_records, registry_for, save_registry, snapshot_page
+from reins._observe import (
+    PageSnapshot,
+    SeenAt,
+    ax_records,
+    registry_for,
+    save_registry,
+    snapshot_page,
+)
 from reins._render import FrameView, RefView, render_state, state_json
 
 __all__ = ["COMMANDS", "observe_page"]
@@ -34,8 +41,9 @@ async def observe_page(
                             source="ax" if source == "ax" else "dom", frames=snap.frames)
     state = ctx.host.tab(ctx.tab)
     state.extra["last_snapshot"] = (snap, records, refs)
+    seen = state.extra["seen"] = SeenAt.of(snap, refs)
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, save_registry, ctx, registry, snap.url)
+    await loop.run_in_executor(None, save_registry, ctx, registry, snap.url, seen)
     return snap, records, refs
 
 

@@ -278,24 +278,25 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
 async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
     """The very node the tab's latest observation showed under this ref, if it is still attached.
 
-    DOM-source records carry no backend node id; the page script keeps the observed nodes, so this
-    is the same-node fast path for them (a re-render detaches the node and this answers None).
+    DOM-source records carry no backend node id; the page script keeps the observed nodes with a
+    generation mark, so this is the same-node fast path for them — also after a host restart,
+    through the positions saved beside the registry (a re-render detaches the node: None).
     """
-    last = ctx.host.tab(ctx.tab).extra.get("last_snapshot")
-    if not last:
+    from reins._observe import seen_for
+
+    seen = seen_for(ctx, ctx.host.tab(ctx.tab).extra.get("registry_url"))
+    if seen is None or seen.document_id != entry.document_id or entry.ref not in seen.homes:
         return None
-    snap, _records, refs = last
-    if entry.ref not in refs or snap.document_id != entry.document_id:
-        return None
+    session, index = seen.homes[entry.ref]
+    gen = seen.gens.get(session or "main")
+    expression = (f'(() => {{ const s = window[Symbol.for("reins.gen")] === {json.dumps(gen)} '
+                  f'? window[Symbol.for("reins.elements")] : null; const el = s && s[{index}]; '
+                  f'return el && el.isConnected ? el : null; }})()')
     try:
-        resolved = await handle_for_record(ctx, snap.homes[refs.index(entry.ref)], via="ref",
-                                           ref=entry.ref)
-        attached = await call_function(ctx, resolved.object_id,
-                                       "function() { return this.isConnected; }",
-                                       session_id=resolved.session_id, what="attached")
+        handle = await evaluate_handle(ctx, expression, session_id=session, what="same node")
     except ReinsError:
         return None
-    return resolved if attached is True else None
+    return Resolved(handle, session, via="ref", ref=entry.ref) if handle else None
 
 
 async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
@@ -352,8 +353,12 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
 
 async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
     from reins._observe import current_url, registry_for
+    from reins._registry import Registry
 
-    registry = registry_for(ctx, await current_url(ctx))
+    state = ctx.host.tab(ctx.tab)
+    if not isinstance(state.extra.get("registry"), Registry):  # a host restart: load from disk
+        state.extra["registry_url"] = await current_url(ctx)
+    registry = registry_for(ctx, state.extra.get("registry_url"))
     entry = registry.lookup(target.value)
     if not entry.carried_over:
         # A hash ref's locator is positional or text-based: after a re-render it can land on a

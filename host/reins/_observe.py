@@ -60,6 +60,8 @@ class PageSnapshot:
     elapsed_ms: int = 0
     # Where each element lives: (session id or None for the main target, index in that context).
     homes: list[tuple[str | None, int]] = field(default_factory=list)
+    # The page-side collection generation of each context ("main" or a session id).
+    gens: dict[str, str] = field(default_factory=dict)
 
     def collected(self) -> dict[str, Any]:
         """In the page script's own shape (for the interaction map)."""
@@ -122,6 +124,7 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
     frames: list[dict[str, Any]] = [dict(f) for f in main.get("frames") or []]
     by_id = {str(f["id"]): f for f in frames}
+    gens = {"main": str(main.get("gen", ""))}
     # (position in the main list, records, homes) of each cross-origin frame read on its own.
     splices: list[tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]]] = []
     for frame in list(frames):
@@ -137,6 +140,7 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
             continue
         frame["status"] = "ok"
         frame["session_id"] = session
+        gens[session] = str(child.get("gen", ""))
         frame["url"] = frame.get("url") or child.get("url") or ""
         at = frame.pop("at", None)
         splice: tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]] = (
@@ -170,7 +174,7 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
         viewport=dict(main.get("viewport") or {}), frames=frames, elements=elements,
         truncated=bool(main.get("truncated")), document_id=repr(main.get("origin")),
         timestamp=float(main.get("timestamp") or time.time() * 1000),
-        elapsed_ms=int((time.monotonic() - started) * 1000), homes=homes)
+        elapsed_ms=int((time.monotonic() - started) * 1000), homes=homes, gens=gens)
 
 
 def _unreachable_reason(exc: ReinsError) -> str:
@@ -308,12 +312,61 @@ def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
     return registry
 
 
-def save_registry(ctx: CommandContext, registry: Registry, url: str) -> None:
+@dataclass(frozen=True)
+class SeenAt:
+    """Where the latest observation saw each ref: its page-side context and index there.
+
+    With the context's collection generation, a ref reaches the very node it was given to while
+    the page still holds that collection — also after a host restart (main-context refs; a child
+    frame's session does not outlive the host).
+    """
+
+    document_id: str
+    gens: dict[str, str]
+    homes: dict[str, tuple[str | None, int]]
+
+    @classmethod
+    def of(cls, snap: PageSnapshot, refs: list[str]) -> SeenAt:
+        return cls(snap.document_id, dict(snap.gens), dict(zip(refs, snap.homes, strict=True)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"document_id": self.document_id, "gen": self.gens.get("main", ""),
+                "homes": {ref: home[1] for ref, home in self.homes.items() if home[0] is None}}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeenAt:
+        homes: dict[str, tuple[str | None, int]] = {
+            str(ref): (None, int(i)) for ref, i in dict(data.get("homes") or {}).items()}
+        return cls(str(data["document_id"]), {"main": str(data["gen"])}, homes)
+
+
+def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenAt | None = None,
+                  ) -> None:
     path = _registry_file(ctx, url)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(registry.to_json(), separators=(",", ":")))
     tmp.replace(path)
+    if seen is not None:
+        tmp.write_text(json.dumps(seen.to_json(), separators=(",", ":")))
+        tmp.replace(path.with_suffix(".seen.json"))
     ctx.host.tab(ctx.tab).extra["registry_url"] = url
+
+
+def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
+    """The latest observation's positions: from memory, else (after a restart) from disk."""
+    state = ctx.host.tab(ctx.tab)
+    seen = state.extra.get("seen")
+    if isinstance(seen, SeenAt):
+        return seen
+    if not url:
+        return None
+    try:
+        seen = SeenAt.from_json(json.loads(
+            _registry_file(ctx, url).with_suffix(".seen.json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    state.extra["seen"] = seen
+    return seen
 
 
 async def current_url(ctx: CommandContext) -> str:

@@ -61,8 +61,13 @@ export function collect(options) {
     nodes[i] = el;
   }
   window[STORE] = nodes;
+  // Which collection the stored nodes came from: the host keeps it beside its refs, so a ref can
+  // reach the very node it was given to (even after a host restart) while the page still holds it.
+  const gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+  window[Symbol.for("reins.gen")] = gen;
 
   return {
+    gen,
     url: location.href,
     title: document.title,
     timestamp: Date.now(),

@@ -672,10 +672,6 @@ def test_refs_still_resolve_after_the_host_is_restarted(browser: Browser, page: 
     assert [r["ref"] for r in state(browser, tab)["refs"]] == [r["ref"] for r in refs]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "after a restart a hash ref of look-alikes resolves only by backend node id (_locate.py), "
-    "which a DOM-source observation never records; the identity search then refuses the "
-    "three-way tie and answers ref_stale"))
 def test_hash_ref_from_default_state_resolves_after_host_restart(browser: Browser, page: Any) -> None:
     tab, _ = page("static/actions.html")
     deletes = [r["ref"] for r in state(browser, tab)["refs"] if r["name"] == "Delete"]

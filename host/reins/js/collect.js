@@ -1797,7 +1797,10 @@ var reinsCollect = (() => {
       nodes[i] = el;
     }
     window[STORE] = nodes;
+    const gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+    window[/* @__PURE__ */ Symbol.for("reins.gen")] = gen;
     return {
+      gen,
       url: location.href,
       title: document.title,
       timestamp: Date.now(),
