@@ -10,14 +10,19 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from reins._errors import ConnectionFailure, ReinsError, UsageError
 from reins._install import extension_dir, socket_alive, write_launcher, write_manifest
-from reins._paths import ensure_private_dir, profile_dir, reins_home, socket_path, valid_profile_name
+from reins._paths import (
+    ensure_private_dir,
+    profile_dir,
+    reins_home,
+    socket_path,
+    valid_profile_name,
+)
 
 __all__ = ["browser_flags", "find_browser", "launch", "shutdown"]
 
