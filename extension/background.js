@@ -116,6 +116,7 @@ async function handle(msg) {
     case "cdp":
       return cdp(msg.tabId, msg.sessionId, msg.method, msg.params ?? {});
     case "cdp_batch":
+      if (msg.sequential) return cdpSequence(msg);
       return Promise.all(
         msg.commands.map((c) =>
           cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
@@ -152,6 +153,20 @@ async function handle(msg) {
     default:
       throw new Refusal("unknown_command", `unknown request type ${msg.type}`);
   }
+}
+
+// In order, each after the previous answered (input events); stops at the first failure.
+async function cdpSequence(msg) {
+  const out = [];
+  for (const c of msg.commands) {
+    try {
+      out.push({ ok: true, result: await cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}) });
+    } catch (err) {
+      out.push({ ok: false, error: { code: err instanceof Refusal ? err.code : classify(err), message: String(err?.message ?? err) } });
+      break;
+    }
+  }
+  return out;
 }
 
 function describeTab(t) {

@@ -26,15 +26,27 @@ if TYPE_CHECKING:
 
 __all__ = ["KeyChord", "act_on", "parse_keys", "press_keys"]
 
-# How long after an action its effects are gathered (DOM updates, React commits, menus opening).
-EFFECT_WINDOW_MS = 120
 
 _PROBE = """async function(opts) {
   const el = this;
   if (!el.isConnected) return {state: "detached"};
   const raf = () => new Promise((r) => requestAnimationFrame(() => r()));
   const box = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; };
-  const b1 = box(); await raf(); await raf(); const b2 = box();
+  if (opts.scroll) {
+    // Into view (centred) unless it already is, as CDP's DOM.scrollIntoViewIfNeeded would; the
+    // same-origin frames holding it first, outermost first, each in its own window.
+    const inView = (n) => { const r = n.getBoundingClientRect(), w = n.ownerDocument.defaultView;
+      return r.top >= 0 && r.left >= 0 && r.bottom <= w.innerHeight && r.right <= w.innerWidth; };
+    const chain = [];
+    for (let w = el.ownerDocument.defaultView; w.frameElement; w = w.parent) chain.unshift(w.frameElement);
+    for (const n of [...chain, el]) {
+      if (inView(n)) continue;
+      if (n.scrollIntoViewIfNeeded) n.scrollIntoViewIfNeeded(true);
+      else n.scrollIntoView({block: "center", inline: "center"});
+    }
+  }
+  // Stable: the same box in two consecutive animation frames.
+  const b1 = box(); await raf(); const b2 = box();
   const stable = b1.every((v, i) => Math.abs(v - b2[i]) < 0.5);
   const win = el.ownerDocument.defaultView;
   const style = win.getComputedStyle(el);
@@ -83,23 +95,24 @@ _PROBE = """async function(opts) {
   return {state: "ok", visible, disabled, stable, x: ox + cx, y: oy + cy, cover};
 }"""
 
-# Snapshot of what an action may change; also arms a MutationObserver counting changes in or
-# under the target versus elsewhere in its document.
-_BEFORE = """function() {
-  const el = this, doc = el.ownerDocument;
-  const key = Symbol.for("reins.effect");
-  const old = window[key]; if (old && old.observer) old.observer.disconnect();
-  const counts = {inside: 0, elsewhere: 0};
-  const observer = new MutationObserver((list) => {
-    for (const m of list) { if (el === m.target || el.contains(m.target)) counts.inside++; else counts.elsewhere++; }
-  });
-  observer.observe(doc, {subtree: true, childList: true, attributes: true, characterData: true});
-  window[key] = {observer, counts};
-  return null;
-}"""
-
-_STATE = """function() {
-  const el = this, doc = el.ownerDocument;
+# What an action may change, read before and after it. "before" also arms a MutationObserver that
+# counts changes in or under the target versus elsewhere in its document; "after" first lets the
+# page finish the frame the action started (one animation frame and a task), then reads again
+# and disarms the observer. One call each, so an action costs two round trips for its report.
+_OBSERVE = """async function(phase) {
+  const el = this, doc = el.ownerDocument, key = Symbol.for("reins.effect");
+  let rec = window[key];
+  if (phase === "before") {
+    if (rec) rec.observer.disconnect();
+    const counts = {inside: 0, elsewhere: 0};
+    const tally = (list) => { for (const m of list) { if (el === m.target || el.contains(m.target)) counts.inside++; else counts.elsewhere++; } };
+    const observer = new MutationObserver(tally);
+    observer.observe(doc, {subtree: true, childList: true, attributes: true, characterData: true});
+    rec = window[key] = {observer, counts, tally};
+    setTimeout(() => observer.disconnect(), 5000); // never outlive the action by long
+  } else {
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  }
   const focus = (n) => { if (!n || n === doc.body) return null; let s = n.localName; if (n.id) s += "#" + n.id;
     const l = n.getAttribute && (n.getAttribute("aria-label") || n.getAttribute("name")); return l ? s + "[" + l + "]" : s; };
   let value = null;
@@ -111,21 +124,22 @@ _STATE = """function() {
   if (checked === "true") checked = true; else if (checked === "false") checked = false;
   let selected = null;
   if (el.localName === "select") selected = Array.from(el.selectedOptions).map((o) => o.label);
-  const key = Symbol.for("reins.effect");
-  const rec = window[key];
+  const ex = el.getAttribute("aria-expanded");
   let counts = null;
-  if (rec) { rec.observer.takeRecords().forEach(() => {}); counts = rec.counts; }
-  return {connected: el.isConnected, value, checked, selected, expanded: el.getAttribute("aria-expanded"),
-          focus: focus(doc.activeElement), url: location.href, counts};
+  if (phase !== "before" && rec) {
+    rec.tally(rec.observer.takeRecords());
+    counts = rec.counts;
+  }
+  return {connected: el.isConnected, value, checked, selected,
+          expanded: ex === null ? null : ex === "true", focus: focus(doc.activeElement),
+          url: location.href, document: performance.timeOrigin, counts};
 }"""
 
-_STOP = """function() { const r = window[Symbol.for("reins.effect")]; if (r) { r.observer.disconnect(); delete window[Symbol.for("reins.effect")]; } return null; }"""
 
-
-async def _state(ctx: CommandContext, el: Resolved) -> dict[str, Any] | None:
+async def _observe(ctx: CommandContext, el: Resolved, phase: str) -> dict[str, Any] | None:
     try:
-        value = await call_function(ctx, el.object_id, _STATE, session_id=el.session_id,
-                                    what="read state")
+        value = await call_function(ctx, el.object_id, _OBSERVE, phase, session_id=el.session_id,
+                                    await_promise=True, what="read state")
         return value if isinstance(value, dict) else None
     except ReinsError:
         return None  # the context went away: a navigation
@@ -188,16 +202,15 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
     """
     last: ReinsError | None = None
     while True:
-        try:
-            if el.session_id is not None:
+        if el.session_id is not None:  # an out-of-process frame: bring the frame into view first
+            try:
                 await _scroll_frame_owner(ctx, el)
-            await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"objectId": el.object_id},
-                          session_id=el.session_id)
-        except ReinsError:
-            pass  # some nodes (display: contents) cannot be scrolled to; the probe decides
+            except ReinsError:
+                pass
         try:
-            probe = await call_function(ctx, el.object_id, _PROBE, {}, session_id=el.session_id,
-                                        await_promise=True, what="actionability")
+            probe = await call_function(ctx, el.object_id, _PROBE, {"scroll": True},
+                                        session_id=el.session_id, await_promise=True,
+                                        what="actionability")
         except ReinsError as exc:
             if exc.code == "timeout" and last is not None:
                 raise last from exc  # the budget ran out mid-probe: answer why we were waiting
@@ -242,39 +255,52 @@ async def _scroll_frame_owner(ctx: CommandContext, el: Resolved) -> None:
 
 async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str = "left",
                  modifiers: int = 0) -> None:
+    """moved → (pressed → released) × clicks, as one ordered batch: one round trip."""
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
-    await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none",
-                                               "buttons": 0})
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})]
     mask = {"left": 1, "right": 2, "middle": 4}[button]
     for count in range(1, clicks + 1):
-        await ctx.cdp("Input.dispatchMouseEvent", {"type": "mousePressed", **base, "button": button,
-                                                   "buttons": mask, "clickCount": count})
-        await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseReleased", **base,
-                                                   "button": button, "buttons": 0,
-                                                   "clickCount": count})
+        events.append(("Input.dispatchMouseEvent", {"type": "mousePressed", **base,
+                                                    "button": button, "buttons": mask,
+                                                    "clickCount": count}))
+        events.append(("Input.dispatchMouseEvent", {"type": "mouseReleased", **base,
+                                                    "button": button, "buttons": 0,
+                                                    "clickCount": count}))
+    answers = await ctx.host.link.cdp_batch(ctx.tab, events, deadline=ctx.deadline,
+                                            sequential=True)
+    for answer in answers:
+        if isinstance(answer, ReinsError):
+            raise answer
+    if len(answers) < len(events):
+        raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
 
 
 async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, Any]:
     """Run ``action(el)`` between two state reads and report the effect."""
-    try:
-        await call_function(ctx, el.object_id, _BEFORE, session_id=el.session_id, what="observe")
-    except ReinsError:
-        pass
-    before = await _state(ctx, el)
+    before = await _observe(ctx, el, "before")
     extra = await action(el) or {}
-    await asyncio.sleep(min(EFFECT_WINDOW_MS / 1000.0, max(0.0, ctx.deadline.remaining() - 0.2)))
-    after = await _state(ctx, el)
+    after = await _observe(ctx, el, "after")
+    if after is not None and before is not None and not effect_of(before, after, None)[0]:
+        # Nothing yet: a navigation or a slower update may still be on its way; look once more.
+        await asyncio.sleep(min(0.15, max(0.0, ctx.deadline.remaining() - 0.3)))
+        after = await _observe(ctx, el, "after")
+        if after is not None:
+            try:  # in the element's own frame: its document may have moved on meanwhile
+                now = await call_function(
+                    ctx, el.object_id,
+                    "function() { return this.ownerDocument.defaultView.performance.timeOrigin; }",
+                    session_id=el.session_id, what="document")
+                if now != before.get("document"):
+                    after = None
+            except ReinsError:
+                after = None
     url_after = None
     if after is None:
         try:
             url_after = str(await evaluate_value(ctx, "location.href", what="url"))
         except ReinsError:
             url_after = None
-    else:
-        try:
-            await call_function(ctx, el.object_id, _STOP, session_id=el.session_id, what="observe")
-        except ReinsError:
-            pass
     effect, warnings = effect_of(before, after, url_after)
     out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
     out.update(extra)

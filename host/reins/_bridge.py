@@ -100,10 +100,16 @@ class ExtensionLink:
         *,
         deadline: Deadline,
         session_id: str | None = None,
+        sequential: bool = False,
     ) -> list[dict[str, Any] | ReinsError]:
-        """Run many commands in one round trip; each answer is a result or a typed error."""
+        """Run many commands in one round trip; each answer is a result or a typed error.
+
+        ``sequential`` runs them in order, each after the previous answered, stopping at the first
+        failure (the answers then end there)."""
         payload = [{"method": m, "params": p} for m, p in commands]
         fields: dict[str, Any] = {"commands": payload}
+        if sequential:
+            fields["sequential"] = True
         if session_id:
             fields["sessionId"] = session_id
         raw = await self.request("cdp_batch", deadline, tab_id=tab_id, **fields)

@@ -144,10 +144,13 @@ async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
 
 async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
     """The element record (docs/element-record.md) of one element, for identity checks."""
-    await _ensure_api(ctx, resolved.session_id)
-    record = await call_function(ctx, resolved.object_id,
-                                 f"function() {{ return {_API}.describe(this); }}",
+    declaration = f"function() {{ const api = {_API}; return api ? api.describe(this) : null; }}"
+    record = await call_function(ctx, resolved.object_id, declaration,
                                  session_id=resolved.session_id, what="describe")
+    if record is None:  # a document the page script has not run in yet
+        await _ensure_api(ctx, resolved.session_id)
+        record = await call_function(ctx, resolved.object_id, declaration,
+                                     session_id=resolved.session_id, what="describe")
     return record if isinstance(record, dict) else {}
 
 

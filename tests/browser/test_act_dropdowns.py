@@ -99,7 +99,7 @@ def test_radix_commits_through_pointer_events_not_the_touch_fallback(browser: Br
 def test_click_that_opens_the_radix_menu_reports_expanded(browser: Browser, page: Any) -> None:
     tab, _ = page("app/radix.html")
     body = browser.ok("click", "#radix-select", "--tab", str(tab))
-    assert body["effect"]["expanded"] == {"from": "false", "to": "true"}
+    assert body["effect"]["expanded"] == {"from": False, "to": True}
     assert "no_effect" not in body["warnings"]
     assert body["method"] == "cdp"
     assert browser.js("return document.querySelector('#radix-select')"
@@ -139,7 +139,7 @@ def test_expense_form_end_to_end(browser: Browser, page: Any) -> None:
     assert filled["value"] == "Blue Bottle Coffee"
     browser.ok("fill", refs["Amount"], "42.50", "--tab", tab)
     opened = browser.ok("click", refs["Category"], "--tab", tab)
-    assert opened["effect"]["expanded"]["to"] == "true"
+    assert opened["effect"]["expanded"]["to"] is True
     menu = browser.ok("state", "--tab", tab)
     option = next(r["ref"] for r in menu["refs"] if r["role"] == "option" and r["name"] == "Meals")
     browser.ok("click", option, "--tab", tab)
