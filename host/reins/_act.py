@@ -253,6 +253,10 @@ async def _scroll_frame_owner(ctx: CommandContext, el: Resolved) -> None:
         await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": owner["backendNodeId"]})
 
 
+def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
+    return next(a for a in answers if isinstance(a, ReinsError))
+
+
 async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str = "left",
                  modifiers: int = 0) -> None:
     """moved → (pressed → released) × clicks, as one ordered batch: one round trip."""
@@ -269,9 +273,8 @@ async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str 
                                                     "clickCount": count}))
     answers = await ctx.host.link.cdp_batch(ctx.tab, events, deadline=ctx.deadline,
                                             sequential=True)
-    for answer in answers:
-        if isinstance(answer, ReinsError):
-            raise answer
+    if any(isinstance(answer, ReinsError) for answer in answers):
+        raise _first_failure(answers)
     if len(answers) < len(events):
         raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
 

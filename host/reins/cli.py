@@ -84,7 +84,7 @@ def run(
     if batch is not None:
         click.echo(json.dumps(answer, ensure_ascii=False))
         if not answer.get("ok"):
-            raise _BatchLineFailed()
+            raise _BatchLineFailed("printed", code=str(answer.get("error", {}).get("code")))
         return answer
     if not answer.get("ok"):
         fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
@@ -98,7 +98,7 @@ def run(
     return answer
 
 
-class _BatchLineFailed(Exception):
+class _BatchLineFailed(ReinsError):
     """A batch line's error answer has been printed; go on with the next line."""
 
 
@@ -733,7 +733,10 @@ def batch(ctx: click.Context, /, **local: Any) -> None:
             try:
                 argv = shlex.split(line)
                 if argv and argv[0] == "batch":
-                    raise click.UsageError("batch does not nest")
+                    click.echo(json.dumps({"ok": False, "error": {
+                        "code": "bad_request", "message": "batch does not nest", "transient": False}}))
+                    failures += 1
+                    continue
                 base = {k: v for k, v in opts.items() if k in _GLOBALS}
                 main.main(args=argv, prog_name="reins", standalone_mode=False,
                           obj={**base, "json_out": True, "_batch": conn})
