@@ -1,0 +1,36 @@
+"""`scripts/bench --quick` still runs end to end, so the benchmark script cannot rot.
+
+It launches its own headless Chromium through `reins launch` under a temporary REINS_HOME and
+uses whichever peers (agent-browser, Playwright) are installed. No timing is asserted: only that it
+finishes, exits 0 and prints reins rows in every table.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.browser
+
+
+def test_bench_quick_prints_reins_rows() -> None:
+    proc = subprocess.run([str(ROOT / "scripts" / "bench"), "--quick"], capture_output=True,
+                          text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    for heading in ("## Trivial commands", "## One action on a small page",
+                    "## Expense-form dropdown flow", "## Snapshot of big.html", "## reins host memory"):
+        assert heading in out, f"missing table {heading!r}:\n{out}"
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    for label in ("| reins status |", "| reins cdp Runtime.evaluate 1 |", "| reins click @ref |",
+                  "| reins fill @ref text |", "| reins batch, click per command |",
+                  "| reins (CLI per step) |", "| 50 | reins state (dom) |", "| 50 | reins state --source ax |"):
+        matching = [row for row in rows if row.startswith(label)]
+        assert matching, f"no row {label!r}:\n{out}"
+        # a median was measured (not "—"), i.e. at least one repetition answered ok
+        assert matching[0].split("|")[2 if label.count("|") == 2 else 3].strip() != "—", matching[0]
+    assert "| idle, after launch and one small page |" in out
