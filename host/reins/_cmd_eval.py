@@ -72,7 +72,7 @@ MAX_RESULT_BYTES = 256 * 1024
 # Kept back from the script's V8 timeout: V8 stops the script this long before the deadline, so
 # the answer that says it was stopped arrives while the command still waits for it (and the caller
 # can be told "stopped, the tab is usable" rather than only "no answer").
-SCRIPT_HEADROOM_MS = 2 * HEADROOM_MS
+SCRIPT_HEADROOM_MS = 4 * HEADROOM_MS  # 150 ms of slack for that answer on a busy machine
 # Named in stack traces and exception locations of the user's script.
 SOURCE_URL = "reins-eval"
 # One slot on each page's global object, `Symbol.for("reins.eval")`: a Map keyed by a per-call

@@ -35,7 +35,9 @@ async def observe_page(
 ) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     """Collect the page, register what it shows, and return (snapshot, records, refs)."""
     snap = await snapshot_page(ctx, viewport_only=viewport_only)
-    records = await ax_records(ctx, snap) if source == "ax" else snap.elements
+    records = snap.elements
+    if source == "ax":
+        records, snap.ax_coverage = await ax_records(ctx, snap)
     registry = registry_for(ctx, snap.url)
     refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
                             source="ax" if source == "ax" else "dom", frames=snap.frames)
@@ -65,6 +67,12 @@ async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict
     views = [RefView.from_record(r, ref) for r, ref in zip(records, refs, strict=True)]
     frames = [FrameView.from_record(f) for f in snap.frames]
     rendered = render_state(views, frames, max_tokens=args.max_tokens or None)
+    text = rendered.text
+    coverage = snap.ax_coverage
+    if coverage is not None and not coverage.complete:
+        text += (f"\n… accessibility tree asked about {coverage.asked} of {coverage.total} elements "
+                 "within the budget (viewport first); the rest show the page script's role and "
+                 "name — raise --timeout-ms for more")
     listed = state_json(views, include=rendered.shown_refs)
     frames_by_id = {f["id"]: _frame_view(f) for f in snap.frames}
     by_ref = {ref: record for ref, record in zip(refs, records, strict=True)}
@@ -74,11 +82,13 @@ async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict
         if record.get("backend_node_id") is not None:
             item["backend_node_id"] = record["backend_node_id"]
     return {
-        "url": snap.url, "title": snap.title, "source": source, "text": rendered.text,
+        "url": snap.url, "title": snap.title, "source": source, "text": text,
         "refs": listed, "frames": [_frame_view(f) for f in snap.frames],
         "shown": rendered.shown, "left_out": rendered.left_out,
         "frame_sections": rendered.frame_sections, "approx_tokens": rendered.approx_tokens,
         "truncated": snap.truncated,
+        "ax_coverage": None if coverage is None else {"asked": coverage.asked,
+                                                      "total": coverage.total},
         "elapsed_ms": int((time.monotonic() - started) * 1000),
     }
 

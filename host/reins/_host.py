@@ -87,7 +87,9 @@ class Host:
         else:
             state = self.tabs.get(tab_id)
             if state is not None:
-                state.events.clear()  # detached: subscriptions must be made again
+                # Detached: subscriptions and enabled domains must be made again.
+                state.events.clear()
+                state.extra.pop("ax_enabled", None)
 
     def _event(self, event: CdpEvent) -> None:
         state = self.tabs.get(event.tabId)

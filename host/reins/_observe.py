@@ -32,7 +32,6 @@ __all__ = ["PageSnapshot", "ax_records", "registry_for", "save_registry", "snaps
 STORE = 'window[Symbol.for("reins.elements")]'
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
 MAX_ELEMENTS = 50_000
-AX_BATCH = 400
 
 
 @functools.cache
@@ -42,9 +41,37 @@ def collect_source() -> str:
 
 def collect_expression(options: dict[str, Any]) -> str:
     body = collect_source().strip().rstrip(";")
-    # The document's identity rides along: performance.timeOrigin is unique per document.
+    # The document's identity rides along: performance.timeOrigin is unique per document. The
+    # result travels as one JSON string: CDP and the extension move a string of megabytes about
+    # four times faster than the same data as an object tree (measured: 5,000 elements, 3.9 MB,
+    # ~0.4 s against ~1.6 s).
     return ("(() => { const r = " + body.replace("__REINS_OPTIONS__", json.dumps(options))
-            + "; r.origin = performance.timeOrigin; return r; })()")
+            + "; r.origin = performance.timeOrigin; return JSON.stringify(r); })()")
+
+
+async def _collect(ctx: CommandContext, options: dict[str, Any], *, session_id: str | None = None,
+                   what: str = "collect") -> dict[str, Any]:
+    text = await evaluate_value(ctx, collect_expression(options), session_id=session_id, what=what)
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise ReinsError("the page script returned nothing (is this a page reins can read?)",
+                         code="cdp_error", transient=True)
+    return value
+
+
+@dataclass
+class AxCoverage:
+    """How many candidates Chrome's accessibility tree was asked about within the budget."""
+
+    asked: int = 0
+    total: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.asked >= self.total
 
 
 @dataclass
@@ -62,6 +89,8 @@ class PageSnapshot:
     homes: list[tuple[str | None, int]] = field(default_factory=list)
     # The page-side collection generation of each context ("main" or a session id).
     gens: dict[str, str] = field(default_factory=dict)
+    # For the AX source: how many candidates Chrome's tree was asked about.
+    ax_coverage: AxCoverage | None = None
 
     def collected(self) -> dict[str, Any]:
         """In the page script's own shape (for the interaction map)."""
@@ -116,10 +145,7 @@ _CONTENT_ORIGIN = """function() {
 async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> PageSnapshot:
     started = time.monotonic()
     options = {"viewportOnly": viewport_only, "maxElements": MAX_ELEMENTS, "withSelectors": True}
-    main = await evaluate_value(ctx, collect_expression(options), what="collect")
-    if not isinstance(main, dict):
-        raise ReinsError("the page script returned nothing (is this a page reins can read?)",
-                         code="cdp_error", transient=True)
+    main = await _collect(ctx, options)
     elements: list[dict[str, Any]] = list(main.get("elements") or [])
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
     frames: list[dict[str, Any]] = [dict(f) for f in main.get("frames") or []]
@@ -132,8 +158,7 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> 
             continue
         try:
             session, ox, oy = await _oopif_origin(ctx, frame, by_id)
-            child = await evaluate_value(ctx, collect_expression(options), session_id=session,
-                                         what="collect in frame")
+            child = await _collect(ctx, options, session_id=session, what="collect in frame")
         except ReinsError as exc:
             frame["status"] = "unreachable"
             frame["reason"] = _unreachable_reason(exc)
@@ -235,55 +260,80 @@ def _ax_states(node: dict[str, Any]) -> dict[str, Any]:
     return states
 
 
-async def ax_records(ctx: CommandContext, snap: PageSnapshot) -> list[dict[str, Any]]:
-    """The snapshot's candidates as Chrome's accessibility tree sees them (role, name, states,
-    backend node id), asked element by element in batches."""
-    by_session: dict[str | None, list[int]] = {}
-    for i, (session, _local) in enumerate(snap.homes):
-        by_session.setdefault(session, []).append(i)
-    records = [dict(r) for r in snap.elements]
-    for session, indexes in by_session.items():
-        object_ids = await _object_ids(ctx, session)
-        pairs = [(i, object_ids[snap.homes[i][1]]) for i in indexes
-                 if snap.homes[i][1] < len(object_ids)]
-        chunks = [pairs[k:k + AX_BATCH] for k in range(0, len(pairs), AX_BATCH)]
+# Kept back from the budget for what follows the AX queries (registry, rendering, the answer).
+AX_RESERVE_S = 1.5
+AX_CHUNK = 200
 
-        async def run(chunk: list[tuple[int, str]], session: str | None = session) -> None:
+
+async def ax_records(ctx: CommandContext, snap: PageSnapshot,
+                     ) -> tuple[list[dict[str, Any]], AxCoverage]:
+    """The snapshot's candidates as Chrome's accessibility tree sees them (role, name, states,
+    backend node id), asked element by element in batches, viewport first.
+
+    Each `Accessibility.getPartialAXTree` costs Chrome time that grows with the document (about
+    0.4 ms per call at 1,000 elements, 4-6 ms at 20,000, measured here), so the queries stop when
+    the budget would not cover another batch: the remaining elements keep the page script's
+    role and name, and the coverage says how many were asked.
+    """
+    records = [dict(r) for r in snap.elements]
+    coverage = AxCoverage(total=len(records))
+    order = sorted(range(len(records)),
+                   key=lambda i: (not records[i].get("in_viewport"), i))
+    tab = ctx.host.tab(ctx.tab)
+    handles: dict[str | None, list[str]] = {}
+    loop = asyncio.get_running_loop()
+    per_call = 0.002  # seconds; refined from each batch
+    for k in range(0, len(order), AX_CHUNK):
+        chunk = order[k:k + AX_CHUNK]
+        if ctx.deadline.remaining() < AX_RESERVE_S + per_call * len(chunk):
+            break
+        by_session: dict[str | None, list[int]] = {}
+        for i in chunk:
+            by_session.setdefault(snap.homes[i][0], []).append(i)
+        started = loop.time()
+        for session, indexes in by_session.items():
+            if session not in handles:
+                # With the domain enabled Chrome keeps its tree between calls.
+                enabled: set[str | None] = tab.extra.setdefault("ax_enabled", set())
+                if session not in enabled:
+                    await ctx.cdp("Accessibility.enable", {}, session_id=session)
+                    enabled.add(session)
+                handles[session] = await _object_ids(ctx, session)
+            ids = handles[session]
+            pairs = [(i, ids[snap.homes[i][1]]) for i in indexes if snap.homes[i][1] < len(ids)]
             answers = await ctx.host.link.cdp_batch(
                 ctx.tab, [("Accessibility.getPartialAXTree",
-                           {"objectId": oid, "fetchRelatives": False}) for _, oid in chunk],
+                           {"objectId": oid, "fetchRelatives": False}) for _, oid in pairs],
                 deadline=ctx.deadline, session_id=session)
-            for (i, _), answer in zip(chunk, answers, strict=False):
-                if isinstance(answer, ReinsError):
-                    records[i]["ax_error"] = answer.code
-                    continue
-                nodes = answer.get("nodes") or []
-                node = next((n for n in nodes if not n.get("ignored")), nodes[0] if nodes else None)
-                if node is None:
-                    continue
-                record = records[i]
-                record["backend_node_id"] = node.get("backendDOMNodeId")
-                role = _ax_value(node, "role")
-                if node.get("ignored"):
-                    record["ax_ignored"] = True
-                elif isinstance(role, str) and role not in ("", "none"):
-                    record["role"] = role
-                name = _ax_value(node, "name")
-                if isinstance(name, str) and name.strip():
-                    record["name"] = name.strip()
-                states = dict(record.get("states") or {})
-                states.update(_ax_states(node))
-                record["states"] = states
-
-        # A few batches in flight at once keep both the extension and the renderer busy.
-        async def bounded(chunk: list[tuple[int, str]], limit: asyncio.Semaphore) -> None:
-            async with limit:
-                await run(chunk)
-
-        limit = asyncio.Semaphore(3)
-        await asyncio.gather(*(bounded(c, limit) for c in chunks))
+            for (i, _), answer in zip(pairs, answers, strict=False):
+                _merge_ax(records[i], answer)
+        coverage.asked += len(chunk)
+        per_call = max(per_call, (loop.time() - started) / max(1, len(chunk)))
+    for session in handles:
         await ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": "reins"}, session_id=session)
-    return records
+    return records, coverage
+
+
+def _merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> None:
+    if isinstance(answer, ReinsError):
+        record["ax_error"] = answer.code
+        return
+    nodes = answer.get("nodes") or []
+    node = next((n for n in nodes if not n.get("ignored")), nodes[0] if nodes else None)
+    if node is None:
+        return
+    record["backend_node_id"] = node.get("backendDOMNodeId")
+    role = _ax_value(node, "role")
+    if node.get("ignored"):
+        record["ax_ignored"] = True
+    elif isinstance(role, str) and role not in ("", "none"):
+        record["role"] = role
+    name = _ax_value(node, "name")
+    if isinstance(name, str) and name.strip():
+        record["name"] = name.strip()
+    states = dict(record.get("states") or {})
+    states.update(_ax_states(node))
+    record["states"] = states
 
 
 # ---- the registry of each tab, persisted so refs survive a host restart ---------------------
