@@ -32,9 +32,10 @@ MAP_TTL_S = 600.0
 
 async def observe_page(
     ctx: CommandContext, *, source: str = DEFAULT_SOURCE, viewport_only: bool = False,
+    full: bool = False,
 ) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     """Collect the page, register what it shows, and return (snapshot, records, refs)."""
-    snap = await snapshot_page(ctx, viewport_only=viewport_only)
+    snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
     records = snap.elements
     if source == "ax":
         records, snap.ax_coverage = await ax_records(ctx, snap)
@@ -44,8 +45,7 @@ async def observe_page(
     state = ctx.host.tab(ctx.tab)
     state.extra["last_snapshot"] = (snap, records, refs)
     seen = state.extra["seen"] = SeenAt.of(snap, refs)
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, save_registry, ctx, registry, snap.url, seen)
+    save_registry(ctx, registry, snap.url, seen)
     return snap, records, refs
 
 
@@ -129,7 +129,7 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
             and now_doc[1] == cached["url"]
         if fresh and same:
             return dict(cached["map"], cached=True)
-    snap, records, refs = await observe_page(ctx)
+    snap, records, refs = await observe_page(ctx, full=True)
     imap = build_map(snap.collected())
     for key, ref in zip(imap["elements"], refs, strict=True):
         imap["elements"][key]["ref"] = ref

@@ -13,6 +13,7 @@ import socket
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,11 +68,24 @@ class Host:
     stats: Stats = field(default_factory=Stats)
     started: float = field(default_factory=time.time)
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    # One worker: background writes (registries) happen in the order they were asked for.
+    _io: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io"))
     _event_waiters: list[tuple[int, str, asyncio.Future[CdpEvent]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.link.on_tab_gone(self._tab_gone)
         self.link.on_event(self._event)
+
+    def in_background(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the I/O worker; a failure is logged, never raised."""
+        def run() -> None:
+            try:
+                fn(*args)
+            except (OSError, ValueError, ReinsError):
+                log.exception("background %s failed", getattr(fn, "__name__", fn))
+
+        self._io.submit(run)
 
     def tab(self, tab_id: int) -> TabState:
         state = self.tabs.get(tab_id)

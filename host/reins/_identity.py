@@ -38,7 +38,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
 __all__ = [
@@ -136,7 +136,11 @@ class Identity:
         return cls.from_record(data)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # By hand, not dataclasses.asdict: registries of 20,000 entries are saved after each look.
+        return {"testid": self.testid, "id": self.id, "aria_label": self.aria_label,
+                "role": self.role, "name": self.name, "tag": self.tag,
+                "parent_role": self.parent_role, "sibling_index": self.sibling_index,
+                "name_attr": self.name_attr}
 
     def filled_from(self, other: Identity) -> Identity:
         """This identity with its absent signals taken from ``other``."""

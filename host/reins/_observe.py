@@ -142,9 +142,13 @@ _CONTENT_ORIGIN = """function() {
 }"""
 
 
-async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False) -> PageSnapshot:
+async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,
+                        full: bool = False) -> PageSnapshot:
+    """Collect the page. ``full`` keeps every field of the record (the interaction map needs
+    them); otherwise the page sends the compact record (docs/element-record.md)."""
     started = time.monotonic()
-    options = {"viewportOnly": viewport_only, "maxElements": MAX_ELEMENTS, "withSelectors": True}
+    options = {"viewportOnly": viewport_only, "maxElements": MAX_ELEMENTS, "withSelectors": True,
+               "compact": not full}
     main = await _collect(ctx, options)
     elements: list[dict[str, Any]] = list(main.get("elements") or [])
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
@@ -392,14 +396,25 @@ class SeenAt:
 
 def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenAt | None = None,
                   ) -> None:
+    """Persist the tab's registry (and where refs were seen) under REINS_HOME.
+
+    The plain data is taken here, on the event loop; the encoding and the writes run on the
+    host's I/O worker, so the answer does not wait for them and the registry is never read while
+    the next observation changes it.
+    """
     path = _registry_file(ctx, url)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(registry.to_json(), separators=(",", ":")))
-    tmp.replace(path)
+    payloads = [(path, registry.to_json())]
     if seen is not None:
-        tmp.write_text(json.dumps(seen.to_json(), separators=(",", ":")))
-        tmp.replace(path.with_suffix(".seen.json"))
+        payloads.append((path.with_suffix(".seen.json"), seen.to_json()))
     ctx.host.tab(ctx.tab).extra["registry_url"] = url
+    ctx.host.in_background(_write_json, payloads)
+
+
+def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
+    for path, data in payloads:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")))
+        tmp.replace(path)
 
 
 def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:

@@ -57,7 +57,7 @@ export function collect(options) {
       record.selectors = selectors;
       record.best = best;
     }
-    elements[i] = record;
+    elements[i] = opts.compact === true ? compacted(record) : record;
     nodes[i] = el;
   }
   window[STORE] = nodes;
@@ -82,4 +82,38 @@ export function collect(options) {
     elements,
     truncated: state.truncated,
   };
+}
+
+// The record without what only the interaction map uses (every selector kind, attributes,
+// context, detection reasons) and without empty fields: about a third of the bytes, for `state`
+// on large pages. Readers treat a missing field as null/false.
+const MAP_ONLY = ["attributes", "context", "reasons", "href", "placeholder", "type", "obscured"];
+
+const TRI_STATE = ["checked", "expanded", "selected", "pressed"];
+
+function compacted(record) {
+  const out = {};
+  for (const key in record) {
+    const value = record[key];
+    if (value === null || MAP_ONLY.includes(key)) continue;
+    if (value === false && key !== "in_viewport" && key !== "visible") continue;
+    if (key === "shadow" && value.length === 0) continue;
+    if (key === "text" && value === record.name) continue;
+    if (key === "selectors") {
+      if (record.best) out.selectors = { [record.best]: value[record.best] };
+      continue;
+    }
+    if (key === "states") {
+      const states = {};
+      // false stays where it says something (unchecked, collapsed, unselected).
+      for (const k in value) {
+        if (value[k] === null || (value[k] === false && !TRI_STATE.includes(k))) continue;
+        states[k] = value[k];
+      }
+      out.states = states;
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
 }

@@ -1793,7 +1793,7 @@ var reinsCollect = (() => {
         record.selectors = selectors;
         record.best = best;
       }
-      elements[i] = record;
+      elements[i] = opts.compact === true ? compacted(record) : record;
       nodes[i] = el;
     }
     window[STORE] = nodes;
@@ -1815,6 +1815,33 @@ var reinsCollect = (() => {
       elements,
       truncated: state.truncated
     };
+  }
+  var MAP_ONLY = ["attributes", "context", "reasons", "href", "placeholder", "type", "obscured"];
+  var TRI_STATE = ["checked", "expanded", "selected", "pressed"];
+  function compacted(record) {
+    const out = {};
+    for (const key in record) {
+      const value = record[key];
+      if (value === null || MAP_ONLY.includes(key)) continue;
+      if (value === false && key !== "in_viewport" && key !== "visible") continue;
+      if (key === "shadow" && value.length === 0) continue;
+      if (key === "text" && value === record.name) continue;
+      if (key === "selectors") {
+        if (record.best) out.selectors = { [record.best]: value[record.best] };
+        continue;
+      }
+      if (key === "states") {
+        const states = {};
+        for (const k in value) {
+          if (value[k] === null || value[k] === false && !TRI_STATE.includes(k)) continue;
+          states[k] = value[k];
+        }
+        out.states = states;
+        continue;
+      }
+      out[key] = value;
+    }
+    return out;
   }
   return __toCommonJS(index_exports);
 })();
