@@ -13,13 +13,14 @@ from typing import Any
 from reins._errors import ConnectionFailure, ReinsError
 from reins._paths import socket_dir, socket_path
 
-__all__ = ["Connection", "find_socket", "live_profiles", "request"]
+__all__ = ["Connection", "find_socket", "live_profiles", "request", "socket_alive"]
 
 # The host answers `timeout` itself; the client waits this much longer before giving up on it.
 _SOCKET_MARGIN_S = 5.0
 
 
-def _alive(path: Path) -> bool:
+def socket_alive(path: Path) -> bool:
+    """Does a host answer on this socket (as opposed to a file left by one that died)?"""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(0.5)
     try:
@@ -35,7 +36,7 @@ def live_profiles(home: Path | None = None) -> list[str]:
     directory = socket_dir(home)
     if not directory.is_dir():
         return []
-    return sorted(p.stem for p in directory.glob("*.sock") if _alive(p))
+    return sorted(p.stem for p in directory.glob("*.sock") if socket_alive(p))
 
 
 def find_socket(profile: str | None, home: Path | None = None) -> Path:

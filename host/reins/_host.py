@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import socket
 import sys
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 from reins import __version__
 from reins._bridge import ExtensionLink
+from reins._client import socket_alive
 from reins._commands import Command
 from reins._deadline import DEFAULT_TIMEOUT_MS, Deadline
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
@@ -253,15 +253,9 @@ def _pick_profile(requested: str, home: Path) -> str:
         path = socket_path(name, home)
         if not path.exists():
             return name
-        probe = socket.socket(socket.AF_UNIX)
-        try:
-            probe.settimeout(0.5)
-            probe.connect(str(path))
-        except OSError:
+        if not socket_alive(path):
             path.unlink(missing_ok=True)  # left by a host that died
             return name
-        finally:
-            probe.close()
     raise UsageError(f"too many live hosts named {requested}")
 
 

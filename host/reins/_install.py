@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import socket
 import stat
 import subprocess
 import sys
@@ -265,15 +264,3 @@ def extension_dir() -> Path:
     if not (path / "manifest.json").exists():
         raise UsageError(f"the reins extension is not at {path}; set REINS_EXTENSION_DIR")
     return path
-
-
-def socket_alive(path: Path) -> bool:
-    probe = socket.socket(socket.AF_UNIX)
-    probe.settimeout(0.5)
-    try:
-        probe.connect(str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()

@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from reins._client import socket_alive
 from reins._errors import ConnectionFailure, ReinsError, UsageError
-from reins._install import extension_dir, socket_alive, write_launcher, write_manifest
+from reins._install import extension_dir, write_launcher, write_manifest
 from reins._paths import (
     ensure_private_dir,
     profile_dir,
