@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -267,6 +268,10 @@ async def _serve(profile: str, home: Path) -> None:
     link = ExtensionLink(send=lambda m: port.send(m))
     port = NativePort(loop, link.receive, eof.set)
     host = Host(profile, home, link, all_commands())
+    # Chrome closes stdin when the port goes; a browser shut down as a process group sends
+    # SIGTERM instead. Either way: remove the socket and exit.
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(signum, eof.set)
     port.start()
     port.send({"type": "host_hello", "version": __version__, "profile": profile})
     server = ControlServer(socket_path(profile, home), host.dispatch)

@@ -1,0 +1,82 @@
+"""`reins launch` / `reins shutdown` and `reins batch`, as a new user would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Browser, Site
+
+
+def _reins(home: Path, *args: str, stdin: str | None = None, timeout: float = 90) -> tuple[int, list[dict[str, Any]]]:
+    env = dict(os.environ, REINS_HOME=str(home))
+    proc = subprocess.run([sys.executable, "-m", "reins.cli", *args], input=stdin, text=True,
+                          capture_output=True, env=env, timeout=timeout)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    return proc.returncode, lines
+
+
+@pytest.fixture
+def scratch_home() -> Any:
+    home = Path(tempfile.mkdtemp(prefix="rl-", dir="/tmp"))
+    yield home
+    _reins(home, "shutdown", "--profile", "solo")
+
+
+def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None:
+    home = scratch_home
+    code, out = _reins(home, "launch", "--headless", "--profile", "solo", "--json")
+    assert code == 0, out
+    pid = out[0]["pid"]
+    url = site.url("static/bridge.html")
+    code, out = _reins(home, "navigate", url, "--profile", "solo", "--json")
+    assert code == 0 and out[0]["title"] == "Bridge fixture"
+    code, out = _reins(home, "status", "--json")  # the only host: no --profile needed
+    assert code == 0 and out[0]["connected"] is True and out[0]["tab"]["url"] == url
+    assert out[0]["host"]["profile"] == "solo"
+    # Everything reins wrote is under this REINS_HOME.
+    assert (home / "run" / "solo.sock").exists()
+    assert (home / "profiles" / "solo" / "user-data" / "NativeMessagingHosts").is_dir()
+
+    code, out = _reins(home, "shutdown", "--json")
+    assert code == 0 and out[0]["pid"] == pid
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (home / "run" / "solo.sock").exists():
+        time.sleep(0.1)
+    assert not (home / "run" / "solo.sock").exists(), "the host removes its socket when the browser exits"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    code, out = _reins(home, "status", "--json")
+    assert code == 3 and out[0]["error"]["code"] == "no_host"
+
+
+def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/actions.html")
+    lines = "\n".join([
+        f"state --tab {tab}",
+        "# a comment, skipped",
+        f"click '#load-btn' --tab {tab}",
+        f"wait --text Loaded! --tab {tab}",
+        f"click @nosuchref --tab {tab}",
+        "not-a-command",
+        f"eval 'document.querySelector(\"#loaded\").textContent' --tab {tab}",
+    ]) + "\n"
+    env = dict(os.environ, REINS_HOME=str(browser.home))
+    proc = subprocess.run([sys.executable, "-m", "reins.cli", "--profile", "test", "batch"],
+                          input=lines, text=True, capture_output=True, env=env, timeout=60)
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [a["ok"] for a in answers] == [True, True, True, False, False, True]
+    assert answers[0]["refs"], "state answered its refs"
+    assert answers[3]["error"]["code"] == "not_found"
+    assert answers[4]["error"]["code"] == "bad_request"
+    assert answers[5]["value"] == "Loaded!"
+    assert proc.returncode == 1  # some lines failed
+    assert "Loaded!" in browser.js("return document.body.innerText")
