@@ -566,14 +566,16 @@ async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str
                 code="ambiguous", hint="add --index N (1-based) or --type",
                 details={"candidates": [m.get("ref") for m in matches[:8]]})
         chosen = matches[0]
-        snap, _records, refs = ctx.host.tab(ctx.tab).extra["last_snapshot"]
+        from reins._observe import SeenAt
+
+        seen = ctx.host.tab(ctx.tab).extra.get("seen")
         # The map may be a cached one from an earlier observation than the latest (a `state` since
         # then renumbers elements): go by the chosen element's ref, not by its index.
         ref = chosen.get("ref")
-        if ref not in refs:
+        if not isinstance(seen, SeenAt) or ref not in seen.homes:
             raise ResolutionError(f"{ref} left the page since the map was built", code="ref_stale",
                                   transient=True, hint="run `reins map --force` or `reins state`")
-        return await handle_for_record(ctx, snap.homes[refs.index(ref)], via="smart", ref=ref)
+        return await handle_for_record(ctx, seen.homes[ref], via="smart", ref=ref)
     if not target:
         raise UsageError("give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text",
                          code="bad_request")

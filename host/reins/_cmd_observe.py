@@ -43,7 +43,6 @@ async def observe_page(
     refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
                             source="ax" if source == "ax" else "dom", frames=snap.frames)
     state = ctx.host.tab(ctx.tab)
-    state.extra["last_snapshot"] = (snap, records, refs)
     seen = state.extra["seen"] = SeenAt.of(snap, refs)
     save_registry(ctx, registry, snap.url, seen)
     return snap, records, refs
@@ -59,6 +58,8 @@ class StateArgs(Args):
     viewport_only: bool = False
     max_tokens: int | None = Field(default=None, ge=0)
     compare_sources: bool = False
+    # The CLI without --json prints only the text: the per-ref list is then not built or sent.
+    text_only: bool = False
 
 
 async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict[str, Any]:
@@ -73,7 +74,7 @@ async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict
         text += (f"\n… accessibility tree asked about {coverage.asked} of {coverage.total} elements "
                  "within the budget (viewport first); the rest show the page script's role and "
                  "name — raise --timeout-ms for more")
-    listed = state_json(views, include=rendered.shown_refs)
+    listed = [] if args.text_only else state_json(views, include=rendered.shown_refs)
     frames_by_id = {f["id"]: _frame_view(f) for f in snap.frames}
     by_ref = {ref: record for ref, record in zip(refs, records, strict=True)}
     for item in listed:
@@ -97,6 +98,7 @@ async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict
 async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
     if not args.compare_sources:
         return await _state_once(ctx, args, args.source or DEFAULT_SOURCE)
+    args = args.model_copy(update={"text_only": True})
     sources: dict[str, Any] = {}
     url = ""
     for source in ("dom", "ax"):
@@ -104,7 +106,7 @@ async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
             one = await _state_once(ctx, args, source)
             url = one["url"]
             sources[source] = {k: one[k] for k in ("approx_tokens", "elapsed_ms", "frame_sections")}
-            sources[source]["refs"] = len(one["refs"])
+            sources[source]["refs"] = one["shown"]
             sources[source]["error"] = None
         except ReinsError as exc:
             sources[source] = {"refs": 0, "frame_sections": 0, "approx_tokens": 0,

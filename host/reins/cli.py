@@ -277,6 +277,8 @@ def state(ctx: click.Context, /, source: str | None, viewport_only: bool, max_to
           compare_sources: bool, record_file: str | None, **local: Any) -> None:
     """The page's interactive elements, one line each: @ref role "name" value [flags]."""
     args: dict[str, Any] = {"viewport_only": viewport_only, "compare_sources": compare_sources}
+    if not _opts(ctx, dict(local)).get("json_out"):
+        args["text_only"] = True  # the refs list would only be thrown away
     if source:
         args["source"] = source
     if max_tokens is not None:
