@@ -111,7 +111,26 @@ def _plain(body: dict[str, Any]) -> str:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ReinsGroup(click.Group):
+    """With --json anywhere on the line, a usage error is answered as JSON too (exit 2)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        argv = list(args[0] if args else kwargs.get("args") or sys.argv[1:])
+        if kwargs.get("standalone_mode", True) is False or "--json" not in argv:
+            return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, **{**kwargs, "standalone_mode": False})
+        except click.UsageError as exc:
+            click.echo(json.dumps({"ok": False, "error": {
+                "code": "bad_request", "message": exc.format_message(), "transient": False}}))
+            sys.exit(EXIT_USAGE)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            sys.exit(EXIT_FAILED)
+
+
+@click.group(cls=_ReinsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @_global_options
 @click.version_option(package_name="reins")
 @click.pass_context

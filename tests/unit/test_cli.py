@@ -192,3 +192,20 @@ def test_import_of_cli_alone_is_light() -> None:
     modules = set(json.loads(done.stdout))
     assert "pydantic" not in modules
     assert "reins._host" not in modules
+
+
+@pytest.mark.parametrize("args", [["fill", "#name", "--json"], ["--json", "no-such-command"],
+                                  ["navigate", "--json"], ["cdp", "X.y", "not json", "--json"]])
+def test_usage_errors_answer_json_when_asked(empty_home: Path, args: list[str]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["ok"] is False
+    assert answer["error"]["code"] == "bad_request"
+    assert answer["error"]["message"] and answer["error"]["transient"] is False
+
+
+def test_usage_errors_without_json_print_click_usage(empty_home: Path) -> None:
+    result = invoke("fill", "#name")
+    assert result.exit_code == 2
+    assert "Usage:" in result.output and not result.stdout.lstrip().startswith("{")
