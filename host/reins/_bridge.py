@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reins._deadline import HEADROOM_MS, Deadline
+from reins._deadline import Deadline
 from reins._errors import (
     BrowserError,
     ConnectionFailure,
@@ -120,9 +120,6 @@ class ExtensionLink:
             else:
                 out.append(from_cdp_error(method, item.get("error") or {}))
         return out
-
-    def remaining_ms_for_page(self, deadline: Deadline) -> int:
-        return deadline.remaining_ms(headroom_ms=HEADROOM_MS)
 
     @property
     def pending_count(self) -> int:

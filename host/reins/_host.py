@@ -72,7 +72,6 @@ class Host:
     # One worker: background writes (registries) happen in the order they were asked for.
     _io: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io"))
-    _event_waiters: list[tuple[int, str, asyncio.Future[CdpEvent]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.link.on_tab_gone(self._tab_gone)
@@ -111,21 +110,6 @@ class Host:
         if state is not None:
             for listener in list(state.listeners):
                 listener(event)
-        for item in list(self._event_waiters):
-            tab_id, method, future = item
-            if tab_id == event.tabId and method == event.method and not future.done():
-                future.set_result(event)
-                self._event_waiters.remove(item)
-
-    def expect_event(self, tab_id: int, method: str) -> asyncio.Future[CdpEvent]:
-        future: asyncio.Future[CdpEvent] = asyncio.get_running_loop().create_future()
-        self._event_waiters.append((tab_id, method, future))
-        future.add_done_callback(
-            lambda f: self._event_waiters.remove((tab_id, method, f))
-            if (tab_id, method, f) in self._event_waiters
-            else None
-        )
-        return future
 
     async def default_tab(self, deadline: Deadline) -> int:
         if self.current_tab is not None:
