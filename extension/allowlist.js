@@ -16,6 +16,7 @@ export const ALLOWED_METHODS = Object.freeze([
   "Page.getFrameTree",
   "Page.getLayoutMetrics",
   "Page.bringToFront",
+  "Page.handleJavaScriptDialog",
   // Runtime: evaluate in the page, call functions on elements, release handles
   "Runtime.enable",
   "Runtime.evaluate",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -280,8 +281,51 @@ async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str 
 
 
 async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, Any]:
-    """Run ``action(el)`` between two state reads and report the effect."""
+    """Run ``action(el)`` between two state reads and report the effect.
+
+    If the action opens a JavaScript dialog, the page waits for it: the answer is then the dialog
+    itself as the effect (answer it with `reins dialog accept|dismiss`)."""
     before = await _observe(ctx, el, "before")
+    try:
+        return await _until_dialog(ctx, _act_and_read(ctx, el, action, before))
+    except _DialogOpened as opened:
+        out: dict[str, Any] = {"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}
+        if el.recovered:
+            out["recovered"] = el.recovered
+        if el.ref:
+            out["ref"] = el.ref
+        return out
+
+
+class _DialogOpened(ReinsError):
+    """Control flow: the action opened a dialog (reported as its effect, not as a failure)."""
+
+    def __init__(self, dialog: dict[str, Any]) -> None:
+        super().__init__("a dialog opened", code="dialog_open")
+        self.dialog = dialog
+
+
+async def _until_dialog(ctx: CommandContext, work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    from reins._dialogs import DialogWatch
+
+    task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
+    watch = ctx.host.tab(ctx.tab).extra.get("dialogs")
+    if not isinstance(watch, DialogWatch):
+        return await task
+    opened: asyncio.Future[Any] = asyncio.ensure_future(watch.is_open.wait())
+    try:
+        await asyncio.wait([task, opened], return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        raise _DialogOpened(dict(watch.current or {}))
+    finally:
+        opened.cancel()
+        if not task.done():
+            task.cancel()
+
+
+async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
+                        before: dict[str, Any] | None) -> dict[str, Any]:
     extra = await action(el) or {}
     after = await _observe(ctx, el, "after")
     if after is not None and before is not None and not effect_of(before, after, None)[0]:

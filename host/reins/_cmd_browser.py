@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from reins import __version__
 from reins._commands import Args, Command, NoArgs, command
+from reins._dialogs import watch_dialogs
 from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins._host import CommandContext
 from reins._navigation import document_info, settle, wait_for_new_document
@@ -183,7 +184,31 @@ async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
 
 
+class DialogArgs(Args):
+    action: Literal["accept", "dismiss"] | None = None
+    text: str | None = None
+
+
+@command("dialog", DialogArgs)
+async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
+    """Show the open JavaScript dialog, or accept (with prompt text) / dismiss it."""
+    watch = await watch_dialogs(ctx)
+    if args.action is None:
+        return {"dialog": watch.current}
+    if watch.current is None:
+        raise ResolutionError("no dialog is open in this tab", code="not_found",
+                              hint="`reins dialog` shows one when a page opens it")
+    handled = watch.current  # the closed event may clear it while the call below is answered
+    params: dict[str, Any] = {"accept": args.action == "accept"}
+    if args.text is not None:
+        params["promptText"] = args.text
+    await ctx.cdp("Page.handleJavaScriptDialog", params)
+    watch.current = None
+    watch.is_open.clear()
+    return {"handled": handled, "accepted": args.action == "accept"}
+
+
 COMMANDS: tuple[Command[Any], ...] = (
     status, tabs, tab_new, tab_select, tab_close, navigate, back, forward, reload, settle_cmd,
-    cdp, stats, ping,
+    cdp, stats, ping, dialog,
 )

@@ -5,7 +5,7 @@
     ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, frame_unreachable,
-    │                               navigation_failed
+    │                               navigation_failed, dialog_open
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -50,6 +50,7 @@ _NEXT_STEP: dict[str, str] = {
     "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
     "navigation_failed": "check the URL and that the site is reachable from this browser",
     "page_refused": "reins cannot drive chrome://, extension or Web Store pages; navigate elsewhere",
+    "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
     "tab_unresponsive": "the page's main thread is blocked: `reins tab close` it and open the page again in a new tab",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
@@ -144,7 +145,8 @@ for _cls, _codes in (
     (
         BrowserError,
         ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
-         "page_refused", "tab_unresponsive", "frame_unreachable", "navigation_failed"),
+         "page_refused", "tab_unresponsive", "frame_unreachable", "navigation_failed",
+         "dialog_open"),
     ),
     (
         ResolutionError,

@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from reins._bridge import ExtensionLink
 from reins._client import socket_alive
 from reins._commands import Command
 from reins._deadline import DEFAULT_TIMEOUT_MS, Deadline
+from reins._dialogs import DialogWatch, watch_dialogs
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
 from reins._native import NativePort
 from reins._paths import ensure_private_dir, reins_home, socket_dir, socket_path
@@ -33,6 +34,23 @@ from reins._stats import Stats
 __all__ = ["CommandContext", "Host", "main"]
 
 log = logging.getLogger("reins.host")
+
+# Commands about tabs rather than a page: they neither watch for dialogs nor attach to the page.
+_TAB_MANAGEMENT = frozenset({"tabs", "tab_select", "tab_close"})
+# Commands that work while a JavaScript dialog is open (they do not touch the page's thread).
+_DIALOG_FREE = frozenset({"dialog", "tab_close", "tab_select", "tab_new", "tabs", "status", "stats",
+                          "ping"})
+# How long a command that saw a dialog open gets to report it as its own effect.
+_DIALOG_GRACE_S = 0.3
+
+
+def _dialog_open(dialog: dict[str, Any]) -> BrowserError:
+    kind = dialog.get("type") or "dialog"
+    return BrowserError(
+        f"a {kind} dialog is open: {dialog.get('message', '')!r}", code="dialog_open",
+        hint="answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
+        details={"dialog": dialog})
+
 
 # An answer may arrive this much after the deadline at most (serialization, the event loop).
 _LATE_MS = 0.2
@@ -153,10 +171,16 @@ class Host:
                 raise BrowserError("reins is paused in the extension popup", code="paused")
             tab_id = request.tab if request.tab is not None else await self.default_tab(deadline)
         ctx = CommandContext(self, deadline, tab_id, request)
+        watch: DialogWatch | None = None
+        if tab_id is not None and cmd.name not in _TAB_MANAGEMENT:
+            watch = await watch_dialogs(ctx)
+            if watch.current is not None and cmd.name not in _DIALOG_FREE:
+                raise _dialog_open(watch.current)
         if tab_id is not None and cmd.name not in _NO_PROBE:
             await self._probe_if_suspect(tab_id, deadline)  # tab_unresponsive
         try:
-            return await asyncio.wait_for(cmd.handler(ctx, args), deadline.remaining() + _LATE_MS)
+            return await asyncio.wait_for(self._unless_dialog(cmd.handler(ctx, args), watch),
+                                          deadline.remaining() + _LATE_MS)
         except TimeoutError:
             self._mark_suspect(tab_id)  # tab_unresponsive
             raise DeadlineExceeded(
@@ -165,6 +189,27 @@ class Host:
         except (DeadlineExceeded, asyncio.CancelledError):
             self._mark_suspect(tab_id)  # tab_unresponsive
             raise
+
+    async def _unless_dialog(self, work: Awaitable[dict[str, Any]], watch: DialogWatch | None,
+                             ) -> dict[str, Any]:
+        """Run a command; if a dialog opens meanwhile (the page then waits for it, and so would
+        the command), give the command a moment to report it itself, else answer dialog_open."""
+        task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
+        if watch is None:
+            return await task
+        opened: asyncio.Future[Any] = asyncio.ensure_future(watch.is_open.wait())
+        try:
+            await asyncio.wait([task, opened], return_when=asyncio.FIRST_COMPLETED)
+            if not task.done():
+                done, _ = await asyncio.wait({task}, timeout=_DIALOG_GRACE_S)
+                if not done:
+                    task.cancel()
+                    raise _dialog_open(watch.current or {})
+            return task.result()
+        finally:
+            opened.cancel()
+            if not task.done():
+                task.cancel()
 
     # ---- tab_unresponsive ----
 

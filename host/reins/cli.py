@@ -539,6 +539,21 @@ def wait(ctx: click.Context, /, text: str | None, target: str | None, gone: str 
 
 
 @main.command()
+@click.argument("action", type=click.Choice(["accept", "dismiss"]), required=False)
+@click.argument("text", required=False)
+@_global_options
+@click.pass_context
+def dialog(ctx: click.Context, /, action: str | None, text: str | None, **local: Any) -> None:
+    """Show the open alert/confirm/prompt dialog, or `accept [TEXT]` / `dismiss` it."""
+    args: dict[str, Any] = {}
+    if action:
+        args["action"] = action
+    if text is not None:
+        args["text"] = text
+    run(ctx, "dialog", args, local)
+
+
+@main.command()
 def guide() -> None:
     """Print the agent guide: observe, act, read the effect, what each error means."""
     from importlib import resources

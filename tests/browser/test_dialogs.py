@@ -1,0 +1,57 @@
+"""JavaScript dialogs: an action that opens one reports it; the page waits; reins dialog answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Browser
+
+
+def _log(browser: Browser, tab: int) -> list[str]:
+    body = browser.ok("eval", "JSON.stringify(window.__log)", "--tab", str(tab))
+    import json
+
+    return list(json.loads(body["value"]))
+
+
+def test_confirm_opened_by_a_click_is_the_effect_and_is_answered(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/dialogs.html")
+    body = browser.ok("click", "#confirm-btn", "--tab", str(tab))
+    assert body["effect"]["dialog"]["type"] == "confirm"
+    assert body["effect"]["dialog"]["message"] == "Delete this expense?"
+    assert body["warnings"] == ["dialog_open"]
+    # While it is open, page commands answer at once with the dialog, not after their budget.
+    code, answer = browser.cli("state", "--tab", str(tab), "--timeout-ms", "20000")
+    assert code == 1 and answer["error"]["code"] == "dialog_open"
+    assert answer["error"]["dialog"]["message"] == "Delete this expense?"
+    shown = browser.ok("dialog", "--tab", str(tab))
+    assert shown["dialog"]["type"] == "confirm"
+    handled = browser.ok("dialog", "accept", "--tab", str(tab))
+    assert handled["accepted"] is True and handled["handled"]["type"] == "confirm"
+    assert _log(browser, tab) == ["confirm:true"]  # the page saw the confirm accepted
+
+
+def test_prompt_gets_the_text_and_alert_is_dismissed(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/dialogs.html")
+    body = browser.ok("click", "#prompt-btn", "--tab", str(tab))
+    assert body["effect"]["dialog"] == {"type": "prompt", "message": "Your name?",
+                                        "url": body["effect"]["dialog"]["url"],
+                                        "default_prompt": "anon"}
+    browser.ok("dialog", "accept", "Ada Lovelace", "--tab", str(tab))
+    browser.ok("click", "#alert-btn", "--tab", str(tab))
+    browser.ok("dialog", "dismiss", "--tab", str(tab))
+    browser.ok("click", "#plain-btn", "--tab", str(tab))
+    assert _log(browser, tab) == ["prompt:Ada Lovelace", "alert:closed", "plain"]
+
+
+def test_dismissed_confirm_and_dialog_from_eval(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/dialogs.html")
+    code, answer = browser.cli("eval", "confirm('from eval')", "--tab", str(tab),
+                               "--timeout-ms", "5000")
+    assert code == 1 and answer["error"]["code"] == "dialog_open"
+    browser.ok("dialog", "dismiss", "--tab", str(tab))
+    browser.ok("click", "#confirm-btn", "--tab", str(tab))
+    browser.ok("dialog", "dismiss", "--tab", str(tab))
+    assert _log(browser, tab) == ["confirm:false"]
+    code, answer = browser.cli("dialog", "accept", "--tab", str(tab))
+    assert code == 1 and answer["error"]["code"] == "not_found"  # nothing open any more
