@@ -34,6 +34,7 @@ signal on either side the score is 0.0 (no evidence).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -159,6 +160,13 @@ def normalize_ref_text(value: str | None) -> str:
     """Lowercase, keep ``[a-z0-9]``, truncate to 12 characters. May return ``""``."""
     if not value:
         return ""
+    return _normalized(value)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _normalized(value: str) -> str:
+    # Each observation normalizes every element's testid, id and aria-label several times; the
+    # same strings come back observation after observation.
     return _NON_ALNUM.sub("", value.lower())[:MAX_REF_TEXT]
 
 
