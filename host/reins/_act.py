@@ -177,19 +177,26 @@ class Point:
     y: float
 
 
+async def _frame_owner(ctx: CommandContext, el: Resolved) -> int:
+    """The backend node id of the iframe holding an element of an out-of-process frame (looked
+    up once per resolved element)."""
+    if el.frame_owner is None:
+        from reins._frames import frame_sessions
+
+        fs = await frame_sessions(ctx)
+        frame_id = next((f for f, s in fs.sessions.items() if s == el.session_id), None)
+        if frame_id is None:
+            raise ReinsError("the element's frame is gone", code="frame_unreachable")
+        owner = await ctx.cdp("DOM.getFrameOwner", {"frameId": frame_id})
+        el.frame_owner = int(owner["backendNodeId"])
+    return el.frame_owner
+
+
 async def _frame_offset(ctx: CommandContext, el: Resolved) -> tuple[float, float]:
     """For an element in an out-of-process frame: that frame's origin in the main viewport."""
     if el.session_id is None:
         return 0.0, 0.0
-    from reins._frames import frame_sessions
-
-    fs = await frame_sessions(ctx)
-    frame_id = next((f for f, s in fs.sessions.items() if s == el.session_id), None)
-    if frame_id is None:
-        raise ReinsError("the element's frame is gone", code="frame_unreachable")
-    owner = await ctx.cdp("DOM.getFrameOwner", {"frameId": frame_id})
-    backend = owner.get("backendNodeId")
-    model = await ctx.cdp("DOM.getBoxModel", {"backendNodeId": backend})
+    model = await ctx.cdp("DOM.getBoxModel", {"backendNodeId": await _frame_owner(ctx, el)})
     content = (model.get("model") or {}).get("content") or [0, 0]
     return float(content[0]), float(content[1])
 
@@ -243,15 +250,7 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
 
 
 async def _scroll_frame_owner(ctx: CommandContext, el: Resolved) -> None:
-    from reins._frames import frame_sessions
-
-    fs = await frame_sessions(ctx)
-    frame_id = next((f for f, s in fs.sessions.items() if s == el.session_id), None)
-    if frame_id is None:
-        return
-    owner = await ctx.cdp("DOM.getFrameOwner", {"frameId": frame_id})
-    if owner.get("backendNodeId"):
-        await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": owner["backendNodeId"]})
+    await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": await _frame_owner(ctx, el)})
 
 
 def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:

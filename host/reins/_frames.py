@@ -18,7 +18,13 @@ if TYPE_CHECKING:
     from reins._host import CommandContext
     from reins._protocol import CdpEvent
 
-__all__ = ["FrameSessions", "call_function", "evaluate_value", "frame_sessions"]
+__all__ = [
+    "FrameSessions",
+    "call_function",
+    "evaluate_value",
+    "frame_sessions",
+    "session_for_iframe",
+]
 
 _ATTACH_EVENTS = ("Target.attachedToTarget", "Target.detachedFromTarget")
 
@@ -71,6 +77,22 @@ async def session_for_frame(ctx: CommandContext, frame_id: str) -> str:
             return session
         await asyncio.sleep(0.05)
     raise BrowserError(f"no session for out-of-process frame {frame_id}", code="frame_unreachable")
+
+
+async def session_for_iframe(ctx: CommandContext, iframe_object_id: str, *,
+                             session_id: str | None = None) -> str:
+    """The child session of the out-of-process frame an iframe element (a handle in the context
+    ``session_id``) shows; ``frame_unreachable`` when it has none."""
+    node = (await ctx.cdp("DOM.describeNode", {"objectId": iframe_object_id},
+                          session_id=session_id)).get("node") or {}
+    frame_id = node.get("frameId")
+    if not frame_id:
+        raise BrowserError("the iframe has no frame of its own", code="frame_unreachable")
+    try:
+        return await session_for_frame(ctx, str(frame_id))
+    except ReinsError as exc:
+        raise BrowserError("no session: in process with an opaque origin (e.g. a data: URL), or "
+                           "not loaded yet", code="frame_unreachable") from exc
 
 
 def _timeout_ms(ctx: CommandContext) -> int:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
-from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_frame
+from reins._errors import ReinsError, ResolutionError, UsageError
+from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
 from reins._identity import MATCH_THRESHOLD, Identity, compare
 
 if TYPE_CHECKING:
@@ -94,7 +94,8 @@ class Resolved:
     via: str = "css"
     ref: str | None = None
     recovered: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
+    # For an element of an out-of-process frame: its iframe's backend node id, once looked up.
+    frame_owner: int | None = None
 
 
 # ---- page-side helpers -------------------------------------------------------------------------
@@ -162,19 +163,6 @@ async def _match_handle(ctx: CommandContext, index: int, session: str | None) ->
     return handle
 
 
-async def _frame_session(ctx: CommandContext, iframe_object: str, session: str | None) -> str:
-    node = (await ctx.cdp("DOM.describeNode", {"objectId": iframe_object},
-                          session_id=session)).get("node") or {}
-    frame_id = node.get("frameId")
-    if not frame_id:
-        raise BrowserError("the iframe has no frame to enter", code="frame_unreachable")
-    try:
-        return await session_for_frame(ctx, str(frame_id))
-    except ReinsError as exc:
-        raise BrowserError(f"cannot reach the cross-origin frame: {exc.message}",
-                           code="frame_unreachable") from exc
-
-
 async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[str, ...] = (),
                    shadow: tuple[str, ...] = ()) -> tuple[int, str | None]:
     """Run a CSS/XPath query through frames (entering OOPIF sessions as needed).
@@ -196,7 +184,7 @@ async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[
             raise ResolutionError(str(answer.get("message")), code=code)
         if "frame" in answer:
             iframe = await _match_handle(ctx, 0, session)
-            session = await _frame_session(ctx, iframe, session)
+            session = await session_for_iframe(ctx, iframe, session_id=session)
             remaining = remaining[int(answer["frame"]) + 1:]
             continue
         return int(answer["count"]), session

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reins._errors import ReinsError
-from reins._frames import evaluate_handle, evaluate_value, session_for_frame
+from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
 from reins._paths import ensure_private_dir
 from reins._registry import Registry
 
@@ -116,17 +116,7 @@ async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
     object_id = await evaluate_handle(ctx, expression, what="frame lookup")
     if object_id is None:
         raise ReinsError("the iframe element is gone", code="frame_unreachable")
-    node = (await ctx.cdp("DOM.describeNode", {"objectId": object_id})).get("node") or {}
-    frame_id = node.get("frameId")
-    if not frame_id:
-        raise ReinsError("the iframe has no frame of its own", code="frame_unreachable")
-    try:
-        session = await session_for_frame(ctx, str(frame_id))
-    except ReinsError as exc:
-        raise ReinsError("no session: in process with an opaque origin (e.g. a data: URL), or "
-                         "not loaded yet", code="frame_unreachable") from exc
-    from reins._frames import call_function
-
+    session = await session_for_iframe(ctx, object_id)
     origin = await call_function(ctx, object_id, _CONTENT_ORIGIN, what="frame origin")
     return session, float(origin[0]), float(origin[1])
 
