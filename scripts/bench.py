@@ -720,7 +720,7 @@ class Bench:
         self.say()
 
         sys.path.insert(0, str(ROOT / "host"))
-        from reins._observe import MAX_ELEMENTS, collect_expression
+        from reins.observe.collect import MAX_ELEMENTS, collect_expression
 
         body = collect_expression({"viewportOnly": False, "maxElements": MAX_ELEMENTS, "withSelectors": True})
         timing = ("(() => { const t0 = performance.now(); const r = " + body

@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from reins import __version__
-from reins._bridge import ExtensionLink
-from reins._client import socket_alive
-from reins._commands import Command
-from reins._deadline import DEFAULT_TIMEOUT_MS, Deadline
-from reins._dialogs import DialogWatch, watch_dialogs
+from reins.bridge.link import ExtensionLink
+from reins.bridge.client import socket_alive
+from reins.bridge.command import Command
+from reins.bridge.deadline import DEFAULT_TIMEOUT_MS, Deadline
+from reins.page.dialogs import DialogWatch, watch_dialogs
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
-from reins._native import NativePort
+from reins.bridge.native import NativePort
 from reins._paths import ensure_private_dir, reins_home, socket_dir, socket_path
-from reins._protocol import CdpEvent, Request, validate_args
-from reins._server import ControlServer
-from reins._stats import Stats
+from reins.bridge.protocol import CdpEvent, Request, validate_args
+from reins.bridge.server import ControlServer
+from reins.bridge.stats import Stats
 
 __all__ = ["CommandContext", "Host", "main"]
 
@@ -290,7 +290,7 @@ def _pick_profile(requested: str, home: Path) -> str:
 
 
 async def _serve(profile: str, home: Path) -> None:
-    from reins._command_table import all_commands
+    from reins.commands.table import all_commands
 
     loop = asyncio.get_running_loop()
     eof = asyncio.Event()

@@ -90,7 +90,7 @@ def reins_home() -> Iterator[Path]:
 
 
 def _chrome_options(user_data: Path) -> Any:
-    from reins._launch import browser_flags
+    from reins.setup.launch import browser_flags
     from selenium.webdriver.chrome.options import Options
 
     options = Options()
@@ -127,7 +127,7 @@ class Browser:
 
     # -- reins through the socket directly --
     def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        from reins._client import Connection
+        from reins.bridge.client import Connection
         from reins._paths import socket_path
 
         with Connection(socket_path(PROFILE, self.home)) as conn:
@@ -149,7 +149,7 @@ class Browser:
 
 
 def _wait_connected(home: Path, timeout: float = 30) -> None:
-    from reins._client import Connection
+    from reins.bridge.client import Connection
     from reins._paths import socket_path
 
     deadline = time.monotonic() + timeout
@@ -169,7 +169,7 @@ def _wait_connected(home: Path, timeout: float = 30) -> None:
 
 
 def start_browser(home: Path) -> Browser:
-    from reins._install import install
+    from reins.setup.install import install
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -87,7 +87,7 @@ def test_two_clients_on_two_tabs_get_their_own_answers(browser: Browser, page: A
     errors: list[BaseException] = []
 
     def worker(name: str, tab_id: int) -> None:
-        from reins._client import Connection
+        from reins.bridge.client import Connection
 
         try:
             with Connection(socket_path(PROFILE, browser.home)) as conn:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins._imap import build_map
+from reins.observe.imap import build_map
 from selenium import webdriver
 
 # Evaluates every selector of every detected element in the element's own root and reports what

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 from PIL import Image
-from reins._annotate import PALETTE, AnnotatedImage, Mark, annotate, mark_color
+from reins.observe.annotate import PALETTE, AnnotatedImage, Mark, annotate, mark_color
 from reins._errors import UsageError
 
 WHITE = (255, 255, 255)

@@ -174,11 +174,11 @@ def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
     probe = json.loads(last)
     assert probe["code"] == 3
     modules = set(probe["modules"])
-    assert "reins.cli" in modules and "reins._client" in modules
+    assert "reins.cli" in modules and "reins.bridge.client" in modules
     heavy = {m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))}
     assert heavy == set()
-    host_side = {"reins._host", "reins._protocol", "reins._bridge", "reins._server",
-                 "reins._native", "reins._commands", "reins._cmd_browser", "nativemessaging",
+    host_side = {"reins._host", "reins.bridge.protocol", "reins.bridge.link", "reins.bridge.server",
+                 "reins.bridge.native", "reins.bridge.command", "reins.commands.browser", "nativemessaging",
                  "asyncio"}
     assert host_side & modules == set()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from reins._deadline import DEFAULT_TIMEOUT_MS, HEADROOM_MS, Deadline
+from reins.bridge.deadline import DEFAULT_TIMEOUT_MS, HEADROOM_MS, Deadline
 from reins._errors import DeadlineExceeded, ReinsError
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins._cmd_eval import (
+from reins.commands.eval import (
     MAX_RESULT_BYTES,
     SCRIPT_HEADROOM_MS,
     SOURCE_URL,
@@ -18,8 +18,8 @@ from reins._cmd_eval import (
     script_timeout_ms,
     was_terminated,
 )
-from reins._config import config_path, evaluate_enabled, read_config, write_setting
-from reins._deadline import HEADROOM_MS, Deadline
+from reins.setup.config import config_path, evaluate_enabled, read_config, write_setting
+from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins._errors import BrowserError, DeadlineExceeded, UsageError
 
 # ---- the script's budget -----------------------------------------------------------------------

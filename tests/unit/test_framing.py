@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from reins._errors import ReinsError, UsageError
-from reins._framing import MAX_FROM_BROWSER, MAX_TO_BROWSER, FrameDecoder, encode_frame
+from reins.bridge.framing import MAX_FROM_BROWSER, MAX_TO_BROWSER, FrameDecoder, encode_frame
 
 MESSAGES = [
     {"id": 1, "type": "cdp", "method": "Runtime.evaluate", "params": {"expression": "1+1"}},

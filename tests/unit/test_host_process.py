@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins._framing import MAX_FROM_BROWSER, FrameDecoder, encode_frame
+from reins.bridge.framing import MAX_FROM_BROWSER, FrameDecoder, encode_frame
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain sockets")
 

@@ -7,7 +7,7 @@ import textwrap
 from dataclasses import replace
 
 import pytest
-from reins._identity import (
+from reins.observe.identity import (
     STRONG_MISMATCH_CAP,
     Identity,
     assign_refs,
@@ -88,7 +88,7 @@ def test_hash_ref_shape_and_known_value() -> None:
 def test_hash_ref_is_the_same_in_another_process() -> None:
     script = textwrap.dedent(
         """
-        from reins._identity import Identity, ref_for
+        from reins.observe.identity import Identity, ref_for
         print(ref_for(Identity(role="link", name="Learn more", tag="a",
                                parent_role="navigation", sibling_index=0)))
         """

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 from reins._errors import ResolutionError, UsageError
-from reins._imap import Lookup, build_map, find_with_fallback, query_map, tag_for_type
+from reins.observe.imap import Lookup, build_map, find_with_fallback, query_map, tag_for_type
 
 
 def record(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from reins._errors import UsageError
-from reins._install import (
+from reins.setup.install import (
     ORIGIN,
     doctor,
     install,
@@ -282,7 +282,7 @@ def test_doctor_reports_a_wrong_origin_and_a_broken_launcher(home: Path, tmp_pat
 
 
 class _FastClock:
-    """`time` for reins._install only: its monotonic clock runs 10x, so the probe's 10 s wait
+    """`time` for reins.setup.install only: its monotonic clock runs 10x, so the probe's 10 s wait
     for a socket that never comes takes 1 s. A working probe returns as soon as the socket shows."""
 
     sleep = staticmethod(time.sleep)
@@ -296,9 +296,9 @@ class _FastClock:
 def test_doctor_host_start_with_a_profile_launcher(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import reins._install
+    import reins.setup.install
 
-    monkeypatch.setattr(reins._install, "time", _FastClock)
+    monkeypatch.setattr(reins.setup.install, "time", _FastClock)
     profile_dir = tmp_path / "profile"
     install(user_data_dir=str(profile_dir), profile="p")
     report = doctor(user_data_dir=str(profile_dir))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from reins._lines import OVERSIZED, LineSplitter
+from reins.bridge.lines import OVERSIZED, LineSplitter
 
 
 def feed_all(splitter: LineSplitter, *chunks: bytes) -> list[object]:

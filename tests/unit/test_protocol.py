@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from reins._errors import UsageError
-from reins._protocol import (
+from reins.bridge.protocol import (
     MAX_REQUEST_BYTES,
     CdpEvent,
     Detached,

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins._identity import Identity, ref_for
-from reins._registry import Locator, Registry
+from reins.observe.identity import Identity, ref_for
+from reins.observe.registry import Locator, Registry
 
 DOC = "doc-1"
 

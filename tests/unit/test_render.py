@@ -4,7 +4,7 @@ import math
 
 import pytest
 from reins._errors import UsageError
-from reins._render import FrameView, RefView, approx_tokens, render_state, state_json
+from reins.observe.render import FrameView, RefView, approx_tokens, render_state, state_json
 
 MAIN = FrameView("f0", url="https://shop.example/checkout", title="Checkout")
 PAY = FrameView("f1", url="https://shop.example/pay", title="Payment", parent="f0")

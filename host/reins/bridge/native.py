@@ -17,7 +17,7 @@ from typing import Any
 
 import nativemessaging
 
-from reins._framing import MAX_TO_BROWSER, encode_frame
+from reins.bridge.framing import MAX_TO_BROWSER, encode_frame
 
 __all__ = ["NativePort"]
 

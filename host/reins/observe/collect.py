@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reins._errors import ReinsError
-from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
+from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
 from reins._paths import ensure_private_dir
-from reins._registry import Registry
+from reins.observe.registry import Registry
 
 if TYPE_CHECKING:
     from reins._host import CommandContext

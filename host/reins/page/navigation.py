@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from reins._deadline import HEADROOM_MS
+from reins.bridge.deadline import HEADROOM_MS
 from reins._errors import BrowserError, DeadlineExceeded, ReinsError
 
 if TYPE_CHECKING:

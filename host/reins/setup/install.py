@@ -230,7 +230,7 @@ def doctor(browser: str = "all", user_data_dir: str | None = None, *,
         if runnable:
             ok, detail = _probe_host(launcher)
             checks.append(_check("host start", ok, detail, "reinstall reins in this Python: pip install -e ."))
-    from reins._client import live_profiles, request
+    from reins.bridge.client import live_profiles, request
 
     names = live_profiles()
     connected = False
@@ -256,7 +256,7 @@ def _extension_dir() -> Path:
     env = os.environ.get("REINS_EXTENSION_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "extension"
+    return Path(__file__).resolve().parents[3] / "extension"
 
 
 def extension_dir() -> Path:

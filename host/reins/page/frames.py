@@ -11,12 +11,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reins._deadline import HEADROOM_MS
+from reins.bridge.deadline import HEADROOM_MS
 from reins._errors import BrowserError, EvaluateError, ReinsError
 
 if TYPE_CHECKING:
     from reins._host import CommandContext
-    from reins._protocol import CdpEvent
+    from reins.bridge.protocol import CdpEvent
 
 __all__ = [
     "FrameSessions",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from reins._host import CommandContext
-    from reins._protocol import CdpEvent
+    from reins.bridge.protocol import CdpEvent
 
 __all__ = ["DIALOG_EVENTS", "DialogWatch", "watch_dialogs"]
 

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reins._client import socket_alive
+from reins.bridge.client import socket_alive
 from reins._errors import ConnectionFailure, ReinsError, UsageError
-from reins._install import extension_dir, write_launcher, write_manifest
+from reins.setup.install import extension_dir, write_launcher, write_manifest
 from reins._paths import (
     ensure_private_dir,
     profile_dir,
@@ -143,7 +143,7 @@ def launch(
 
 
 def _host_connected(name: str) -> bool:
-    from reins._client import request
+    from reins.bridge.client import request
 
     try:
         answer = request("ping", profile=name, timeout_ms=2000)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reins._deadline import Deadline
+from reins.bridge.deadline import Deadline
 from reins._errors import (
     BrowserError,
     ConnectionFailure,
@@ -17,7 +17,7 @@ from reins._errors import (
     ReinsError,
     from_cdp_error,
 )
-from reins._protocol import (
+from reins.bridge.protocol import (
     CdpEvent,
     Detached,
     ExtensionAnswer,

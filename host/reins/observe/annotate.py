@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
-from ._errors import UsageError
+from reins._errors import UsageError
 
 __all__ = ["AnnotatedImage", "Mark", "Placement", "annotate", "mark_color"]
 

@@ -8,11 +8,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from reins import __version__
-from reins._commands import Args, Command, NoArgs, command
-from reins._dialogs import watch_dialogs
+from reins.bridge.command import Args, Command, NoArgs, command
+from reins.page.dialogs import watch_dialogs
 from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins._host import CommandContext
-from reins._navigation import document_info, settle, wait_for_new_document
+from reins.page.navigation import document_info, settle, wait_for_new_document
 
 __all__ = ["COMMANDS"]
 

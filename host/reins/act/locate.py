@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins._frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
-from reins._identity import MATCH_THRESHOLD, Identity, compare
+from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
+from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 
 if TYPE_CHECKING:
     from reins._host import CommandContext
-    from reins._registry import RegistryEntry
+    from reins.observe.registry import RegistryEntry
 
 __all__ = ["Resolved", "Target", "parse_target", "resolve_target"]
 
@@ -134,7 +134,7 @@ _FIND = """(spec) => {
 
 
 async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
-    from reins._observe import collect_source
+    from reins.observe.collect import collect_source
 
     installed = await evaluate_value(ctx, f"!!{_API}", session_id=session, what="api check")
     if not installed:
@@ -208,7 +208,7 @@ def _norm(text: str | None) -> str:
 
 async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
     """role= and text= go through the page script's records (role and accessible name)."""
-    from reins._cmd_observe import observe_page
+    from reins.commands.observe import observe_page
 
     snap, records, refs = await observe_page(ctx)
     wanted = _norm(target.name if target.kind == "role" else target.value)
@@ -273,7 +273,7 @@ async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolv
     generation mark, so this is the same-node fast path for them — also after a host restart,
     through the positions saved beside the registry (a re-render detaches the node: None).
     """
-    from reins._observe import seen_for
+    from reins.observe.collect import seen_for
 
     seen = seen_for(ctx, ctx.host.tab(ctx.tab).extra.get("registry_url"))
     if seen is None or seen.document_id != entry.document_id or entry.ref not in seen.homes:
@@ -320,8 +320,8 @@ async def _verified(ctx: CommandContext, entry: RegistryEntry, resolved: Resolve
 
 
 async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
-    from reins._cmd_observe import observe_page
-    from reins._observe import registry_for
+    from reins.commands.observe import observe_page
+    from reins.observe.collect import registry_for
 
     snap, records, refs = await observe_page(ctx)
     registry = registry_for(ctx)
@@ -343,8 +343,8 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
 
 
 async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
-    from reins._observe import current_url, registry_for
-    from reins._registry import Registry
+    from reins.observe.collect import current_url, registry_for
+    from reins.observe.registry import Registry
 
     state = ctx.host.tab(ctx.tab)
     if not isinstance(state.extra.get("registry"), Registry):  # a host restart: load from disk

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins._identity import (
+from reins.observe.identity import (
     MATCH_THRESHOLD,
     REF_PREFIX,
     Identity,

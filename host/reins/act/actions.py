@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
-from reins._frames import call_function, evaluate_value
-from reins._locate import Resolved, resolve_target
+from reins.page.frames import call_function, evaluate_value
+from reins.act.locate import Resolved, resolve_target
 
 if TYPE_CHECKING:
     from reins._host import CommandContext
@@ -181,7 +181,7 @@ async def _frame_owner(ctx: CommandContext, el: Resolved) -> int:
     """The backend node id of the iframe holding an element of an out-of-process frame (looked
     up once per resolved element)."""
     if el.frame_owner is None:
-        from reins._frames import frame_sessions
+        from reins.page.frames import frame_sessions
 
         fs = await frame_sessions(ctx)
         frame_id = next((f for f, s in fs.sessions.items() if s == el.session_id), None)
@@ -305,7 +305,7 @@ class _DialogOpened(ReinsError):
 
 
 async def _until_dialog(ctx: CommandContext, work: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-    from reins._dialogs import DialogWatch
+    from reins.page.dialogs import DialogWatch
 
     task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
     watch = ctx.host.tab(ctx.tab).extra.get("dialogs")
@@ -599,8 +599,8 @@ async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str
                              smart: dict[str, Any] | None) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type)."""
     if smart:
-        from reins._cmd_observe import FindArgs, find_elements
-        from reins._locate import handle_for_record
+        from reins.commands.observe import FindArgs, find_elements
+        from reins.act.locate import handle_for_record
 
         matches, _stage = await find_elements(ctx, FindArgs(**smart))
         if len(matches) > 1 and smart.get("index") is None:
@@ -609,7 +609,7 @@ async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str
                 code="ambiguous", hint="add --index N (1-based) or --type",
                 details={"candidates": [m.get("ref") for m in matches[:8]]})
         chosen = matches[0]
-        from reins._observe import SeenAt
+        from reins.observe.collect import SeenAt
 
         seen = ctx.host.tab(ctx.tab).extra.get("seen")
         # The map may be a cached one from an earlier observation than the latest (a `state` since

@@ -66,7 +66,7 @@ def run(
     human: Callable[[dict[str, Any]], str] | None = None, *, quiet: bool = False,
 ) -> dict[str, Any]:
     """Send one command to the host and print its answer; exits on failure."""
-    from reins._client import request
+    from reins.bridge.client import request
 
     opts = _opts(ctx, local)
     json_out = bool(opts.get("json_out"))
@@ -589,7 +589,7 @@ _BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
 @click.pass_context
 def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Register the native host for your browser(s)."""
-    from reins._install import install as do_install
+    from reins.setup.install import install as do_install
 
     _local_result(ctx, local, lambda: do_install(browser, user_data_dir),
                   lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
@@ -602,7 +602,7 @@ def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **lo
 @click.pass_context
 def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Remove the native host registration."""
-    from reins._install import uninstall as do_uninstall
+    from reins.setup.install import uninstall as do_uninstall
 
     _local_result(ctx, local, lambda: do_uninstall(browser, user_data_dir),
                   lambda r: "\n".join(f"removed: {p}" for p in r["removed"]) or "nothing to remove")
@@ -615,7 +615,7 @@ def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **
 @click.pass_context
 def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Check each link: manifest, launcher, allowed origin, host start, extension connected."""
-    from reins._install import doctor as run_doctor
+    from reins.setup.install import doctor as run_doctor
 
     opts = _opts(ctx, local)
     report = run_doctor(browser, user_data_dir, profile=opts.get("profile"))
@@ -641,7 +641,7 @@ def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **loc
 def launch(ctx: click.Context, /, url: str | None, headless: bool, browser_path: str | None,
            user_data_dir: str | None, **local: Any) -> None:
     """Start a dedicated browser profile with reins loaded; returns once the host answers."""
-    from reins._launch import launch as do_launch
+    from reins.setup.launch import launch as do_launch
 
     opts = _opts(ctx, local)
     name = opts.get("profile") or "launch"
@@ -657,7 +657,7 @@ def launch(ctx: click.Context, /, url: str | None, headless: bool, browser_path:
 @click.pass_context
 def shutdown(ctx: click.Context, /, **local: Any) -> None:
     """Close a browser started by `reins launch` (its host exits with it)."""
-    from reins._launch import shutdown as do_shutdown
+    from reins.setup.launch import shutdown as do_shutdown
 
     opts = _opts(ctx, local)
     _local_result(ctx, {"json_out": opts.get("json_out")},
@@ -709,7 +709,7 @@ def eval_(ctx: click.Context, /, expression: str, target: str | None, frame: str
 def _settings_profile(given: str | None) -> str:
     import os
 
-    from reins._client import live_profiles
+    from reins.bridge.client import live_profiles
 
     if given or os.environ.get("REINS_PROFILE"):
         return str(given or os.environ.get("REINS_PROFILE"))
@@ -727,7 +727,7 @@ def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> 
 
     Settings live in REINS_HOME/config/PROFILE.json; the host reads them at each use.
     """
-    from reins._config import config_path, read_config, write_setting
+    from reins.setup.config import config_path, read_config, write_setting
 
     opts = _opts(ctx, local)
     profile = _settings_profile(opts.get("profile"))
@@ -753,7 +753,7 @@ def batch(ctx: click.Context, /, **local: Any) -> None:
     """
     import shlex
 
-    from reins._client import Connection, find_socket
+    from reins.bridge.client import Connection, find_socket
 
     opts = _opts(ctx, local)
     try:

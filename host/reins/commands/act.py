@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from reins._act import (
+from reins.act.actions import (
     click_element,
     fill_element,
     parse_keys,
@@ -17,12 +17,12 @@ from reins._act import (
     select_options,
     set_checked,
 )
-from reins._commands import Args, Command, command
+from reins.bridge.command import Args, Command, command
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
-from reins._frames import evaluate_value
+from reins.page.frames import evaluate_value
 from reins._host import CommandContext
-from reins._locate import resolve_target
-from reins._navigation import settle
+from reins.act.locate import resolve_target
+from reins.page.navigation import settle
 
 __all__ = ["COMMANDS"]
 
@@ -106,7 +106,7 @@ class PressArgs(Args):
 async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
     chord = parse_keys(args.keys)
     if args.target:
-        from reins._act import act_on, actionable_point
+        from reins.act.actions import act_on, actionable_point
 
         el = await resolve_target(ctx, args.target, frame=args.frame)
 
@@ -188,7 +188,7 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
                     return {"waited_for": "url", "url": href}
                 last = f"url is {href}"
             elif args.target is not None:
-                from reins._act import actionable_point
+                from reins.act.actions import actionable_point
 
                 el = await resolve_target(ctx, args.target, settle=False)
                 await actionable_point(ctx, el, need_enabled=False)

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError, UsageError
-from reins._lines import OVERSIZED, LineSplitter
-from reins._protocol import MAX_REQUEST_BYTES, Request, parse_request
+from reins.bridge.lines import OVERSIZED, LineSplitter
+from reins.bridge.protocol import MAX_REQUEST_BYTES, Request, parse_request
 
 __all__ = ["ControlServer"]
 
@@ -43,7 +43,8 @@ class ControlServer:
             raise UsageError(
                 f"socket path {self.path} is too long for a Unix socket; set REINS_HOME to a shorter path"
             )
-        old_umask = os.umask(0o077)
+        # 0600 from the moment it exists: a client must never see it wider.
+        old_umask = os.umask(0o177)
         try:
             self._server = await asyncio.start_unix_server(self._client, path=str(self.path))
         finally:

@@ -50,9 +50,9 @@ from typing import Any
 
 from pydantic import Field
 
-from reins._commands import Args, Command, command
-from reins._config import evaluate_enabled
-from reins._deadline import HEADROOM_MS, Deadline
+from reins.bridge.command import Args, Command, command
+from reins.setup.config import evaluate_enabled
+from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError, UsageError
 from reins._host import CommandContext
 
@@ -381,7 +381,7 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
             answer = await call.evaluate(_SETTLE % {"nonce": json.dumps(nonce), "url": SOURCE_URL},
                                          by_value=False, repl=False)
     else:
-        from reins._locate import resolve_target
+        from reins.act.locate import resolve_target
 
         resolved = await resolve_target(ctx, args.target, frame=args.frame)
         call.session_id = resolved.session_id

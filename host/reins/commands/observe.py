@@ -10,11 +10,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from reins._commands import Args, Command, command
+from reins.bridge.command import Args, Command, command
 from reins._errors import ReinsError, ResolutionError
 from reins._host import CommandContext
-from reins._imap import build_map, find_with_fallback
-from reins._observe import (
+from reins.observe.imap import build_map, find_with_fallback
+from reins.observe.collect import (
     PageSnapshot,
     SeenAt,
     ax_records,
@@ -22,7 +22,7 @@ from reins._observe import (
     save_registry,
     snapshot_page,
 )
-from reins._render import FrameView, RefView, render_state, state_json
+from reins.observe.render import FrameView, RefView, render_state, state_json
 
 __all__ = ["COMMANDS", "observe_page"]
 
@@ -123,7 +123,7 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     tab = ctx.host.tab(ctx.tab)
     cached = tab.extra.get("map")
     if not force and isinstance(cached, dict):
-        from reins._frames import evaluate_value
+        from reins.page.frames import evaluate_value
 
         now_doc = await evaluate_value(ctx, "[performance.timeOrigin, location.href]", what="doc")
         fresh = time.monotonic() - cached["created"] < MAP_TTL_S
@@ -214,7 +214,7 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
     png = base64.b64decode(shot.get("data", ""))
     out: dict[str, Any] = {"format": "png"}
     if args.annotate:
-        from reins._annotate import Mark, annotate
+        from reins.observe.annotate import Mark, annotate
 
         dpr = float(snap.viewport.get("dpr") or 1)
         result = annotate(png, [Mark(m["ref"], m["x"], m["y"], m["width"], m["height"])

@@ -1,0 +1,5 @@
+"""``python -m reins.cli``."""
+
+from reins.cli.main import main
+
+main()
