@@ -1,8 +1,4 @@
-"""Element resolution: TARGET -> an element handle in the right frame context.
-
-TARGET is ``@ref`` · CSS (default, or ``css=…``) · XPath (``//…``, ``(//…)[n]`` or ``xpath=…``) ·
-``role=button[name="Save"]`` · ``text=…`` (``text="…"`` exact); ``--frame CSS`` scopes a CSS or
-XPath target into an iframe (same-origin or out-of-process).
+"""Element resolution: TARGET (act/targets.py) -> an element handle in the right frame context.
 
 Failures are classed as the resolution design says: zero matches after the settle window and bad
 syntax are permanent (``not_found``, ``invalid_selector``); several matches are ``ambiguous``;
@@ -14,74 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
+from reins.act.targets import Target, parse_target
+from reins.bridge.context import CommandContext
+from reins.observe.collect import collect_source
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
+from reins.observe.page import find_elements, observe_page
+from reins.observe.registry import RegistryEntry
+from reins.observe.store import ObserveState, current_url, registry_for, seen_for
+from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
 
-if TYPE_CHECKING:
-    from reins._host import CommandContext
-    from reins.observe.registry import RegistryEntry
-
-__all__ = ["Resolved", "Target", "parse_target", "resolve_target"]
-
-Kind = Literal["ref", "css", "xpath", "role", "text"]
+__all__ = ["Resolved", "handle_for_record", "resolve_for_action", "resolve_target"]
 
 # How long a target that is not there yet is waited for (menus render asynchronously).
 SETTLE_WINDOW_S = 1.5
 # A recovered candidate must beat the runner-up by this much to count as unambiguous.
 RECOVERY_MARGIN = 0.05
-
-_ROLE_RE = re.compile(
-    r"""^(?P<role>[a-zA-Z][\w-]*)\s*(?:\[\s*name\s*=\s*(?P<q>["'])(?P<name>.*?)(?P=q)\s*(?P<flag>[is])?\s*\])?$""")
-
-
-@dataclass(frozen=True)
-class Target:
-    kind: Kind
-    value: str
-    name: str | None = None
-    exact: bool = False
-    frame: str | None = None
-
-
-def parse_target(raw: str, *, frame: str | None = None) -> Target:
-    """Parse a TARGET string (pure; raises ``invalid_selector``)."""
-    text = raw.strip()
-    if not text:
-        raise UsageError("empty target", code="invalid_selector")
-    if text.startswith("@"):
-        if len(text) < 2 or not re.fullmatch(r"@[A-Za-z0-9_-]+", text):
-            raise UsageError(f"{raw!r} is not a ref (refs look like @save or @e7f3a2)",
-                             code="invalid_selector")
-        if frame:
-            raise UsageError("--frame scopes CSS or XPath targets; a ref knows its frame",
-                             code="invalid_selector")
-        return Target("ref", text)
-    if text.startswith("xpath="):
-        return Target("xpath", text[6:], frame=frame)
-    if text.startswith(("//", "(/", "./", "..")):
-        return Target("xpath", text, frame=frame)
-    if text.startswith("css="):
-        return Target("css", text[4:], frame=frame)
-    if text.startswith("role="):
-        m = _ROLE_RE.match(text[5:].strip())
-        if not m:
-            raise UsageError(f"{raw!r}: use role=ROLE or role=ROLE[name=\"Name\"]",
-                             code="invalid_selector")
-        return Target("role", m.group("role").lower(), name=m.group("name"),
-                      exact=m.group("flag") == "s", frame=frame)
-    if text.startswith("text="):
-        body = text[5:]
-        if len(body) >= 2 and body[0] == body[-1] and body[0] in "\"'":
-            return Target("text", body[1:-1], exact=True, frame=frame)
-        if not body.strip():
-            raise UsageError("text= needs some text", code="invalid_selector")
-        return Target("text", body, frame=frame)
-    return Target("css", text, frame=frame)
 
 
 @dataclass
@@ -134,8 +81,6 @@ _FIND = """(spec) => {
 
 
 async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
-    from reins.observe.collect import collect_source
-
     installed = await evaluate_value(ctx, f"!!{_API}", session_id=session, what="api check")
     if not installed:
         body = collect_source().strip().rstrip(";").replace("__REINS_OPTIONS__",
@@ -208,8 +153,6 @@ def _norm(text: str | None) -> str:
 
 async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
     """role= and text= go through the page script's records (role and accessible name)."""
-    from reins.commands.observe import observe_page
-
     snap, records, refs = await observe_page(ctx)
     wanted = _norm(target.name if target.kind == "role" else target.value)
 
@@ -273,9 +216,7 @@ async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolv
     generation mark, so this is the same-node fast path for them — also after a host restart,
     through the positions saved beside the registry (a re-render detaches the node: None).
     """
-    from reins.observe.collect import seen_for
-
-    seen = seen_for(ctx, ctx.host.tab(ctx.tab).extra.get("registry_url"))
+    seen = seen_for(ctx, ctx.part(ObserveState).registry_url)
     if seen is None or seen.document_id != entry.document_id or entry.ref not in seen.homes:
         return None
     session, index = seen.homes[entry.ref]
@@ -320,9 +261,6 @@ async def _verified(ctx: CommandContext, entry: RegistryEntry, resolved: Resolve
 
 
 async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
-    from reins.commands.observe import observe_page
-    from reins.observe.collect import registry_for
-
     snap, records, refs = await observe_page(ctx)
     registry = registry_for(ctx)
     ranked = registry.candidates(entry, records, source="dom", min_confidence=0.5)
@@ -335,7 +273,7 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
             resolved = await handle_for_record(ctx, snap.homes[best_i], via="ref", ref=entry.ref)
             resolved.recovered = {"via": "identity", "confidence": round(best, 3),
                                   "ref": refs[best_i]}
-            ctx.host.stats.note("ref_recovered")
+            ctx.note("ref_recovered")
             return resolved
     raise ResolutionError(
         f"{entry.ref} is stale: its element is gone and no single element matches it well enough",
@@ -343,13 +281,10 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
 
 
 async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
-    from reins.observe.collect import current_url, registry_for
-    from reins.observe.registry import Registry
-
-    state = ctx.host.tab(ctx.tab)
-    if not isinstance(state.extra.get("registry"), Registry):  # a host restart: load from disk
-        state.extra["registry_url"] = await current_url(ctx)
-    registry = registry_for(ctx, state.extra.get("registry_url"))
+    state = ctx.part(ObserveState)
+    if state.registry is None:  # a host restart: load from disk
+        state.registry_url = await current_url(ctx)
+    registry = registry_for(ctx, state.registry_url)
     entry = registry.lookup(target.value)
     if not entry.carried_over:
         # A hash ref's locator is positional or text-based: after a re-render it can land on a
@@ -365,7 +300,7 @@ async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
             if confidence >= MATCH_THRESHOLD:
                 if attempt is _by_locator:  # the registered node is gone: say who stood in
                     resolved.recovered = {"via": "locator", "confidence": round(confidence, 3)}
-                    ctx.host.stats.note("ref_recovered")
+                    ctx.note("ref_recovered")
                 return resolved
     resolved = await _recover(ctx, entry)
     if entry.carried_over and resolved.recovered is not None:
@@ -395,3 +330,28 @@ async def resolve_target(ctx: CommandContext, target: str, *, frame: str | None 
                     exc.transient = False
                 raise
         await asyncio.sleep(0.1)
+
+
+async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str | None,
+                             smart: dict[str, Any] | None) -> Resolved:
+    """An action's element, from TARGET or from smart-mode options (--text/--index/--type)."""
+    if smart:
+        matches, _stage = await find_elements(ctx, smart)
+        if len(matches) > 1 and smart.get("index") is None:
+            raise ResolutionError(
+                f"{len(matches)} elements match {json.dumps(smart, ensure_ascii=False)}",
+                code="ambiguous", hint="add --index N (1-based) or --type",
+                details={"candidates": [m.get("ref") for m in matches[:8]]})
+        chosen = matches[0]
+        seen = ctx.part(ObserveState).seen
+        # The map may be a cached one from an earlier observation than the latest (a `state` since
+        # then renumbers elements): go by the chosen element's ref, not by its index.
+        ref = chosen.get("ref")
+        if seen is None or ref not in seen.homes:
+            raise ResolutionError(f"{ref} left the page since the map was built", code="ref_stale",
+                                  transient=True, hint="run `reins map --force` or `reins state`")
+        return await handle_for_record(ctx, seen.homes[ref], via="smart", ref=ref)
+    if not target:
+        raise UsageError("give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text",
+                         code="bad_request")
+    return await resolve_target(ctx, target, frame=frame)

@@ -1,23 +1,29 @@
-"""The command table: every command the host answers, with its argument model and budget kind.
+"""How a command is declared: once, with everything the host, the CLI and the docs need.
 
-The CLI, the batch runner and any future front end (an MCP server, a Python API) all reach the host
-through this one table.
+A handler module declares each command with ``@command(...)``: its wire name, its argument model
+(pydantic, validated at the boundary), its help (the handler's docstring), its budget, and its policy
+(needs a tab, probes a suspect tab first, may run while a JavaScript dialog is open, watches for
+dialogs at all, only reads). ``reins.commands.table`` gathers them; the dispatcher reads the policy
+from there, and the CLI builds its commands from the table's description (``describe``).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-if TYPE_CHECKING:
-    from reins._host import CommandContext
+from reins.bridge.context import CommandContext
 
-__all__ = ["Args", "Command", "NoArgs", "command", "build_table"]
+__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "Command", "NoArgs", "build_table", "command"]
 
 A = TypeVar("A", bound=BaseModel)
+
+# What a command gets when neither it nor the caller names a budget.
+DEFAULT_TIMEOUT_MS = 15_000
 
 
 class Args(BaseModel):
@@ -28,20 +34,49 @@ class NoArgs(Args):
     pass
 
 
+Handler = Callable[[CommandContext, A], Awaitable[dict[str, Any]]]
+
+
 @dataclass(frozen=True)
 class Command(Generic[A]):
     name: str
     args: type[A]
-    handler: Callable[[CommandContext, A], Awaitable[dict[str, Any]]]
+    handler: Handler[A]
+    help: str
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    # Runs against a tab (the current one unless --tab): needs the extension connected, not paused.
     needs_tab: bool = True
-    budget_kind: str = "*"
+    # Arms the tab's dialog watch and answers `dialog_open` while one is open (unless dialog_free).
+    watch_dialogs: bool = True
+    # May run while a JavaScript dialog is open (it does not touch the page's main thread).
+    dialog_free: bool = False
+    # Probes a tab whose last command timed out before running (`tab_unresponsive`).
+    probe: bool = True
+    # Changes nothing in the page or the browser (MCP tool annotations; docs).
+    read_only: bool = False
+    # The CLI's words for it ("tab new") and its positional arguments, in order (field names).
+    cli: tuple[str, ...] = ()
+    cli_args: tuple[str, ...] = ()
 
 
 def command(
-    name: str, args: type[A], *, needs_tab: bool = True, budget_kind: str | None = None
-) -> Callable[[Callable[[CommandContext, A], Awaitable[dict[str, Any]]]], Command[A]]:
-    def wrap(fn: Callable[[CommandContext, A], Awaitable[dict[str, Any]]]) -> Command[A]:
-        return Command(name, args, fn, needs_tab, budget_kind or name)
+    name: str, args: type[A], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, needs_tab: bool = True,
+    watch_dialogs: bool = True, dialog_free: bool = False, probe: bool = True,
+    read_only: bool = False, cli: str | None = None, cli_args: Iterable[str] = (),
+) -> Callable[[Handler[A]], Command[A]]:
+    """Declare a command; the decorated handler's docstring is its help."""
+
+    def wrap(fn: Handler[A]) -> Command[A]:
+        doc = inspect.cleandoc(fn.__doc__ or "").strip()
+        if not doc:
+            raise TypeError(f"command {name}: the handler needs a docstring (its help)")
+        unknown = set(cli_args) - set(args.model_fields)
+        if unknown:
+            raise TypeError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
+                            f"{args.__name__}")
+        return Command(name, args, fn, doc, timeout_ms, needs_tab, watch_dialogs, dialog_free,
+                       probe, read_only, tuple((cli or name.replace("_", " ")).split()),
+                       tuple(cli_args))
 
     return wrap
 
@@ -50,5 +85,7 @@ def build_table(*groups: Iterable[Command[Any]]) -> dict[str, Command[Any]]:
     table: dict[str, Command[Any]] = {}
     for group in groups:
         for cmd in group:
+            if cmd.name in table:
+                raise TypeError(f"command {cmd.name} is declared twice")
             table[cmd.name] = cmd
     return table

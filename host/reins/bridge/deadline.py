@@ -7,22 +7,8 @@ from dataclasses import dataclass, field
 
 from reins._errors import DeadlineExceeded
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "HEADROOM_MS", "Deadline"]
+__all__ = ["HEADROOM_MS", "Deadline"]
 
-# What a command gets when the caller names no budget, by command kind.
-DEFAULT_TIMEOUT_MS: dict[str, int] = {
-    "navigate": 30_000,
-    "back": 30_000,
-    "forward": 30_000,
-    "reload": 30_000,
-    "tab_new": 30_000,
-    "wait": 10_000,
-    "eval": 10_000,
-    "state": 30_000,
-    "map": 30_000,
-    "screenshot": 30_000,
-    "*": 15_000,
-}
 # Kept back from inner calls so the answer can still be serialized and sent before the deadline.
 HEADROOM_MS = 50
 

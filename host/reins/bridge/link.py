@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reins.bridge.deadline import Deadline
 from reins._errors import (
     BrowserError,
     ConnectionFailure,
@@ -17,6 +16,7 @@ from reins._errors import (
     ReinsError,
     from_cdp_error,
 )
+from reins.bridge.deadline import Deadline
 from reins.bridge.protocol import (
     CdpEvent,
     Detached,

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 from typing import Any
 
 from pydantic import Field
 
-from reins.act.actions import (
-    click_element,
-    fill_element,
-    parse_keys,
-    press_keys,
-    resolve_for_action,
-    select_options,
-    set_checked,
-)
-from reins.bridge.command import Args, Command, command
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
+from reins.act.actionability import actionable_point
+from reins.act.effects import act_on
+from reins.act.forms import fill_element, select_options, set_checked
+from reins.act.keyboard import parse_keys, press_keys
+from reins.act.locate import Resolved, resolve_for_action, resolve_target
+from reins.act.pointer import click_element
+from reins.bridge.command import Args, Command, command
+from reins.bridge.context import CommandContext
 from reins.page.frames import evaluate_value
-from reins._host import CommandContext
-from reins.act.locate import resolve_target
 from reins.page.navigation import settle
 
 __all__ = ["COMMANDS"]
@@ -64,18 +61,21 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
                                force_js=args.mode == "js")
 
 
-@command("click", ClickArgs)
+@command("click", ClickArgs, cli_args=("target",))
 async def click(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+    """Click TARGET with real mouse events (or --text T [--index N] [--type X])."""
     return await _click(ctx, args, 1)
 
 
-@command("dblclick", ClickArgs)
+@command("dblclick", ClickArgs, cli_args=("target",))
 async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+    """Double-click TARGET with real mouse events."""
     return await _click(ctx, args, 2)
 
 
-@command("hover", SmartArgs)
+@command("hover", SmartArgs, cli_args=("target",))
 async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
+    """Move the mouse over TARGET."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
     return await click_element(ctx, el, hover_only=True)
 
@@ -84,14 +84,16 @@ class FillArgs(SmartArgs):
     value: str
 
 
-@command("fill", FillArgs)
+@command("fill", FillArgs, cli_args=("target", "value"))
 async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+    """Replace the text of TARGET with VALUE and verify what the page kept."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
     return await fill_element(ctx, el, args.value)
 
 
-@command("type", FillArgs)
+@command("type", FillArgs, cli_args=("target", "value"))
 async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+    """Type VALUE at the end of TARGET's text."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
     return await fill_element(ctx, el, args.value, append=True)
 
@@ -102,15 +104,14 @@ class PressArgs(Args):
     frame: str | None = None
 
 
-@command("press", PressArgs)
+@command("press", PressArgs, cli_args=("keys", "target"))
 async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
+    """Press KEYS (Enter, Control+A, Shift+Tab…) on TARGET, or on what has focus."""
     chord = parse_keys(args.keys)
     if args.target:
-        from reins.act.actions import act_on, actionable_point
-
         el = await resolve_target(ctx, args.target, frame=args.frame)
 
-        async def do(target: Any) -> dict[str, Any]:
+        async def do(target: Resolved) -> dict[str, Any]:
             await actionable_point(ctx, target, need_enabled=True)
             await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
             await press_keys(ctx, chord)
@@ -127,8 +128,9 @@ class SelectArgs(Args):
     frame: str | None = None
 
 
-@command("select", SelectArgs)
+@command("select", SelectArgs, cli_args=("target", "values"))
 async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
+    """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame)
     return await select_options(ctx, el, args.values)
 
@@ -138,13 +140,15 @@ class CheckArgs(Args):
     frame: str | None = None
 
 
-@command("check", CheckArgs)
+@command("check", CheckArgs, cli_args=("target",))
 async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+    """Check a checkbox, radio or switch (verified by its checked state)."""
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), True)
 
 
-@command("uncheck", CheckArgs)
+@command("uncheck", CheckArgs, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+    """Uncheck a checkbox or switch (verified by its checked state)."""
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)
 
 
@@ -164,8 +168,9 @@ _HAS_TEXT = """((t) => {
 })"""
 
 
-@command("wait", WaitArgs)
+@command("wait", WaitArgs, timeout_ms=10_000, read_only=True)
 async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
+    """Wait for one condition, within --timeout-ms (default 10 s)."""
     chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (
         ["idle"] if args.idle else [])
     if len(chosen) != 1:
@@ -173,8 +178,6 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
                          code="bad_request")
     if args.idle:
         return {"waited_for": "idle", **(await settle(ctx))}
-    import json
-
     last: str = "nothing yet"
     while True:
         try:
@@ -188,8 +191,6 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
                     return {"waited_for": "url", "url": href}
                 last = f"url is {href}"
             elif args.target is not None:
-                from reins.act.actions import actionable_point
-
                 el = await resolve_target(ctx, args.target, settle=False)
                 await actionable_point(ctx, el, need_enabled=False)
                 return {"waited_for": "target", "ref": el.ref}

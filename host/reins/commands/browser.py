@@ -8,10 +8,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from reins import __version__
-from reins.bridge.command import Args, Command, NoArgs, command
-from reins.page.dialogs import watch_dialogs
 from reins._errors import BrowserError, ReinsError, ResolutionError
-from reins._host import CommandContext
+from reins.bridge.command import Args, Command, NoArgs, command
+from reins.bridge.context import CommandContext
+from reins.page.dialogs import watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
 
 __all__ = ["COMMANDS"]
@@ -22,8 +22,9 @@ def _tab_view(tab: dict[str, Any]) -> dict[str, Any]:
             "active": bool(tab.get("active"))}
 
 
-@command("status", NoArgs, needs_tab=False)
+@command("status", NoArgs, needs_tab=False, read_only=True)
 async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Host, extension and current tab."""
     host = ctx.host
     link = host.link
     out: dict[str, Any] = {
@@ -50,8 +51,9 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return out
 
 
-@command("tabs", NoArgs)
+@command("tabs", NoArgs, watch_dialogs=False, dialog_free=True, probe=False, read_only=True)
 async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """List the browser's tabs (* marks the one commands use)."""
     listed = await ctx.host.link.request("tabs.list", ctx.deadline)
     return {"tabs": [_tab_view(t) for t in listed], "current": ctx.tab_id}
 
@@ -60,8 +62,9 @@ class TabNewArgs(Args):
     url: str | None = None
 
 
-@command("tab_new", TabNewArgs, needs_tab=False)
+@command("tab_new", TabNewArgs, needs_tab=False, timeout_ms=30_000, cli_args=("url",))
 async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
+    """Open a tab (and make it the one later commands use)."""
     host = ctx.host
     created = await host.link.request("tabs.create", ctx.deadline, url=args.url or "about:blank")
     tab_id = int(created["id"])
@@ -77,8 +80,9 @@ class TabIdArgs(Args):
     id: int
 
 
-@command("tab_select", TabIdArgs, needs_tab=False)
+@command("tab_select", TabIdArgs, needs_tab=False, cli_args=("id",))
 async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
+    """Make tab ID the current one and bring it to the front."""
     tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=args.id)
     ctx.host.current_tab = args.id
     return {"tab": _tab_view(tab)}
@@ -88,8 +92,10 @@ class TabCloseArgs(Args):
     id: int | None = None
 
 
-@command("tab_close", TabCloseArgs)
+@command("tab_close", TabCloseArgs, watch_dialogs=False, dialog_free=True, probe=False,
+         cli_args=("id",))
 async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
+    """Close tab ID (default: the current tab)."""
     tab_id = args.id if args.id is not None else ctx.tab
     await ctx.host.link.request("tabs.close", ctx.deadline, tabId=tab_id)
     if ctx.host.current_tab == tab_id:
@@ -114,8 +120,9 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
     return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
 
 
-@command("navigate", NavigateArgs)
+@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, cli_args=("url",))
 async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
+    """Open URL in the current tab; returns once the page has loaded and settled."""
     old = await _origin(ctx)
     result = await ctx.cdp("Page.navigate", {"url": args.url})
     if result.get("errorText"):
@@ -140,25 +147,29 @@ async def _history_step(ctx: CommandContext, step: int) -> dict[str, Any]:
     return _page(await wait_for_new_document(ctx, old, expect_url=entries[index].get("url")))
 
 
-@command("back", NoArgs)
+@command("back", NoArgs, timeout_ms=30_000)
 async def back(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Go back one page in the tab's history."""
     return await _history_step(ctx, -1)
 
 
-@command("forward", NoArgs)
+@command("forward", NoArgs, timeout_ms=30_000)
 async def forward(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Go forward one page in the tab's history."""
     return await _history_step(ctx, +1)
 
 
-@command("reload", NoArgs)
+@command("reload", NoArgs, timeout_ms=30_000, probe=False)
 async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Reload the tab and wait until it has settled."""
     old = await _origin(ctx)
     await ctx.cdp("Page.reload", {})
     return _page(await wait_for_new_document(ctx, old))
 
 
-@command("settle", NoArgs)
+@command("settle", NoArgs, read_only=True)
 async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Wait until the page has loaded and its DOM has been quiet for a moment."""
     return _page(await settle(ctx))
 
 
@@ -168,19 +179,22 @@ class CdpArgs(Args):
     session_id: str | None = None
 
 
-@command("cdp", CdpArgs)
+@command("cdp", CdpArgs, cli_args=("method", "params"))
 async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
+    """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 
 
-@command("stats", NoArgs, needs_tab=False)
+@command("stats", NoArgs, needs_tab=False, read_only=True)
 async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Per command: count, failures by code, duration percentiles."""
     # pending_requests: extension requests in flight (0 when idle: nothing left by an aborted eval).
     return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
-@command("ping", NoArgs, needs_tab=False)
+@command("ping", NoArgs, needs_tab=False, read_only=True)
 async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+    """Is the host up, and is the extension connected to it?"""
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
 
 
@@ -189,9 +203,9 @@ class DialogArgs(Args):
     text: str | None = None
 
 
-@command("dialog", DialogArgs)
+@command("dialog", DialogArgs, dialog_free=True, cli_args=("action", "text"))
 async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
-    """Show the open JavaScript dialog, or accept (with prompt text) / dismiss it."""
+    """Show the open alert/confirm/prompt dialog, or `accept [TEXT]` / `dismiss` it."""
     watch = await watch_dialogs(ctx)
     if args.action is None:
         return {"dialog": watch.current}
@@ -203,8 +217,7 @@ async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
     if args.text is not None:
         params["promptText"] = args.text
     await ctx.cdp("Page.handleJavaScriptDialog", params)
-    watch.current = None
-    watch.is_open.clear()
+    watch.closed()
     return {"handled": handled, "accepted": args.action == "accept"}
 
 

@@ -50,11 +50,12 @@ from typing import Any
 
 from pydantic import Field
 
-from reins.bridge.command import Args, Command, command
-from reins.setup.config import evaluate_enabled
-from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError, UsageError
-from reins._host import CommandContext
+from reins.act.locate import resolve_target
+from reins.bridge.command import Args, Command, command
+from reins.bridge.context import CommandContext
+from reins.bridge.deadline import HEADROOM_MS, Deadline
+from reins.setup.config import evaluate_enabled
 
 __all__ = [
     "COMMANDS",
@@ -344,7 +345,7 @@ class _Call:
 
 
 def _stopped(ctx: CommandContext) -> DeadlineExceeded:
-    ctx.host.stats.note("eval_terminated")
+    ctx.note("eval_terminated")
     return DeadlineExceeded(
         f"eval: the script ran past the {ctx.deadline.budget_ms} ms budget and was stopped; "
         "the tab is usable"
@@ -381,8 +382,6 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
             answer = await call.evaluate(_SETTLE % {"nonce": json.dumps(nonce), "url": SOURCE_URL},
                                          by_value=False, repl=False)
     else:
-        from reins.act.locate import resolve_target
-
         resolved = await resolve_target(ctx, args.target, frame=args.frame)
         call.session_id = resolved.session_id
         nonce = uuid.uuid4().hex
@@ -399,12 +398,18 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
         raise exception_error(details, line_offset=line_offset, source_lines=source_lines)
     shaped = await call.shape(answer.get("result") or {"type": "undefined"})
     if shaped.get("truncated"):
-        ctx.host.stats.note("eval_truncated")
+        ctx.note("eval_truncated")
     return shaped
 
 
-@command("eval", EvalArgs)
+@command("eval", EvalArgs, timeout_ms=10_000, cli_args=("expression",))
 async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> dict[str, Any]:
+    """Run JavaScript in the page (EXPRESSION, `-` reads stdin) and print its result.
+
+    Promises are awaited, top-level await works, and V8 stops the script when the budget
+    (--timeout-ms, default 10 s) runs out. Values that are not JSON print as a description;
+    results over 256 KiB are cut and marked truncated.
+    """
     host = ctx.host
     if not evaluate_enabled(host.profile, host.home):
         raise EvaluateError(f"evaluate is switched off for profile {host.profile}",

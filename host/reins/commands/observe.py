@@ -2,50 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import json
 import time
 from typing import Any, Literal
 
 from pydantic import Field
 
+from reins._errors import ReinsError
 from reins.bridge.command import Args, Command, command
-from reins._errors import ReinsError, ResolutionError
-from reins._host import CommandContext
-from reins.observe.imap import build_map, find_with_fallback
-from reins.observe.collect import (
-    PageSnapshot,
-    SeenAt,
-    ax_records,
-    registry_for,
-    save_registry,
-    snapshot_page,
-)
+from reins.bridge.context import CommandContext
+from reins.observe.annotate import Mark, annotate
+from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, observe_page
 from reins.observe.render import FrameView, RefView, render_state, state_json
 
-__all__ = ["COMMANDS", "observe_page"]
-
-DEFAULT_SOURCE: Literal["dom", "ax"] = "dom"
-MAP_TTL_S = 600.0
-
-
-async def observe_page(
-    ctx: CommandContext, *, source: str = DEFAULT_SOURCE, viewport_only: bool = False,
-    full: bool = False,
-) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
-    """Collect the page, register what it shows, and return (snapshot, records, refs)."""
-    snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
-    records = snap.elements
-    if source == "ax":
-        records, snap.ax_coverage = await ax_records(ctx, snap)
-    registry = registry_for(ctx, snap.url)
-    refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
-                            source="ax" if source == "ax" else "dom", frames=snap.frames)
-    state = ctx.host.tab(ctx.tab)
-    seen = state.extra["seen"] = SeenAt.of(snap, refs)
-    save_registry(ctx, registry, snap.url, seen)
-    return snap, records, refs
+__all__ = ["COMMANDS"]
 
 
 def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
@@ -94,8 +64,9 @@ async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict
     }
 
 
-@command("state", StateArgs)
+@command("state", StateArgs, timeout_ms=30_000, read_only=True)
 async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
+    """The page's interactive elements, one line each: @ref role "name" value [flags]."""
     if not args.compare_sources:
         return await _state_once(ctx, args, args.source or DEFAULT_SOURCE)
     args = args.model_copy(update={"text_only": True})
@@ -118,33 +89,9 @@ class MapArgs(Args):
     force: bool = False
 
 
-async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, Any]:
-    """The tab's interaction map: cached 10 minutes, dropped on a new document or another URL."""
-    tab = ctx.host.tab(ctx.tab)
-    cached = tab.extra.get("map")
-    if not force and isinstance(cached, dict):
-        from reins.page.frames import evaluate_value
-
-        now_doc = await evaluate_value(ctx, "[performance.timeOrigin, location.href]", what="doc")
-        fresh = time.monotonic() - cached["created"] < MAP_TTL_S
-        same = isinstance(now_doc, list) and repr(now_doc[0]) == cached["document_id"] \
-            and now_doc[1] == cached["url"]
-        if fresh and same:
-            return dict(cached["map"], cached=True)
-    snap, records, refs = await observe_page(ctx, full=True)
-    imap = build_map(snap.collected())
-    for key, ref in zip(imap["elements"], refs, strict=True):
-        imap["elements"][key]["ref"] = ref
-    tab.extra["map"] = {"map": imap, "created": time.monotonic(), "document_id": snap.document_id,
-                        "url": snap.url}
-    path = ctx.host.home / "maps" / ctx.host.profile
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    (path / f"tab-{ctx.tab}.json").write_text(json.dumps(imap, ensure_ascii=False))
-    return dict(imap, cached=False)
-
-
-@command("map", MapArgs)
+@command("map", MapArgs, timeout_ms=30_000, read_only=True)
 async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
+    """The interaction map (JSON): elements, selectors, indexes, statistics."""
     return {"map": await current_map(ctx, force=args.force)}
 
 
@@ -157,31 +104,16 @@ class FindArgs(Args):
     id: str | None = None
 
 
-async def find_elements(ctx: CommandContext, args: FindArgs) -> tuple[list[dict[str, Any]], str]:
-    """Query the interaction map with the 3-stage fallback (type, tag, regenerate up to 3 times)."""
-    imap = await current_map(ctx)
-    query = args.model_dump(exclude_none=True)
-    for attempt in range(4):
-        try:
-            found = find_with_fallback(imap, dict, max_regenerations=0, **query)
-            return found.matches, found.stage if attempt == 0 else "regenerate"
-        except ResolutionError:
-            if attempt == 3:
-                raise
-            await asyncio.sleep(0.15 * (attempt + 1))
-            imap = await current_map(ctx, force=True)
-    raise ResolutionError("no element matched")  # not reached
-
-
 def _found_view(e: dict[str, Any]) -> dict[str, Any]:
     return {"ref": e.get("ref"), "id": e["id"], "type": e["type"], "tag": e["tag"],
             "role": e.get("role"), "text": e["text"], "selector": e["selectors"].get("best"),
             "position": e["position"], "visibility": e["visibility"], "frame": e.get("frame")}
 
 
-@command("find", FindArgs)
+@command("find", FindArgs, read_only=True)
 async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
-    matches, stage = await find_elements(ctx, args)
+    """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
+    matches, stage = await find_elements(ctx, args.model_dump(exclude_none=True))
     return {"matches": [_found_view(e) for e in matches], "stage": stage}
 
 
@@ -190,8 +122,9 @@ class ScreenshotArgs(Args):
     full_page: bool = False
 
 
-@command("screenshot", ScreenshotArgs)
+@command("screenshot", ScreenshotArgs, timeout_ms=30_000, read_only=True)
 async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any]:
+    """A PNG of the tab; --annotate labels elements with the refs `state` prints."""
     params: dict[str, Any] = {"format": "png"}
     metrics = await ctx.cdp("Page.getLayoutMetrics")
     viewport = metrics.get("cssVisualViewport") or metrics.get("visualViewport") or {}
@@ -214,8 +147,6 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
     png = base64.b64decode(shot.get("data", ""))
     out: dict[str, Any] = {"format": "png"}
     if args.annotate:
-        from reins.observe.annotate import Mark, annotate
-
         dpr = float(snap.viewport.get("dpr") or 1)
         result = annotate(png, [Mark(m["ref"], m["x"], m["y"], m["width"], m["height"])
                                 for m in marks], scale=dpr)

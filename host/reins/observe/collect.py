@@ -1,33 +1,25 @@
-"""Observation: one page-side collection per frame context, the per-tab registry, and the AX source.
+"""The DOM source: one page-side collection per frame context, merged into one snapshot.
 
-The DOM source is the page script (js/collect.js): one `Runtime.evaluate` per frame context returning
-compact records. Out-of-process iframes are collected through their child sessions and merged in
-with their boxes moved into the main viewport. The AX source asks Chrome's accessibility tree only
-about those candidates (`Accessibility.getPartialAXTree` per element, batched), never for the whole
-tree, so its cost grows with the number of interactive elements, not with the document.
+The page script (js/collect.js, bundled from pagescripts/src) runs once per frame context with one
+`Runtime.evaluate` and returns compact records. Out-of-process iframes are collected through their
+child sessions and spliced in where their iframe is, with their boxes moved into the main viewport.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reins._errors import ReinsError
+from reins.bridge.context import CommandContext
 from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
-from reins._paths import ensure_private_dir
-from reins.observe.registry import Registry
 
-if TYPE_CHECKING:
-    from reins._host import CommandContext
-
-__all__ = ["PageSnapshot", "ax_records", "registry_for", "save_registry", "snapshot_page"]
+__all__ = ["STORE", "AxCoverage", "PageSnapshot", "collect_expression", "collect_source",
+           "snapshot_page"]
 
 STORE = 'window[Symbol.for("reins.elements")]'
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
@@ -219,211 +211,3 @@ def _spliced(
         out_homes += homes[start:at] + record_homes
         start = at
     return out_elements + elements[start:], out_homes + homes[start:]
-
-
-# ---- the AX source --------------------------------------------------------------------------
-
-
-async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
-    array_id = await evaluate_handle(ctx, STORE, session_id=session, what="element handles")
-    if array_id is None:
-        return []
-    props = await ctx.cdp("Runtime.getProperties", {"objectId": array_id, "ownProperties": True},
-                          session_id=session)
-    ids: dict[int, str] = {}
-    for prop in props.get("result") or []:
-        name = str(prop.get("name", ""))
-        value = prop.get("value") or {}
-        if name.isdigit() and value.get("objectId"):
-            ids[int(name)] = str(value["objectId"])
-    return [ids[i] for i in sorted(ids)]
-
-
-def _ax_value(node: dict[str, Any], key: str) -> Any:
-    return (node.get(key) or {}).get("value")
-
-
-def _ax_states(node: dict[str, Any]) -> dict[str, Any]:
-    states: dict[str, Any] = {}
-    for prop in node.get("properties") or []:
-        name = prop.get("name")
-        value = (prop.get("value") or {}).get("value")
-        if name in ("disabled", "expanded", "selected", "focused", "checked", "readonly", "required"):
-            states[name] = value if name != "checked" else (
-                True if value == "true" else False if value == "false" else value)
-    return states
-
-
-# Kept back from the budget for what follows the AX queries (registry, rendering, the answer).
-AX_RESERVE_S = 1.5
-AX_CHUNK = 200
-
-
-async def ax_records(ctx: CommandContext, snap: PageSnapshot,
-                     ) -> tuple[list[dict[str, Any]], AxCoverage]:
-    """The snapshot's candidates as Chrome's accessibility tree sees them (role, name, states,
-    backend node id), asked element by element in batches, viewport first.
-
-    Each `Accessibility.getPartialAXTree` costs Chrome time that grows with the document (about
-    0.4 ms per call at 1,000 elements, 4-6 ms at 20,000, measured here), so the queries stop when
-    the budget would not cover another batch: the remaining elements keep the page script's
-    role and name, and the coverage says how many were asked.
-    """
-    records = [dict(r) for r in snap.elements]
-    coverage = AxCoverage(total=len(records))
-    order = sorted(range(len(records)),
-                   key=lambda i: (not records[i].get("in_viewport"), i))
-    tab = ctx.host.tab(ctx.tab)
-    handles: dict[str | None, list[str]] = {}
-    loop = asyncio.get_running_loop()
-    per_call = 0.002  # seconds; refined from each batch
-    for k in range(0, len(order), AX_CHUNK):
-        chunk = order[k:k + AX_CHUNK]
-        if ctx.deadline.remaining() < AX_RESERVE_S + per_call * len(chunk):
-            break
-        by_session: dict[str | None, list[int]] = {}
-        for i in chunk:
-            by_session.setdefault(snap.homes[i][0], []).append(i)
-        started = loop.time()
-        for session, indexes in by_session.items():
-            if session not in handles:
-                # With the domain enabled Chrome keeps its tree between calls.
-                enabled: set[str | None] = tab.extra.setdefault("ax_enabled", set())
-                if session not in enabled:
-                    await ctx.cdp("Accessibility.enable", {}, session_id=session)
-                    enabled.add(session)
-                handles[session] = await _object_ids(ctx, session)
-            ids = handles[session]
-            pairs = [(i, ids[snap.homes[i][1]]) for i in indexes if snap.homes[i][1] < len(ids)]
-            answers = await ctx.host.link.cdp_batch(
-                ctx.tab, [("Accessibility.getPartialAXTree",
-                           {"objectId": oid, "fetchRelatives": False}) for _, oid in pairs],
-                deadline=ctx.deadline, session_id=session)
-            for (i, _), answer in zip(pairs, answers, strict=False):
-                _merge_ax(records[i], answer)
-        coverage.asked += len(chunk)
-        per_call = max(per_call, (loop.time() - started) / max(1, len(chunk)))
-    for session in handles:
-        await ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": "reins"}, session_id=session)
-    return records, coverage
-
-
-def _merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> None:
-    if isinstance(answer, ReinsError):
-        record["ax_error"] = answer.code
-        return
-    nodes = answer.get("nodes") or []
-    node = next((n for n in nodes if not n.get("ignored")), nodes[0] if nodes else None)
-    if node is None:
-        return
-    record["backend_node_id"] = node.get("backendDOMNodeId")
-    role = _ax_value(node, "role")
-    if node.get("ignored"):
-        record["ax_ignored"] = True
-    elif isinstance(role, str) and role not in ("", "none"):
-        record["role"] = role
-    name = _ax_value(node, "name")
-    if isinstance(name, str) and name.strip():
-        record["name"] = name.strip()
-    states = dict(record.get("states") or {})
-    states.update(_ax_states(node))
-    record["states"] = states
-
-
-# ---- the registry of each tab, persisted so refs survive a host restart ---------------------
-
-
-def _registry_file(ctx: CommandContext, url: str) -> Path:
-    key = hashlib.sha256(url.split("#", 1)[0].encode()).hexdigest()[:24]
-    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile)
-    return folder / f"{key}.json"
-
-
-def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
-    """The tab's registry; after a host restart, the one saved for this page is restored."""
-    state = ctx.host.tab(ctx.tab)
-    registry = state.extra.get("registry")
-    if isinstance(registry, Registry):
-        return registry
-    registry = Registry()
-    if url:
-        path = _registry_file(ctx, url)
-        try:
-            registry = Registry.from_json(json.loads(path.read_text()))
-        except (OSError, ValueError, ReinsError):
-            registry = Registry()
-    state.extra["registry"] = registry
-    return registry
-
-
-@dataclass(frozen=True)
-class SeenAt:
-    """Where the latest observation saw each ref: its page-side context and index there.
-
-    With the context's collection generation, a ref reaches the very node it was given to while
-    the page still holds that collection — also after a host restart (main-context refs; a child
-    frame's session does not outlive the host).
-    """
-
-    document_id: str
-    gens: dict[str, str]
-    homes: dict[str, tuple[str | None, int]]
-
-    @classmethod
-    def of(cls, snap: PageSnapshot, refs: list[str]) -> SeenAt:
-        return cls(snap.document_id, dict(snap.gens), dict(zip(refs, snap.homes, strict=True)))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"document_id": self.document_id, "gen": self.gens.get("main", ""),
-                "homes": {ref: home[1] for ref, home in self.homes.items() if home[0] is None}}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SeenAt:
-        homes: dict[str, tuple[str | None, int]] = {
-            str(ref): (None, int(i)) for ref, i in dict(data.get("homes") or {}).items()}
-        return cls(str(data["document_id"]), {"main": str(data["gen"])}, homes)
-
-
-def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenAt | None = None,
-                  ) -> None:
-    """Persist the tab's registry (and where refs were seen) under REINS_HOME.
-
-    The plain data is taken here, on the event loop; the encoding and the writes run on the
-    host's I/O worker, so the answer does not wait for them and the registry is never read while
-    the next observation changes it.
-    """
-    path = _registry_file(ctx, url)
-    payloads = [(path, registry.to_json())]
-    if seen is not None:
-        payloads.append((path.with_suffix(".seen.json"), seen.to_json()))
-    ctx.host.tab(ctx.tab).extra["registry_url"] = url
-    ctx.host.in_background(_write_json, payloads)
-
-
-def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
-    for path, data in payloads:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")))
-        tmp.replace(path)
-
-
-def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
-    """The latest observation's positions: from memory, else (after a restart) from disk."""
-    state = ctx.host.tab(ctx.tab)
-    seen = state.extra.get("seen")
-    if isinstance(seen, SeenAt):
-        return seen
-    if not url:
-        return None
-    try:
-        seen = SeenAt.from_json(json.loads(
-            _registry_file(ctx, url).with_suffix(".seen.json").read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    state.extra["seen"] = seen
-    return seen
-
-
-async def current_url(ctx: CommandContext) -> str:
-    value = await evaluate_value(ctx, "location.href", what="url")
-    return str(value or "")

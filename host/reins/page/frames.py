@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reins.bridge.deadline import HEADROOM_MS
 from reins._errors import BrowserError, EvaluateError, ReinsError
-
-if TYPE_CHECKING:
-    from reins._host import CommandContext
-    from reins.bridge.protocol import CdpEvent
+from reins.bridge.context import CommandContext, TabPart
+from reins.bridge.deadline import HEADROOM_MS
+from reins.bridge.protocol import CdpEvent
 
 __all__ = [
     "FrameSessions",
@@ -30,7 +28,7 @@ _ATTACH_EVENTS = ("Target.attachedToTarget", "Target.detachedFromTarget")
 
 
 @dataclass
-class FrameSessions:
+class FrameSessions(TabPart):
     """OOPIF sessions of one tab: frame (target) id -> session id, and their URLs."""
 
     sessions: dict[str, str] = field(default_factory=dict)
@@ -54,13 +52,8 @@ class FrameSessions:
 
 async def frame_sessions(ctx: CommandContext) -> FrameSessions:
     """The tab's OOPIF sessions, auto-attaching on first use."""
-    state = ctx.host.tab(ctx.tab)
-    fs = state.extra.get("frames")
-    if not isinstance(fs, FrameSessions):
-        fs = FrameSessions()
-        state.extra["frames"] = fs
-        state.listeners.append(fs.handle)
-    if not fs.armed or not set(_ATTACH_EVENTS) <= state.events:
+    fs = ctx.part(FrameSessions)
+    if not fs.armed or not set(_ATTACH_EVENTS) <= ctx.tab_state.events:
         await ctx.subscribe(*_ATTACH_EVENTS)
         await ctx.cdp("Target.setAutoAttach",
                       {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True})

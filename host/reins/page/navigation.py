@@ -9,13 +9,11 @@ waits for the load event and then a quiet window with no DOM mutations, bounded 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from reins.bridge.deadline import HEADROOM_MS
 from reins._errors import BrowserError, DeadlineExceeded, ReinsError
-
-if TYPE_CHECKING:
-    from reins._host import CommandContext
+from reins.bridge.context import CommandContext
+from reins.bridge.deadline import HEADROOM_MS
 
 __all__ = ["document_info", "settle", "wait_for_new_document"]
 

@@ -14,9 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reins.bridge.client import socket_alive
 from reins._errors import ConnectionFailure, ReinsError, UsageError
-from reins.setup.install import extension_dir, write_launcher, write_manifest
 from reins._paths import (
     ensure_private_dir,
     profile_dir,
@@ -24,6 +22,8 @@ from reins._paths import (
     socket_path,
     valid_profile_name,
 )
+from reins.bridge.client import socket_alive
+from reins.setup.install import extension_dir, write_launcher, write_manifest
 
 __all__ = ["browser_flags", "find_browser", "launch", "shutdown"]
 

@@ -1,0 +1,74 @@
+"""Pointer input: real CDP mouse events at a point that passed the actionability checks.
+
+A click is `Input.dispatchMouseEvent` moved → pressed → released, as one ordered batch. DOM
+`el.click()` is used only when no usable point exists, and the answer says so; `REINS_CLICK=js`
+forces it as an emergency switch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reins._errors import ReinsError, ResolutionError
+from reins.act.actionability import Point, actionable_point
+from reins.act.effects import act_on
+from reins.act.locate import Resolved
+from reins.bridge.context import CommandContext
+from reins.page.frames import call_function
+
+__all__ = ["click_element"]
+
+
+def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
+    return next(a for a in answers if isinstance(a, ReinsError))
+
+
+async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str = "left",
+                 modifiers: int = 0) -> None:
+    """moved → (pressed → released) × clicks, as one ordered batch: one round trip."""
+    base = {"x": point.x, "y": point.y, "modifiers": modifiers}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})]
+    mask = {"left": 1, "right": 2, "middle": 4}[button]
+    for count in range(1, clicks + 1):
+        events.append(("Input.dispatchMouseEvent", {"type": "mousePressed", **base,
+                                                    "button": button, "buttons": mask,
+                                                    "clickCount": count}))
+        events.append(("Input.dispatchMouseEvent", {"type": "mouseReleased", **base,
+                                                    "button": button, "buttons": 0,
+                                                    "clickCount": count}))
+    answers = await ctx.cdp_batch(events, sequential=True)
+    if any(isinstance(answer, ReinsError) for answer in answers):
+        raise _first_failure(answers)
+    if len(answers) < len(events):
+        raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
+
+
+async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, button: str = "left",
+                        force_js: bool = False, hover_only: bool = False) -> dict[str, Any]:
+    async def do(target: Resolved) -> dict[str, Any]:
+        if force_js:
+            await _js_click(ctx, target, clicks)
+            ctx.note("js_click_forced")
+            return {"method": "js", "warnings": ["js_click_forced"]}
+        point = await actionable_point(ctx, target, need_enabled=not hover_only)
+        if point is None:
+            if hover_only:
+                raise ResolutionError("the element has no box to hover", code="not_visible")
+            await _js_click(ctx, target, clicks)
+            ctx.note("js_click_fallback")
+            return {"method": "js_fallback", "warnings": ["js_click_fallback"]}
+        if hover_only:
+            await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": point.x,
+                                                       "y": point.y, "button": "none"})
+        else:
+            await _mouse(ctx, point, clicks=clicks, button=button)
+        return {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+
+    return await act_on(ctx, el, do)
+
+
+async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
+    await call_function(ctx, el.object_id,
+                        "function(n) { for (let i = 0; i < n; i++) this.click(); }", clicks,
+                        session_id=el.session_id, what="js click")

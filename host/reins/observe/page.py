@@ -1,0 +1,82 @@
+"""Observing a page: collect it, register what it shows, remember where each ref was seen.
+
+Everything that needs the page's elements goes through here: `state`, `map`, `find`, the
+annotated screenshot, and the resolution of `role=`/`text=` targets and stale refs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any, Literal
+
+from reins._errors import ResolutionError
+from reins.bridge.context import CommandContext
+from reins.observe.ax import ax_records
+from reins.observe.collect import PageSnapshot, snapshot_page
+from reins.observe.imap import build_map, find_with_fallback
+from reins.observe.store import MapCache, ObserveState, SeenAt, registry_for, save_registry
+from reins.page.frames import evaluate_value
+
+__all__ = ["DEFAULT_SOURCE", "MAP_TTL_S", "current_map", "find_elements", "observe_page"]
+
+DEFAULT_SOURCE: Literal["dom", "ax"] = "dom"
+MAP_TTL_S = 600.0
+
+
+async def observe_page(
+    ctx: CommandContext, *, source: str = DEFAULT_SOURCE, viewport_only: bool = False,
+    full: bool = False,
+) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
+    """Collect the page, register what it shows, and return (snapshot, records, refs)."""
+    snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
+    records = snap.elements
+    if source == "ax":
+        records, snap.ax_coverage = await ax_records(ctx, snap)
+    registry = registry_for(ctx, snap.url)
+    refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
+                            source="ax" if source == "ax" else "dom", frames=snap.frames)
+    seen = ctx.part(ObserveState).seen = SeenAt.of(snap, refs)
+    save_registry(ctx, registry, snap.url, seen)
+    return snap, records, refs
+
+
+async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, Any]:
+    """The tab's interaction map: cached 10 minutes, dropped on a new document or another URL."""
+    state = ctx.part(ObserveState)
+    cached = state.map
+    if not force and cached is not None:
+        now_doc = await evaluate_value(ctx, "[performance.timeOrigin, location.href]", what="doc")
+        fresh = time.monotonic() - cached.created < MAP_TTL_S
+        same = isinstance(now_doc, list) and repr(now_doc[0]) == cached.document_id \
+            and now_doc[1] == cached.url
+        if fresh and same:
+            return dict(cached.map, cached=True)
+    snap, records, refs = await observe_page(ctx, full=True)
+    imap = build_map(snap.collected())
+    for key, ref in zip(imap["elements"], refs, strict=True):
+        imap["elements"][key]["ref"] = ref
+    state.map = MapCache(imap, time.monotonic(), snap.document_id, snap.url)
+    path = ctx.host.home / "maps" / ctx.host.profile
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    (path / f"tab-{ctx.tab}.json").write_text(json.dumps(imap, ensure_ascii=False))
+    return dict(imap, cached=False)
+
+
+async def find_elements(ctx: CommandContext, query: dict[str, Any],
+                        ) -> tuple[list[dict[str, Any]], str]:
+    """Query the interaction map with the 3-stage fallback (type, tag, regenerate up to 3 times).
+
+    ``query`` holds the map query's fields (text, type, tag, index, viewport_only, id)."""
+    imap = await current_map(ctx)
+    for attempt in range(4):
+        try:
+            found = find_with_fallback(imap, dict, max_regenerations=0, **query)
+            return found.matches, found.stage if attempt == 0 else "regenerate"
+        except ResolutionError:
+            if attempt == 3:
+                raise
+            await asyncio.sleep(0.15 * (attempt + 1))
+            imap = await current_map(ctx, force=True)
+    raise ResolutionError("no element matched")  # not reached

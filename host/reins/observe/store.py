@@ -1,0 +1,142 @@
+"""What observation keeps about a tab between commands, and on disk across host restarts.
+
+The tab's registry (refs), where the latest observation saw each ref (``SeenAt``), the cached
+interaction map, and which sessions have the accessibility domain enabled. Registries and positions
+are persisted under ``REINS_HOME/registries/PROFILE/`` by URL, written on the host's I/O worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ReinsError
+from reins._paths import ensure_private_dir
+from reins.bridge.context import CommandContext, TabPart
+from reins.observe.collect import PageSnapshot
+from reins.observe.registry import Registry
+from reins.page.frames import evaluate_value
+
+__all__ = ["MapCache", "ObserveState", "SeenAt", "current_url", "registry_for", "save_registry",
+           "seen_for"]
+
+
+@dataclass
+class MapCache:
+    """The tab's interaction map and what it was built from."""
+
+    map: dict[str, Any]
+    created: float
+    document_id: str
+    url: str
+
+
+@dataclass
+class ObserveState(TabPart):
+    registry: Registry | None = None
+    # The URL the registry belongs to (its file name on disk).
+    registry_url: str | None = None
+    seen: SeenAt | None = None
+    map: MapCache | None = None
+    # Sessions (None: the main target) with the Accessibility domain enabled.
+    ax_enabled: set[str | None] = field(default_factory=set)
+
+    def on_detach(self) -> None:
+        self.ax_enabled.clear()
+
+
+def _registry_file(ctx: CommandContext, url: str) -> Path:
+    key = hashlib.sha256(url.split("#", 1)[0].encode()).hexdigest()[:24]
+    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile)
+    return folder / f"{key}.json"
+
+
+def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
+    """The tab's registry; after a host restart, the one saved for this page is restored."""
+    state = ctx.part(ObserveState)
+    if state.registry is not None:
+        return state.registry
+    registry = Registry()
+    if url:
+        path = _registry_file(ctx, url)
+        try:
+            registry = Registry.from_json(json.loads(path.read_text()))
+        except (OSError, ValueError, ReinsError):
+            registry = Registry()
+    state.registry = registry
+    return registry
+
+
+@dataclass(frozen=True)
+class SeenAt:
+    """Where the latest observation saw each ref: its page-side context and index there.
+
+    With the context's collection generation, a ref reaches the very node it was given to while
+    the page still holds that collection — also after a host restart (main-context refs; a child
+    frame's session does not outlive the host).
+    """
+
+    document_id: str
+    gens: dict[str, str]
+    homes: dict[str, tuple[str | None, int]]
+
+    @classmethod
+    def of(cls, snap: PageSnapshot, refs: list[str]) -> SeenAt:
+        return cls(snap.document_id, dict(snap.gens), dict(zip(refs, snap.homes, strict=True)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"document_id": self.document_id, "gen": self.gens.get("main", ""),
+                "homes": {ref: home[1] for ref, home in self.homes.items() if home[0] is None}}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SeenAt:
+        homes: dict[str, tuple[str | None, int]] = {
+            str(ref): (None, int(i)) for ref, i in dict(data.get("homes") or {}).items()}
+        return cls(str(data["document_id"]), {"main": str(data["gen"])}, homes)
+
+
+def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenAt | None = None,
+                  ) -> None:
+    """Persist the tab's registry (and where refs were seen) under REINS_HOME.
+
+    The plain data is taken here, on the event loop; the encoding and the writes run on the
+    host's I/O worker, so the answer does not wait for them and the registry is never read while
+    the next observation changes it.
+    """
+    path = _registry_file(ctx, url)
+    payloads = [(path, registry.to_json())]
+    if seen is not None:
+        payloads.append((path.with_suffix(".seen.json"), seen.to_json()))
+    ctx.part(ObserveState).registry_url = url
+    ctx.host.in_background(_write_json, payloads)
+
+
+def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
+    for path, data in payloads:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")))
+        tmp.replace(path)
+
+
+def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
+    """The latest observation's positions: from memory, else (after a restart) from disk."""
+    state = ctx.part(ObserveState)
+    if state.seen is not None:
+        return state.seen
+    if not url:
+        return None
+    try:
+        seen = SeenAt.from_json(json.loads(
+            _registry_file(ctx, url).with_suffix(".seen.json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    state.seen = seen
+    return seen
+
+
+async def current_url(ctx: CommandContext) -> str:
+    value = await evaluate_value(ctx, "location.href", what="url")
+    return str(value or "")
