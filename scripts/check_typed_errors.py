@@ -217,7 +217,7 @@ def check_source(source: str, filename: str = "<string>") -> list[tuple[int, str
 def _files(paths: Iterable[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
-            yield from sorted(path.glob("*.py"))
+            yield from sorted(path.rglob("*.py"))
         else:
             yield path
 

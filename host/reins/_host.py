@@ -31,7 +31,13 @@ from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
 from reins.bridge.server import ControlServer
 from reins.commands.table import all_commands
-from reins.page.dialogs import GRACE_S, DialogOpened, DialogWatch, until_dialog, watch_dialogs
+from reins.page.dialogs import (
+    GRACE_S,
+    DialogWatch,
+    refuse_while_open,
+    until_dialog,
+    watch_dialogs,
+)
 from reins.page.health import probe_if_suspect
 
 __all__ = ["Dispatcher", "main"]
@@ -88,8 +94,8 @@ class Dispatcher:
         watch: DialogWatch | None = None
         if tab_id is not None and cmd.watch_dialogs:
             watch = await watch_dialogs(ctx)
-            if watch.current is not None and not cmd.dialog_free:
-                raise DialogOpened(watch.current)
+            if not cmd.dialog_free:
+                refuse_while_open(watch)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
         try:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-
+from reins._errors import ReinsError
 from reins.bridge.command import DEFAULT_TIMEOUT_MS, Args, NoArgs, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
@@ -58,7 +58,7 @@ async def _handler(ctx: CommandContext, args: NoArgs) -> dict[str, Any]:
 
 
 def test_a_command_needs_help_and_known_cli_args() -> None:
-    with pytest.raises(TypeError, match="docstring"):
+    with pytest.raises(ReinsError, match="docstring"):
         command("x", NoArgs)(_handler)
 
     class One(Args):
@@ -68,6 +68,6 @@ def test_a_command_needs_help_and_known_cli_args() -> None:
         """Does x."""
         return {}
 
-    with pytest.raises(TypeError, match="not fields"):
+    with pytest.raises(ReinsError, match="not fields"):
         command("x", One, cli_args=("b",))(documented)
     assert command("x", One, cli_args=("a",))(documented).help == "Does x."

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 
 __all__ = ["DEFAULT_TIMEOUT_MS", "Args", "Command", "NoArgs", "build_table", "command"]
@@ -69,11 +70,11 @@ def command(
     def wrap(fn: Handler[A]) -> Command[A]:
         doc = inspect.cleandoc(fn.__doc__ or "").strip()
         if not doc:
-            raise TypeError(f"command {name}: the handler needs a docstring (its help)")
+            raise ReinsError(f"command {name}: the handler needs a docstring (its help)", code="internal")
         unknown = set(cli_args) - set(args.model_fields)
         if unknown:
-            raise TypeError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
-                            f"{args.__name__}")
+            raise ReinsError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
+                            f"{args.__name__}", code="internal")
         return Command(name, args, fn, doc, timeout_ms, needs_tab, watch_dialogs, dialog_free,
                        probe, read_only, tuple((cli or name.replace("_", " ")).split()),
                        tuple(cli_args))
@@ -86,6 +87,6 @@ def build_table(*groups: Iterable[Command[Any]]) -> dict[str, Command[Any]]:
     for group in groups:
         for cmd in group:
             if cmd.name in table:
-                raise TypeError(f"command {cmd.name} is declared twice")
+                raise ReinsError(f"command {cmd.name} is declared twice", code="internal")
             table[cmd.name] = cmd
     return table

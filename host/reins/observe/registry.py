@@ -35,15 +35,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal
 
 from reins._errors import ReinsError, ResolutionError, UsageError
+from reins.observe.entries import (
+    SOURCES,
+    Bounds,
+    Locator,
+    RegistryEntry,
+    Source,
+    Tombstone,
+    normalize_ref,
+    read_list,
+    read_mapping,
+    read_number,
+    read_opt_int,
+    read_opt_str,
+    read_source,
+    read_str_list,
+)
 from reins.observe.identity import (
     MATCH_THRESHOLD,
-    REF_PREFIX,
     Identity,
-    RefSignal,
     compare,
     ref_for,
     ref_signal,
@@ -62,8 +75,6 @@ __all__ = [
     "normalize_ref",
 ]
 
-Source = Literal["dom", "ax"]
-SOURCES: Final[tuple[Source, ...]] = ("dom", "ax")
 
 DEFAULT_MAX_ENTRIES: Final = 2000
 DEFAULT_STALE_AFTER: Final = 60.0
@@ -71,182 +82,6 @@ MIN_CANDIDATE_CONFIDENCE: Final = 0.5
 STATE_VERSION: Final = 1
 
 _STRONG_SIGNALS: Final[frozenset[str]] = frozenset({"testid", "id", "aria_label"})
-
-
-@dataclass(frozen=True, slots=True)
-class Locator:
-    """Where to find an element again: a selector unique in its root, inside shadow hosts and
-    iframes given from the main document inward."""
-
-    selector: str | None = None
-    strategy: str | None = None  # the key of the record's ``selectors`` it came from ("byId", ...)
-    shadow: tuple[str, ...] = ()
-    frames: tuple[str, ...] = ()
-
-    @property
-    def usable(self) -> bool:
-        return self.selector is not None
-
-    @classmethod
-    def from_record(
-        cls, record: Mapping[str, Any], frame_chains: Mapping[str, tuple[str, ...]]
-    ) -> Locator:
-        selector: str | None = None
-        strategy = record.get("best")
-        selectors = record.get("selectors")
-        if isinstance(strategy, str) and isinstance(selectors, Mapping):
-            chosen = selectors.get(strategy)
-            if isinstance(chosen, Mapping) and isinstance(chosen.get("sel"), str):
-                selector = chosen["sel"]
-        shadow = record.get("shadow")
-        frame = record.get("frame")
-        return cls(
-            selector=selector,
-            strategy=strategy if selector is not None else None,
-            shadow=tuple(s for s in shadow if isinstance(s, str))
-            if isinstance(shadow, list)
-            else (),
-            frames=frame_chains.get(frame, ()) if isinstance(frame, str) else (),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "selector": self.selector,
-            "strategy": self.strategy,
-            "shadow": list(self.shadow),
-            "frames": list(self.frames),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Locator:
-        return cls(
-            selector=_opt_str(data.get("selector")),
-            strategy=_opt_str(data.get("strategy")),
-            shadow=tuple(_str_list(data.get("shadow"))),
-            frames=tuple(_str_list(data.get("frames"))),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Bounds:
-    """A box in CSS pixels of the main frame's viewport."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @classmethod
-    def from_box(cls, box: object) -> Bounds | None:
-        if not isinstance(box, (list, tuple)) or len(box) != 4:
-            return None
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
-            return None
-        return cls(float(box[0]), float(box[1]), float(box[2]), float(box[3]))
-
-    def to_json(self) -> list[float]:
-        return [self.x, self.y, self.width, self.height]
-
-
-@dataclass(frozen=True, slots=True)
-class RegistryEntry:
-    ref: str
-    identity: Identity
-    source: Source  # the source whose record last defined the identity
-    frame: str | None
-    locator: Locator
-    backend_node_id: int | None
-    bounds: Bounds | None
-    first_seen: float
-    last_seen: float
-    document_id: str
-    # True after a navigation until an element of the new document claims the ref: locator and
-    # identity are from the old document, so resolve by identity rather than trust them.
-    carried_over: bool = False
-    # True once a carried-over entry was claimed in the new document: same ref, new element.
-    reidentified: bool = False
-    signal: RefSignal = "hash"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ref": self.ref,
-            "identity": self.identity.to_json(),
-            "source": self.source,
-            "frame": self.frame,
-            "locator": self.locator.to_json(),
-            "backend_node_id": self.backend_node_id,
-            "bounds": self.bounds.to_json() if self.bounds else None,
-            "first_seen": self.first_seen,
-            "last_seen": self.last_seen,
-            "document_id": self.document_id,
-            "carried_over": self.carried_over,
-            "reidentified": self.reidentified,
-            "signal": self.signal,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RegistryEntry:
-        identity = Identity.from_json(_mapping(data.get("identity"), "identity"))
-        signal = data.get("signal")
-        return cls(
-            ref=_ref_field(data.get("ref")),
-            identity=identity,
-            source=_source(data.get("source")),
-            frame=_opt_str(data.get("frame")),
-            locator=Locator.from_json(_mapping(data.get("locator"), "locator")),
-            backend_node_id=_opt_int(data.get("backend_node_id")),
-            bounds=Bounds.from_box(data.get("bounds")),
-            first_seen=_number(data.get("first_seen"), "first_seen"),
-            last_seen=_number(data.get("last_seen"), "last_seen"),
-            document_id=_str_field(data.get("document_id"), "document_id"),
-            carried_over=bool(data.get("carried_over", False)),
-            reidentified=bool(data.get("reidentified", False)),
-            signal=(
-                cast(RefSignal, signal)
-                if signal in ("testid", "id", "aria_label", "hash")
-                else ref_signal(identity)
-            ),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Tombstone:
-    """A ref that named an element reins no longer tracks."""
-
-    ref: str
-    reason: Literal["navigated", "evicted"]
-    document_id: str
-    last_seen: float
-    since: float
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Tombstone:
-        reason = data.get("reason")
-        if reason not in ("navigated", "evicted"):
-            raise _unreadable(f"tombstone reason {reason!r}")
-        return cls(
-            ref=_ref_field(data.get("ref")),
-            reason=cast(Literal["navigated", "evicted"], reason),
-            document_id=_str_field(data.get("document_id"), "document_id"),
-            last_seen=_number(data.get("last_seen"), "last_seen"),
-            since=_number(data.get("since"), "since"),
-        )
-
-
-def normalize_ref(ref: str) -> str:
-    """``submitBtn`` / ``@submitbtn`` -> ``@submitbtn``; UsageError if it cannot be a ref."""
-    text = ref.strip().lower() if isinstance(ref, str) else ""
-    body = text[1:] if text.startswith(REF_PREFIX) else text
-    if not body or not body.isascii() or not body.isalnum():
-        raise UsageError(
-            f"{ref!r} is not a ref: refs look like @submitbtn or @e7f3a2",
-            code="invalid_selector",
-            details={"ref": ref},
-        )
-    return REF_PREFIX + body
 
 
 class Registry:
@@ -334,7 +169,7 @@ class Registry:
         same_document = entry.document_id == self.document_id and not entry.carried_over
         scored: list[tuple[float, bool, int]] = []
         for index, record in enumerate(records):
-            backend = _opt_int(record.get("backend_node_id"))
+            backend = read_opt_int(record.get("backend_node_id"))
             same_node = same_document and backend is not None and backend == entry.backend_node_id
             confidence = (
                 1.0 if same_node else _similarity(Identity.from_record(record), source, entry)
@@ -371,7 +206,7 @@ class Registry:
         chains = _frame_chains(frames)
         identities = [Identity.from_record(r) for r in records]
         locators = [Locator.from_record(r, chains) for r in records]
-        backends = [_opt_int(r.get("backend_node_id")) for r in records]
+        backends = [read_opt_int(r.get("backend_node_id")) for r in records]
         refs: list[str | None] = [None] * len(records)
         claimed: set[str] = set()
 
@@ -499,24 +334,25 @@ class Registry:
         """Restore what ``to_json`` saved. Raises ``ReinsError(code="internal")`` for state it
         cannot read: discard it and start a new ``Registry``."""
         if not isinstance(data, Mapping) or data.get("version") != STATE_VERSION:
-            raise _unreadable("unknown version")
+            raise ReinsError("saved registry state is unreadable (unknown version); discard it "
+                             "and start a new registry", code="internal")
         registry = cls(
-            max_entries=int(_number(data.get("max_entries"), "max_entries")),
-            stale_after=_number(data.get("stale_after"), "stale_after"),
-            max_tombstones=int(_number(data.get("max_tombstones"), "max_tombstones")),
+            max_entries=int(read_number(data.get("max_entries"), "max_entries")),
+            stale_after=read_number(data.get("stale_after"), "stale_after"),
+            max_tombstones=int(read_number(data.get("max_tombstones"), "max_tombstones")),
         )
-        registry.document_id = _opt_str(data.get("document_id"))
-        registry.generation = int(_number(data.get("generation"), "generation"))
-        for raw in _list(data.get("entries"), "entries"):
-            entry = RegistryEntry.from_json(_mapping(raw, "entry"))
+        registry.document_id = read_opt_str(data.get("document_id"))
+        registry.generation = int(read_number(data.get("generation"), "generation"))
+        for raw in read_list(data.get("entries"), "entries"):
+            entry = RegistryEntry.from_json(read_mapping(raw, "entry"))
             registry._entries[entry.ref] = entry
-        for raw in _list(data.get("tombstones"), "tombstones"):
-            tomb = Tombstone.from_json(_mapping(raw, "tombstone"))
+        for raw in read_list(data.get("tombstones"), "tombstones"):
+            tomb = Tombstone.from_json(read_mapping(raw, "tombstone"))
             registry._tombstones[tomb.ref] = tomb
-        latest = _mapping(data.get("latest", {}), "latest")
+        latest = read_mapping(data.get("latest", {}), "latest")
         for source, refs in latest.items():
-            registry._latest[_source(source)] = (
-                frozenset(_str_list(refs)) & registry._entries.keys()
+            registry._latest[read_source(source)] = (
+                frozenset(read_str_list(refs)) & registry._entries.keys()
             )
         return registry
 
@@ -548,7 +384,7 @@ class Registry:
     ) -> None:
         old = self._entries.get(ref)
         bounds = Bounds.from_box(record.get("box"))
-        frame = _opt_str(record.get("frame"))
+        frame = read_opt_str(record.get("frame"))
         if old is None:
             self._tombstones.pop(ref, None)
             self._entries[ref] = RegistryEntry(
@@ -625,62 +461,3 @@ def _frame_chains(frames: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, .
             current = parent if isinstance(parent, str) else None
         chains[frame_id] = tuple(reversed(chain))
     return chains
-
-
-# -- reading saved state ---------------------------------------------------------------------------
-
-
-def _unreadable(what: str) -> ReinsError:
-    return ReinsError(
-        f"saved registry state is unreadable ({what}); discard it and start a new registry",
-        code="internal",
-    )
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _opt_int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str_field(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise _unreadable(f"{what} is not a string")
-    return value
-
-
-def _ref_field(value: object) -> str:
-    try:
-        return normalize_ref(_str_field(value, "ref"))
-    except UsageError as exc:
-        raise _unreadable(f"bad ref {value!r}") from exc
-
-
-def _number(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _unreadable(f"{what} is not a number")
-    return float(value)
-
-
-def _mapping(value: object, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _unreadable(f"{what} is not an object")
-    return value
-
-
-def _list(value: object, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise _unreadable(f"{what} is not a list")
-    return value
-
-
-def _str_list(value: object) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def _source(value: object) -> Source:
-    if value == "dom" or value == "ax":
-        return value
-    raise _unreadable(f"source {value!r}")

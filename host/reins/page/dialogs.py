@@ -18,7 +18,7 @@ from reins._errors import BrowserError
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 
-__all__ = ["DIALOG_EVENTS", "GRACE_S", "DialogOpened", "DialogWatch", "until_dialog", "watch_dialogs"]
+__all__ = ["DIALOG_EVENTS", "GRACE_S", "DialogOpened", "DialogWatch", "refuse_while_open", "until_dialog", "watch_dialogs"]
 
 DIALOG_EVENTS = ("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")
 # How long a command that saw a dialog open gets to report it as its own effect.
@@ -67,6 +67,12 @@ class DialogOpened(BrowserError):
             hint="answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
             details={"dialog": dialog})
         self.dialog = dialog
+
+
+def refuse_while_open(watch: DialogWatch) -> None:
+    """A page command cannot run while a dialog holds the page's thread: answer at once."""
+    if watch.current is not None:
+        raise DialogOpened(watch.current)
 
 
 async def until_dialog(work: Awaitable[dict[str, Any]], watch: DialogWatch | None, *,
