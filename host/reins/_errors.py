@@ -1,7 +1,8 @@
 """The reins error hierarchy: one root, a stable snake_case ``code`` on every error.
 
     ReinsError                      code, message (says what to do next), transient
-    ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large
+    ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large,
+    │                               unsafe_home
     ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, frame_unreachable,
@@ -39,6 +40,7 @@ _NEXT_STEP: dict[str, str] = {
     "bad_request": "check the request shape against `reins --help`",
     "unknown_command": "run `reins --help` for the command list",
     "invalid_selector": "fix the selector syntax (CSS, //xpath, role=..., text=..., @ref)",
+    "unsafe_home": "make REINS_HOME a directory of your own with mode 0700, or point REINS_HOME elsewhere",
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "no_host": "start the browser with `reins launch`, or run `reins doctor`",
@@ -140,7 +142,8 @@ class DeadlineExceeded(ReinsError):
 
 _CLASS_BY_CODE: dict[str, type[ReinsError]] = {}
 for _cls, _codes in (
-    (UsageError, ("bad_request", "unknown_command", "invalid_selector", "message_too_large")),
+    (UsageError, ("bad_request", "unknown_command", "invalid_selector", "message_too_large",
+                  "unsafe_home")),
     (ConnectionFailure, ("not_connected", "no_host", "ambiguous_profile")),
     (
         BrowserError,

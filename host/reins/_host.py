@@ -21,7 +21,13 @@ from typing import Any
 
 from reins import __version__
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
-from reins._paths import ensure_private_dir, reins_home, socket_dir, socket_path
+from reins._paths import (
+    ensure_private_dir,
+    open_private_append,
+    reins_home,
+    socket_dir,
+    socket_path,
+)
 from reins.bridge.client import socket_alive
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext, Host
@@ -171,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     logs = ensure_private_dir(home / "logs")
     requested = os.environ.get("REINS_PROFILE") or "default"
     profile = _pick_profile(requested, home)
+    # Opened without following symlinks: a link planted in logs/ must not redirect the writes.
+    stream = os.fdopen(open_private_append(logs / f"host-{profile}.log"), "a", encoding="utf-8")
     logging.basicConfig(
-        filename=str(logs / f"host-{profile}.log"),
+        stream=stream,
         level=logging.INFO,
         format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
     )

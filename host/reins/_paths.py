@@ -1,16 +1,37 @@
-"""Where reins keeps its state: everything under REINS_HOME, so two homes never meet."""
+"""Where reins keeps its state: everything under REINS_HOME, so two homes never meet.
+
+REINS_HOME holds what another local user must never touch: the launcher script Chrome runs, the
+control socket, logs, registries. Like ssh's StrictModes, every directory reins uses there must be
+the user's own, not a symlink, and not writable by group or others (reins tightens its own
+directories to 0700; it refuses one it does not own). Files are written without following
+symlinks and replaced atomically.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
-__all__ = ["HOST_NAME", "ensure_private_dir", "profile_dir", "reins_home", "socket_dir", "socket_path"]
+from reins._errors import UsageError
+
+__all__ = [
+    "EXTENSION_ID",
+    "HOST_NAME",
+    "ensure_private_dir",
+    "open_private_append",
+    "profile_dir",
+    "reins_home",
+    "socket_dir",
+    "socket_path",
+    "write_private",
+]
 
 HOST_NAME = "dev.reins.host"
 EXTENSION_ID = "hlbjhcdhfpclgnhcihccgjneokjkeibl"
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def reins_home() -> Path:
@@ -21,11 +42,84 @@ def reins_home() -> Path:
     return Path(base) / "reins"
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) with mode 0700 and tighten it if it already exists."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+def _unsafe(path: Path, why: str) -> UsageError:
+    return UsageError(
+        f"{path} is not safe for reins's private state: {why}", code="unsafe_home",
+        hint=f"remove or fix it (it must be a directory of your own, mode 0700: `chmod 700 {path}`), "
+             "or point REINS_HOME at one")
+
+
+def _check_own(path: Path) -> None:
+    """A directory reins owns: no symlink, the user's own; tightened to 0700 if it was wider."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        raise _unsafe(path, "it is a symlink")
+    if not stat.S_ISDIR(info.st_mode):
+        raise _unsafe(path, "it is not a directory")
+    if info.st_uid != os.getuid():
+        raise _unsafe(path, f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})")
+    if info.st_mode & 0o077:
+        os.chmod(path, 0o700, follow_symlinks=False)
+
+
+def _check_parent(path: Path) -> None:
+    """A directory above REINS_HOME: the user's or root's, and nobody else can rename entries in
+    it (not group/world-writable, unless sticky like /tmp)."""
+    info = os.stat(path)
+    if info.st_uid not in (os.getuid(), 0):
+        raise _unsafe(path, f"a parent directory of uid {info.st_uid}")
+    if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+        raise _unsafe(path, "a parent directory others can write to (without the sticky bit)")
+
+
+def ensure_private_dir(path: Path, *, root: Path | None = None) -> Path:
+    """Create ``path`` (each missing level 0700) and check it like ssh's StrictModes: every level
+    from REINS_HOME (``root``) down is the user's own directory, no symlink, 0700; the directories
+    above it are the user's or root's and closed to others. A path outside REINS_HOME is checked
+    alone."""
+    path = path.absolute()
+    base = (root or reins_home()).absolute()
+    if path != base and base not in path.parents:
+        base = path
+    for parent in reversed(base.parents):
+        try:
+            _check_parent(parent)
+        except FileNotFoundError:
+            os.mkdir(parent, 0o700)
+    levels = [base, *(p for p in reversed(path.parents) if base in p.parents), path]
+    for level in dict.fromkeys(levels):
+        try:
+            os.mkdir(level, 0o700)
+        except FileExistsError:
+            pass
+        _check_own(level)
     return path
+
+
+def write_private(path: Path, data: bytes, *, mode: int = 0o600) -> None:
+    """Write a file atomically without following symlinks: a temporary created exclusively
+    (O_EXCL|O_NOFOLLOW) beside it, then renamed over it (a rename replaces a symlink itself)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def open_private_append(path: Path) -> int:
+    """A descriptor to append to a log, refusing a symlink planted in its place."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o600)
 
 
 def socket_dir(home: Path | None = None) -> Path:

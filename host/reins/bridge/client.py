@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import socket
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,19 @@ from typing import Any
 from reins._errors import ConnectionFailure, ReinsError
 from reins._paths import socket_dir, socket_path
 
-__all__ = ["Connection", "find_socket", "live_profiles", "request", "socket_alive"]
+__all__ = ["Connection", "find_socket", "live_profiles", "peer_uid", "request", "socket_alive"]
 
 # The host answers `timeout` itself; the client waits this much longer before giving up on it.
 _SOCKET_MARGIN_S = 5.0
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None  # macOS and others: the 0700 directory is the guard there
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return int(uid)
 
 
 def socket_alive(path: Path) -> bool:
@@ -68,6 +78,14 @@ class Connection:
             self._sock.close()
             raise ConnectionFailure(f"cannot reach the host at {path}: {exc.strerror}",
                                     code="no_host") from exc
+        uid = peer_uid(self._sock)
+        if uid is not None and uid != os.getuid():
+            # Not our host: another user's process bound this path. Send it nothing.
+            self._sock.close()
+            raise ConnectionFailure(
+                f"the socket {path} belongs to a process of uid {uid}, not to you; refusing to "
+                "talk to it", code="no_host",
+                hint=f"remove it and check who can write to {path.parent} (it must be yours, 0700)")
         self._buffer = b""
         self._ids: Iterator[int] = itertools.count(1)
 
@@ -105,7 +123,13 @@ class Connection:
         except OSError as exc:
             raise ConnectionFailure(f"{cmd}: lost the host: {exc}", code="no_host") from exc
         line, _, self._buffer = self._buffer.partition(b"\n")
-        answer: dict[str, Any] = json.loads(line)
+        try:
+            answer = json.loads(line)
+        except (ValueError, RecursionError):
+            answer = None
+        if not isinstance(answer, dict):
+            raise ReinsError(f"{cmd}: the host answered something that is not a JSON object "
+                             f"({line[:80]!r})", code="internal")
         return answer
 
 

@@ -12,6 +12,7 @@ import struct
 from typing import Any
 
 from reins._errors import UsageError
+from reins.bridge.jsonwire import load
 
 __all__ = ["MAX_FROM_BROWSER", "MAX_TO_BROWSER", "FrameDecoder", "encode_frame"]
 
@@ -73,6 +74,6 @@ class FrameDecoder:
 
 def decode_body(body: bytes | str) -> Any:
     try:
-        return json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"frame is not UTF-8 JSON: {exc}", code="bad_request") from exc
+        return load(body)
+    except UsageError as exc:
+        raise UsageError(f"frame dropped: {exc.args[0]}", code="bad_request") from None

@@ -1,25 +1,36 @@
 """The native-messaging port on the real stdio, driven from asyncio.
 
-nativemessaging-ng does the blocking frame reads and writes; they run in two threads (a reader
-feeding the event loop, a writer draining a queue) so the loop never blocks on a pipe. Outgoing
-messages are sized by ``encode_frame`` first: Chrome closes the port on a frame over 1 MiB, so such
-a message fails with ``message_too_large`` instead.
+Two threads move bytes so the event loop never blocks on a pipe: a reader feeding the sans-I/O
+``FrameDecoder`` from file descriptor 0, and a writer draining a queue of frames made by
+``encode_frame`` (Chrome closes the port on a frame over 1 MiB, so such a message fails with
+``message_too_large`` before it is queued). Both use the raw descriptors, not ``sys.stdin.buffer``:
+a thread blocked inside a buffered reader makes the interpreter abort at exit (SIGABRT,
+``_enter_buffered_busy``), which is what a SIGTERM used to end in.
+
+A bad frame (empty, not JSON, a 5,000-digit number, nested too deep) is logged and dropped; only
+end-of-file ends the port. nativemessaging-ng (whose reader treats an empty frame as end-of-file
+and reads through the buffered stdin) remains what ``reins install`` uses for Chrome's manifest
+locations.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
-import nativemessaging
-
-from reins.bridge.framing import MAX_TO_BROWSER, encode_frame
+from reins._errors import ReinsError
+from reins.bridge.framing import MAX_TO_BROWSER, FrameDecoder, encode_frame
 
 __all__ = ["NativePort"]
+
+log = logging.getLogger("reins.native")
+
+_READ_CHUNK = 1 << 16
 
 
 class NativePort:
@@ -30,12 +41,16 @@ class NativePort:
         on_eof: Callable[[], None],
         *,
         max_to_browser: int = MAX_TO_BROWSER,
+        fd_in: int = 0,
+        fd_out: int = 1,
     ) -> None:
         self._loop = loop
         self._on_message = on_message
         self._on_eof = on_eof
         self._max = max_to_browser
-        self._outbox: queue.Queue[str | None] = queue.Queue()
+        self._fd_in = fd_in
+        self._fd_out = fd_out
+        self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read_loop, name="reins-stdin", daemon=True)
         self._writer = threading.Thread(target=self._write_loop, name="reins-stdout", daemon=True)
 
@@ -45,27 +60,21 @@ class NativePort:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue one message for the browser; raises ``message_too_large`` before queueing."""
-        frame = encode_frame(message, max_size=self._max)
-        self._outbox.put(frame[4:].decode("utf-8"))
+        self._outbox.put(encode_frame(message, max_size=self._max))
 
     def close(self) -> None:
         self._outbox.put(None)
 
     def _read_loop(self) -> None:
+        decoder = FrameDecoder()
         try:
             while True:
-                try:
-                    text = nativemessaging.get_message_raw()
-                except UnicodeDecodeError:
-                    continue  # the frame was read whole; only its body was bad
-                if not text:  # EOF: the browser closed the port
+                data = os.read(self._fd_in, _READ_CHUNK)
+                if not data:  # EOF: the browser closed the port
                     break
-                try:
-                    message = json.loads(text)
-                except json.JSONDecodeError:
-                    continue
-                self._loop.call_soon_threadsafe(self._on_message, message)
-        except (OSError, ValueError, UnicodeDecodeError):
+                for message in self._decode(decoder, data):
+                    self._loop.call_soon_threadsafe(self._on_message, message)
+        except OSError:
             pass
         finally:
             try:
@@ -73,13 +82,27 @@ class NativePort:
             except RuntimeError:  # loop already closed
                 pass
 
+    @staticmethod
+    def _decode(decoder: FrameDecoder, data: bytes) -> list[Any]:
+        """Every good message in ``data``; each bad frame is logged and skipped."""
+        out: list[Any] = []
+        while True:
+            try:
+                out += decoder.feed(data)
+                return out
+            except ReinsError as exc:
+                log.warning("dropped a frame from the browser: %s", exc.message)
+                data = b""  # the bad frame is gone from the decoder; go on with what follows
+
     def _write_loop(self) -> None:
         while True:
-            text = self._outbox.get()
-            if text is None:
+            frame = self._outbox.get()
+            if frame is None:
                 return
             try:
-                nativemessaging.send_message_raw(text)
-            except (OSError, ValueError):
+                view = memoryview(frame)
+                while view:
+                    written = os.write(self._fd_out, view)
+                    view = view[written:]
+            except OSError:
                 return
-

@@ -11,12 +11,12 @@ messages discriminated by ``type``: hello, event, detached, tab_removed, paused.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reins._errors import UsageError
+from reins.bridge.jsonwire import load
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -45,9 +45,10 @@ class Request(BaseModel):
 def parse_request(line: bytes) -> Request:
     """Parse one request line. A bad one raises a typed error carrying whatever id it had."""
     try:
-        raw = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"request is not JSON: {exc.msg if hasattr(exc, 'msg') else exc}") from exc
+        raw = load(line)
+    except UsageError as exc:
+        raise UsageError(f"request is {exc.args[0]}" if exc.args[0].startswith("not ")
+                         else f"request: {exc.args[0]}") from None
     if not isinstance(raw, dict):
         raise UsageError("request must be a JSON object")
     try:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import socket
-import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError, UsageError
+from reins.bridge.client import peer_uid
+from reins.bridge.jsonwire import dump_line
 from reins.bridge.lines import OVERSIZED, LineSplitter
 from reins.bridge.protocol import MAX_REQUEST_BYTES, Request, parse_request
 
@@ -21,14 +21,6 @@ __all__ = ["ControlServer"]
 log = logging.getLogger("reins.server")
 
 Dispatch = Callable[[Request], Awaitable[dict[str, Any]]]
-
-
-def _peer_uid(sock: socket.socket) -> int | None:
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None  # macOS and others: the 0700 directory is the guard there
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return int(uid)
 
 
 class ControlServer:
@@ -43,13 +35,19 @@ class ControlServer:
             raise UsageError(
                 f"socket path {self.path} is too long for a Unix socket; set REINS_HOME to a shorter path"
             )
-        # 0600 from the moment it exists: a client must never see it wider.
+        # Bound and listening under a temporary name, 0600 from the start, then renamed into
+        # place: whoever sees the path can connect, and nobody ever sees it wider than 0600.
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)
         try:
-            self._server = await asyncio.start_unix_server(self._client, path=str(self.path))
+            sock.bind(str(tmp))
         finally:
             os.umask(old_umask)
-        os.chmod(self.path, 0o600)
+        sock.listen(64)
+        os.replace(tmp, self.path)
+        self._server = await asyncio.start_unix_server(self._client, sock=sock)
 
     async def close(self) -> None:
         if self._server is not None:
@@ -62,7 +60,7 @@ class ControlServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
         if sock is not None:
-            uid = _peer_uid(sock)
+            uid = peer_uid(sock)
             if uid is not None and uid != os.getuid():
                 log.warning("refused a client of uid %s", uid)
                 writer.close()
@@ -104,7 +102,18 @@ class ControlServer:
         except ReinsError as exc:
             request_id = request_id if request_id is not None else exc.details.pop("request_id", None)
             answer = {"request_id": request_id, "ok": False, "error": exc.to_wire()}
-        data = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        except Exception as exc:  # a bug must still answer, once, and keep the server up
+            log.exception("request failed unexpectedly")
+            answer = {"request_id": request_id, "ok": False, "error": ReinsError(
+                f"internal error {type(exc).__name__}: {exc}").to_wire()}
+        try:
+            data = dump_line(answer)
+        except (TypeError, ValueError) as exc:  # a result that is not JSON: still one answer
+            log.exception("answer could not be encoded")
+            data = dump_line({"request_id": request_id if isinstance(request_id, str | int) else None,
+                              "ok": False, "error": ReinsError(
+                                  f"internal error: the answer could not be encoded ({exc})"
+                              ).to_wire()})
         async with lock:
             try:
                 writer.write(data)

@@ -12,6 +12,7 @@ import time
 from typing import Any, Literal
 
 from reins._errors import ResolutionError
+from reins._paths import ensure_private_dir, write_private
 from reins.bridge.context import CommandContext
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
@@ -58,9 +59,8 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     for key, ref in zip(imap["elements"], refs, strict=True):
         imap["elements"][key]["ref"] = ref
     state.map = MapCache(imap, time.monotonic(), snap.document_id, snap.url)
-    path = ctx.host.home / "maps" / ctx.host.profile
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    (path / f"tab-{ctx.tab}.json").write_text(json.dumps(imap, ensure_ascii=False))
+    folder = ensure_private_dir(ctx.host.home / "maps" / ctx.host.profile, root=ctx.host.home)
+    write_private(folder / f"tab-{ctx.tab}.json", json.dumps(imap, ensure_ascii=False).encode())
     return dict(imap, cached=False)
 
 

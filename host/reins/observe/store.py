@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError
-from reins._paths import ensure_private_dir
+from reins._paths import ensure_private_dir, write_private
 from reins.bridge.context import CommandContext, TabPart
 from reins.observe.collect import PageSnapshot
 from reins.observe.registry import Registry
@@ -50,7 +50,8 @@ class ObserveState(TabPart):
 
 def _registry_file(ctx: CommandContext, url: str) -> Path:
     key = hashlib.sha256(url.split("#", 1)[0].encode()).hexdigest()[:24]
-    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile)
+    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile,
+                                root=ctx.host.home)
     return folder / f"{key}.json"
 
 
@@ -116,9 +117,7 @@ def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenA
 
 def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
     for path, data in payloads:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")))
-        tmp.replace(path)
+        write_private(path, json.dumps(data, separators=(",", ":")).encode())
 
 
 def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:

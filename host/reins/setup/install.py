@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import stat
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError, UsageError
-from reins._paths import EXTENSION_ID, HOST_NAME, ensure_private_dir, reins_home, socket_dir
+from reins._paths import (
+    EXTENSION_ID,
+    HOST_NAME,
+    ensure_private_dir,
+    reins_home,
+    socket_dir,
+    write_private,
+)
 
 __all__ = ["doctor", "install", "manifest_dirs", "uninstall", "write_launcher", "write_manifest"]
 
@@ -70,22 +76,22 @@ def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, P
 
 def write_launcher(path: Path, *, home: Path, profile: str | None) -> Path:
     """A small script that runs the host with this Python, this REINS_HOME and this profile."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent, root=home)
     if sys.platform == "win32":
         path = path.with_suffix(".bat")
         lines = ["@echo off", f'if "%REINS_HOME%"=="" set "REINS_HOME={home}"']
         if profile:
             lines.append(f'set "REINS_PROFILE={profile}"')
         lines.append(f'"{sys.executable}" -u -m reins._host %*')
-        path.write_text("\r\n".join(lines) + "\r\n")
+        write_private(path, ("\r\n".join(lines) + "\r\n").encode())
         return path
     lines = ["#!/bin/sh", "# reins native host launcher (written by `reins install` / `reins launch`)",
              f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}', "export REINS_HOME"]
     if profile:
         lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
     lines.append(f'exec {shlex.quote(sys.executable)} -u -m reins._host "$@"')
-    path.write_text("\n".join(lines) + "\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IRUSR)
+    # Chrome runs this file as the user: written without following a planted symlink, 0700.
+    write_private(path, ("\n".join(lines) + "\n").encode(), mode=0o700)
     return path
 
 
@@ -102,7 +108,7 @@ def _manifest(launcher: Path) -> dict[str, Any]:
 def write_manifest(directory: Path, launcher: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"{HOST_NAME}.json"
-    target.write_text(json.dumps(_manifest(launcher), indent=2) + "\n")
+    write_private(target, (json.dumps(_manifest(launcher), indent=2) + "\n").encode(), mode=0o644)
     return target
 
 

@@ -17,10 +17,12 @@ from typing import Any
 from reins._errors import ConnectionFailure, ReinsError, UsageError
 from reins._paths import (
     ensure_private_dir,
+    open_private_append,
     profile_dir,
     reins_home,
     socket_path,
     valid_profile_name,
+    write_private,
 )
 from reins.bridge.client import socket_alive
 from reins.setup.install import extension_dir, write_launcher, write_manifest
@@ -116,15 +118,18 @@ def launch(
                 "already_running": True}
     binary = find_browser(browser)
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
-    data_dir.mkdir(parents=True, exist_ok=True)
+    if user_data_dir:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        ensure_private_dir(data_dir, root=home)
     launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
     write_manifest(data_dir / "NativeMessagingHosts", launcher)
-    log = open(pdir / "browser.log", "ab")  # noqa: SIM115 - handed to the child
+    log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                             start_new_session=True)
     log.close()
-    (pdir / "browser.pid").write_text(str(proc.pid))
+    write_private(pdir / "browser.pid", str(proc.pid).encode())
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
