@@ -109,17 +109,19 @@ class Dispatcher:
                 until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S),
                 deadline.remaining() + _LATE_MS)
         except TimeoutError:
-            self._mark_suspect(tab_id)
+            self._mark_suspect(cmd, tab_id)
             raise DeadlineExceeded(
                 f"{request.cmd}: the {deadline.budget_ms} ms budget ran out"
             ) from None
         except (DeadlineExceeded, asyncio.CancelledError):
-            self._mark_suspect(tab_id)
+            self._mark_suspect(cmd, tab_id)
             raise
 
-    def _mark_suspect(self, tab_id: int | None) -> None:
-        """The next command on this tab probes it first (`tab_unresponsive`)."""
-        if tab_id is not None:
+    def _mark_suspect(self, cmd: Command[Any], tab_id: int | None) -> None:
+        """The next command on this tab probes it first (`tab_unresponsive`). Only a command that
+        runs on the page's main thread (one that is probed) can tell that thread is blocked: a
+        navigation that timed out is a slow page, not a blocked one."""
+        if tab_id is not None and cmd.probe:
             self.host.tab(tab_id).suspect = True
 
 

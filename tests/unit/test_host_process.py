@@ -334,3 +334,31 @@ def test_stdin_eof_with_a_client_connected(host: FakeExtension, client: Client) 
     host.close_stdin()
     host.proc.wait(timeout=3)
     assert not host.socket_path.exists()
+
+
+def test_a_navigation_that_timed_out_does_not_mark_the_tab_unresponsive(
+        host: FakeExtension, client: Client) -> None:
+    connect_extension(host, client)
+    client.send({"id": "nav", "cmd": "navigate", "args": {"url": "http://example.test/"},
+                 "tab": 7, "timeout_ms": 300})
+    unanswered = host.next_frame()  # the host reads the old document first; the page is slow
+    assert unanswered.get("method") == "Runtime.evaluate"
+    assert client.answer()["error"]["code"] == "timeout"
+    client.send({"id": "next", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7})
+    frame = host.next_frame()
+    # No probe (Runtime.evaluate "1") before the command: it goes straight to the page.
+    assert frame.get("method") == "DOM.enable", frame
+    host.send_frame({"id": frame["id"], "ok": True, "result": {}})
+    assert client.answer()["ok"] is True
+
+
+def test_a_page_command_that_timed_out_makes_the_next_one_probe(
+        host: FakeExtension, client: Client) -> None:
+    connect_extension(host, client)
+    client.send({"id": "slow", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7,
+                 "timeout_ms": 300})
+    assert host.next_frame().get("method") == "DOM.enable"
+    assert client.answer()["error"]["code"] == "timeout"
+    client.send({"id": "next", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7})
+    probe = host.next_frame()
+    assert probe.get("method") == "Runtime.evaluate" and probe["params"] == {"expression": "1"}
