@@ -40,6 +40,9 @@ _TAB_MANAGEMENT = frozenset({"tabs", "tab_select", "tab_close"})
 # Commands that work while a JavaScript dialog is open (they do not touch the page's thread).
 _DIALOG_FREE = frozenset({"dialog", "tab_close", "tab_select", "tab_new", "tabs", "status", "stats",
                           "ping"})
+# Commands that may start on a tab showing a page reins does not attach to (chrome://…): they
+# can take the tab away from it (the extension's `tabs.navigate`), so no dialog watch there.
+_LEAVES_REFUSED_PAGE = frozenset({"navigate"})
 # How long a command that saw a dialog open gets to report it as its own effect.
 _DIALOG_GRACE_S = 0.3
 
@@ -173,8 +176,12 @@ class Host:
         ctx = CommandContext(self, deadline, tab_id, request)
         watch: DialogWatch | None = None
         if tab_id is not None and cmd.name not in _TAB_MANAGEMENT:
-            watch = await watch_dialogs(ctx)
-            if watch.current is not None and cmd.name not in _DIALOG_FREE:
+            try:
+                watch = await watch_dialogs(ctx)
+            except BrowserError as exc:
+                if exc.code != "page_refused" or cmd.name not in _LEAVES_REFUSED_PAGE:
+                    raise
+            if watch is not None and watch.current is not None and cmd.name not in _DIALOG_FREE:
                 raise _dialog_open(watch.current)
         if tab_id is not None and cmd.name not in _NO_PROBE:
             await self._probe_if_suspect(tab_id, deadline)  # tab_unresponsive
