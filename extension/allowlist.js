@@ -2,7 +2,10 @@
 // Anything not listed is refused here with `cdp_blocked` and never reaches Chrome. Deliberately
 // absent: cookie and storage reads (Network.getCookies, Network.getAllCookies, Storage.*),
 // Browser.*, Fetch.* (request interception), Debugger.*, download-behaviour changes
-// (Page.setDownloadBehavior, Browser.setDownloadBehavior) and file uploads (DOM.setFileInputFiles).
+// (Page.setDownloadBehavior, Browser.setDownloadBehavior), file uploads (DOM.setFileInputFiles), and
+// Runtime.enable (its console and context events hand out objects living in other extensions'
+// content-script worlds; reins never needs them). Parameters of these methods that would reach
+// further, and the pages a tab may be on, are checked in policy.js.
 
 export const ALLOWED_METHODS = Object.freeze([
   // Page: navigation, history, pictures, frames, events the host subscribes to
@@ -18,7 +21,6 @@ export const ALLOWED_METHODS = Object.freeze([
   "Page.bringToFront",
   "Page.handleJavaScriptDialog",
   // Runtime: evaluate in the page, call functions on elements, release handles
-  "Runtime.enable",
   "Runtime.evaluate",
   "Runtime.callFunctionOn",
   "Runtime.getProperties",
@@ -60,21 +62,4 @@ const allowed = new Set(ALLOWED_METHODS);
 
 export function isAllowed(method) {
   return typeof method === "string" && allowed.has(method);
-}
-
-// Pages no extension may drive; the host gets `page_refused` for them.
-const REFUSED_URL = [
-  /^chrome:/i,
-  /^chrome-extension:/i,
-  /^chrome-untrusted:/i,
-  /^devtools:/i,
-  /^edge:/i,
-  /^brave:/i,
-  /^view-source:/i,
-  /^https:\/\/chromewebstore\.google\.com\//i,
-  /^https:\/\/chrome\.google\.com\/webstore/i,
-];
-
-export function isRefusedUrl(url) {
-  return typeof url === "string" && REFUSED_URL.some((re) => re.test(url));
 }

@@ -1,26 +1,39 @@
 // reins service worker: policy and transport only.
 //
 // Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
-// connects to the host at start and reconnects with backoff whenever the host exits. The host
-// holds all logic; this file decides whether a command may run (allowlist.js) and runs it.
+// connects to the host as soon as it runs and reconnects with backoff whenever the host exits.
+// When the worker itself is stopped (crash, update, a debugger closing it), Chrome starts it again
+// only for an event it listens to, and then runs this file from the top, which ends in wake():
+// so besides tab events it listens to a 30-second alarm (the shortest period Chrome allows),
+// browser start-up and install. Listeners are registered at the top level, where Chrome requires
+// them to be. Everything held here (the port, attached tabs) dies with the worker; the host it
+// starts is a fresh one.
+//
+// What may run is decided by allowlist.js (methods) and policy.js (parameters, URLs). This file
+// applies that at every door: before each command, before a tab is opened or sent somewhere, and
+// after every navigation of an attached tab (however it happened): a tab that lands on a refused
+// page is detached at once and the host told ({type: "detached", code: "page_refused"}).
 //
 // Host -> extension: {id, type, ...}; the answer is {id, ok: true, result} or
 // {id, ok: false, error: {code, message}}. Extension -> host, unasked: {type: "hello" | "event" |
 // "detached" | "paused" | "tab_removed", ...}.
 
-import { isAllowed, isRefusedUrl } from "./allowlist.js";
+import { checkCommand, checkHistoryEntry, checkTab, checkUrl, NAVIGATING_METHODS } from "./policy.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // Chrome lets an extension send the host at most 64 MiB in one message; stay under it.
 const MAX_TO_HOST = 60 * 1024 * 1024;
+const WAKE_ALARM = "reins-wake";
+const NAVIGATE_TIMEOUT_MS = 15000;
 
 let port = null;
 let hostInfo = null;
 let paused = false;
+let options = { allowFile: false }; // the user's switches in the popup, read by policy.js
 let backoffMs = 250;
 let reconnectTimer = null;
-// tabId -> {events: Set<string>, inflight: Set<reject>}
+// tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
 const tabs = new Map();
 
 class Refusal extends Error {
@@ -30,7 +43,34 @@ class Refusal extends Error {
   }
 }
 
-// ---- connection to the host ----------------------------------------------------------------
+function enforce(verdict) {
+  if (!verdict.ok) throw new Refusal(verdict.code, verdict.message);
+  return verdict;
+}
+
+// ---- waking up and the connection to the host ------------------------------------------------
+
+const started = Promise.all([
+  chrome.storage.local.get(["paused", "allowFile"]).then((v) => {
+    paused = !!v.paused;
+    options = { allowFile: !!v.allowFile };
+  }),
+  dropStaleAttachments(),
+]);
+
+function wake() {
+  started.then(() => {
+    if (port === null && reconnectTimer === null) connect();
+  });
+}
+
+// An earlier life of this worker may have left tabs attached; its host is gone, so is their use.
+async function dropStaleAttachments() {
+  const targets = await chrome.debugger.getTargets().catch(() => []);
+  await Promise.all(
+    targets.filter((t) => t.attached && t.tabId !== undefined).map((t) => chrome.debugger.detach({ tabId: t.tabId }).catch(() => {})),
+  );
+}
 
 function connect() {
   reconnectTimer = null;
@@ -88,8 +128,7 @@ async function onHostMessage(msg) {
     const result = await handle(msg);
     answer(msg.id, { id: msg.id, ok: true, result });
   } catch (err) {
-    const code = err instanceof Refusal ? err.code : classify(err);
-    answer(msg.id, { id: msg.id, ok: false, error: { code, message: String(err?.message ?? err) } });
+    answer(msg.id, { id: msg.id, ok: false, error: errorOf(err) });
   }
 }
 
@@ -100,6 +139,10 @@ function answer(id, message) {
     message = { id, ok: false, error: { code: "message_too_large", message: `result of ${size} bytes exceeds ${MAX_TO_HOST}` } };
   }
   post(message);
+}
+
+function errorOf(err) {
+  return { code: err instanceof Refusal ? err.code : classify(err), message: String(err?.message ?? err) };
 }
 
 function classify(err) {
@@ -121,7 +164,7 @@ async function handle(msg) {
         msg.commands.map((c) =>
           cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
             (result) => ({ ok: true, result }),
-            (err) => ({ ok: false, error: { code: err instanceof Refusal ? err.code : classify(err), message: String(err?.message ?? err) } }),
+            (err) => ({ ok: false, error: errorOf(err) }),
           ),
         ),
       );
@@ -140,8 +183,9 @@ async function handle(msg) {
       return describeTab(fallback);
     }
     case "tabs.create":
-      if (msg.url && isRefusedUrl(msg.url)) throw new Refusal("page_refused", `reins does not open ${msg.url}`);
-      return describeTab(await chrome.tabs.create({ url: msg.url || "about:blank", active: msg.active !== false }));
+      return describeTab(await openTab(enforce(checkUrl(msg.url || "about:blank", options)).url, msg.active !== false));
+    case "tabs.navigate":
+      return describeTab(await sendTab(msg.tabId, enforce(checkUrl(msg.url, options)).url));
     case "tabs.activate": {
       const tab = await chrome.tabs.update(msg.tabId, { active: true });
       await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
@@ -162,7 +206,7 @@ async function cdpSequence(msg) {
     try {
       out.push({ ok: true, result: await cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}) });
     } catch (err) {
-      out.push({ ok: false, error: { code: err instanceof Refusal ? err.code : classify(err), message: String(err?.message ?? err) } });
+      out.push({ ok: false, error: errorOf(err) });
       break;
     }
   }
@@ -174,39 +218,101 @@ function describeTab(t) {
 }
 
 function status() {
-  return { version: VERSION, extensionId: chrome.runtime.id, paused, attached: [...tabs.keys()], host: hostInfo };
+  return { version: VERSION, extensionId: chrome.runtime.id, paused, allowFile: options.allowFile, attached: [...tabs.keys()], host: hostInfo };
+}
+
+// ---- tabs --------------------------------------------------------------------------------------
+
+async function openTab(url, active) {
+  try {
+    return await chrome.tabs.create({ url, active });
+  } catch (err) {
+    if (!/no current window/i.test(String(err?.message))) throw err;
+    // The user closed the last window and the browser runs on: open one.
+    return (await chrome.windows.create({ url, focused: false })).tabs[0];
+  }
+}
+
+// Navigation without the debugger, for a tab on a page reins may not attach to (chrome://…):
+// answers once the tab has left it, so the next command can attach.
+async function sendTab(tabId, url) {
+  await chrome.tabs.update(tabId, { url });
+  const deadline = Date.now() + NAVIGATE_TIMEOUT_MS;
+  for (;;) {
+    const tab = await chrome.tabs.get(tabId);
+    const verdict = checkTab(tab, options);
+    if (verdict.ok && tab.url !== "") return tab;
+    if (Date.now() > deadline) throw new Refusal(verdict.ok ? "navigation_failed" : verdict.code, verdict.message ?? `tab ${tabId} did not load ${url}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 // ---- chrome.debugger ---------------------------------------------------------------------------
 
-async function ensureAttached(tabId) {
+function ensureAttached(tabId) {
   let state = tabs.get(tabId);
-  if (state) return state;
-  const tab = await chrome.tabs.get(tabId);
-  if (isRefusedUrl(tab.url || tab.pendingUrl)) throw new Refusal("page_refused", `reins does not drive ${tab.url}`);
-  state = { events: new Set(), inflight: new Set() };
-  tabs.set(tabId, state);
-  try {
-    await chrome.debugger.attach({ tabId }, "1.3");
-  } catch (err) {
-    tabs.delete(tabId);
-    if (!/already attached/i.test(String(err?.message))) throw err;
-    // Attached by an earlier life of this worker: take it over.
+  if (!state) {
+    state = { events: new Set(), inflight: new Set() };
+    state.ready = attach(tabId, state);
     tabs.set(tabId, state);
   }
-  return state;
+  return state.ready.then(() => state);
+}
+
+async function attach(tabId, state) {
+  const forget = () => tabs.get(tabId) === state && tabs.delete(tabId);
+  try {
+    enforce(checkTab(await chrome.tabs.get(tabId), options));
+    await chrome.debugger.attach({ tabId }, "1.3").catch((err) => {
+      // Attached by an earlier life of this worker: take it over.
+      if (!/already attached/i.test(String(err?.message))) throw err;
+    });
+    // The tab may have moved while attaching; onUpdated only watches tabs already in the map.
+    const now = checkTab(await chrome.tabs.get(tabId), options);
+    if (!now.ok || tabs.get(tabId) !== state) {
+      await chrome.debugger.detach({ tabId }).catch(() => {});
+      throw new Refusal("page_refused", now.message ?? `tab ${tabId} left while reins attached`);
+    }
+  } catch (err) {
+    forget();
+    throw err;
+  }
 }
 
 async function cdp(tabId, sessionId, method, params) {
-  if (!isAllowed(method)) throw new Refusal("cdp_blocked", `${method} is not on the reins allowlist`);
-  if (method === "Page.navigate" && isRefusedUrl(params.url)) throw new Refusal("page_refused", `reins does not open ${params.url}`);
+  const verdict = enforce(checkCommand(method, params, options));
   const state = await ensureAttached(tabId);
   const target = sessionId ? { tabId, sessionId } : { tabId };
+  if (NAVIGATING_METHODS.includes(method)) {
+    const now = checkTab(await chrome.tabs.get(tabId), options);
+    if (!now.ok) {
+      await refuseTab(tabId, now.message);
+      enforce(now);
+    }
+    if (method === "Page.navigateToHistoryEntry") {
+      const history = await send(state, target, "Page.getNavigationHistory", {});
+      enforce(checkHistoryEntry(history, verdict.params.entryId, options));
+    }
+  }
+  return send(state, target, method, verdict.params);
+}
+
+function send(state, target, method, params) {
   // onDetach rejects what is in flight, so a closed tab answers at once instead of hanging.
   return new Promise((resolve, reject) => {
     state.inflight.add(reject);
-    chrome.debugger.sendCommand(target, method, params).then(resolve, reject).finally(() => state.inflight.delete(reject));
+    chrome.debugger.sendCommand(target, method, params).then(resolve, (err) => whyDetached(target.tabId, err).then(reject))
+      .finally(() => state.inflight.delete(reject));
   });
+}
+
+// Chrome answers "Detached while handling command." before onDetach says why; a tab that is
+// still there and on a refused page was let go of for that page.
+async function whyDetached(tabId, err) {
+  if (!/Detached while handling/i.test(String(err?.message))) return err;
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  const verdict = tab ? checkTab(tab, options) : { ok: true };
+  return verdict.ok ? err : new Refusal("page_refused", `${err.message} ${verdict.message}`);
 }
 
 async function detach(tabId) {
@@ -216,24 +322,46 @@ async function detach(tabId) {
 }
 
 function detachAll(reason) {
-  for (const tabId of [...tabs.keys()]) {
-    failInflight(tabId, "target_closed", reason);
+  for (const [tabId, state] of [...tabs]) {
+    failInflight(state, "target_closed", reason);
     detach(tabId);
   }
 }
 
-function failInflight(tabId, code, reason) {
+// An attached tab on a page reins does not drive: let go of it and tell the host.
+async function refuseTab(tabId, message) {
   const state = tabs.get(tabId);
   if (!state) return;
-  for (const reject of state.inflight) reject(new Refusal(code, `tab ${tabId} detached: ${reason}`));
+  tabs.delete(tabId);
+  failInflight(state, "page_refused", message);
+  await chrome.debugger.detach({ tabId }).catch(() => {});
+  post({ type: "detached", tabId, reason: message, code: "page_refused" });
+}
+
+async function recheckAttached() {
+  for (const tabId of [...tabs.keys()]) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    const verdict = tab ? checkTab(tab, options) : { ok: true };
+    if (!verdict.ok) await refuseTab(tabId, verdict.message);
+  }
+}
+
+function failInflight(state, code, reason) {
+  for (const reject of state.inflight) reject(new Refusal(code, `tab detached: ${reason}`));
   state.inflight.clear();
 }
 
-chrome.debugger.onDetach.addListener((source, reason) => {
-  const code = reason === "canceled_by_user" ? "detached_by_user" : "target_closed";
-  failInflight(source.tabId, code, reason);
-  tabs.delete(source.tabId);
-  post({ type: "detached", tabId: source.tabId, reason, code });
+chrome.debugger.onDetach.addListener(async ({ tabId }, reason) => {
+  const state = tabs.get(tabId);
+  tabs.delete(tabId);
+  let code = reason === "canceled_by_user" ? "detached_by_user" : "target_closed";
+  if (code === "target_closed") {
+    // Chrome itself lets go of a tab that goes to a chrome:// page: that is a refusal, not a close.
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (tab && !checkTab(tab, options).ok) code = "page_refused";
+  }
+  if (state) failInflight(state, code, reason);
+  post({ type: "detached", tabId, reason, code });
 });
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
@@ -242,27 +370,43 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params });
 });
 
+// Every navigation of an attached tab, whoever started it (a link, a redirect, the user typing a
+// URL): a tab that is loading or showing a refused page is let go at once.
+chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
+  if (!tabs.has(tabId)) return;
+  const verdict = checkTab(tab, options);
+  if (!verdict.ok) refuseTab(tabId, verdict.message);
+});
+
 chrome.tabs.onRemoved.addListener((tabId) => {
-  failInflight(tabId, "target_closed", "tab closed");
+  const state = tabs.get(tabId);
+  if (state) failInflight(state, "target_closed", "tab closed");
   tabs.delete(tabId);
   post({ type: "tab_removed", tabId });
 });
 
-// ---- pause switch and popup ------------------------------------------------------------------
+// ---- the popup's switches, and waking up ------------------------------------------------------
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area !== "local" || !("paused" in changes)) return;
-  paused = !!changes.paused.newValue;
-  if (paused) detachAll("paused");
-  post({ type: "paused", paused });
-  updateBadge();
+  if (area !== "local") return;
+  if ("allowFile" in changes) {
+    options = { allowFile: !!changes.allowFile.newValue };
+    recheckAttached();
+  }
+  if ("paused" in changes) {
+    paused = !!changes.paused.newValue;
+    if (paused) detachAll("paused");
+    post({ type: "paused", paused });
+    updateBadge();
+  }
 });
 
 chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
   if (msg?.type === "popup_status") sendResponse({ ...status(), connected: port !== null });
 });
 
-chrome.storage.local.get("paused").then((v) => {
-  paused = !!v.paused;
-  connect();
-});
+chrome.alarms.onAlarm.addListener(wake);
+chrome.runtime.onStartup.addListener(wake);
+chrome.runtime.onInstalled.addListener(wake);
+chrome.alarms.get(WAKE_ALARM).then((alarm) => alarm ?? chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 }));
+wake();

@@ -1,5 +1,5 @@
-// The popup only reads the worker's status and flips the pause switch (kept in storage.local,
-// which the worker watches).
+// The popup only reads the worker's status and flips the user's switches, pause and file: pages
+// (kept in storage.local, which the worker watches).
 const $ = (id) => document.getElementById(id);
 
 async function refresh() {
@@ -9,11 +9,14 @@ async function refresh() {
   $("host-version").textContent = s.host ? `${s.host.version} (profile ${s.host.profile})` : "–";
   $("attached").textContent = s.attached.length ? s.attached.join(", ") : "none";
   $("pause").checked = s.paused;
+  $("allow-file").checked = s.allowFile;
 }
 
-$("pause").addEventListener("change", async (e) => {
-  await chrome.storage.local.set({ paused: e.target.checked });
-  setTimeout(refresh, 50);
-});
+for (const [id, key] of [["pause", "paused"], ["allow-file", "allowFile"]]) {
+  $(id).addEventListener("change", async (e) => {
+    await chrome.storage.local.set({ [key]: e.target.checked });
+    setTimeout(refresh, 50);
+  });
+}
 
 refresh();

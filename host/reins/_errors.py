@@ -51,7 +51,7 @@ _NEXT_STEP: dict[str, str] = {
     "target_closed": "the tab is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
     "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
     "navigation_failed": "check the URL and that the site is reachable from this browser",
-    "page_refused": "reins cannot drive chrome://, extension or Web Store pages; navigate elsewhere",
+    "page_refused": "reins drives only http(s) pages and about:blank (not chrome://, other about: pages, extension pages, the Web Store, javascript:/data:, or file: unless allowed in the extension's popup); `reins navigate URL` leads the tab out",
     "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
     "tab_unresponsive": "the page's main thread is blocked: `reins tab close` it and open the page again in a new tab",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",

@@ -99,8 +99,12 @@ class Dispatcher:
         ctx = CommandContext(host, deadline, tab_id, request)
         watch: DialogWatch | None = None
         if tab_id is not None and cmd.watch_dialogs:
-            watch = await watch_dialogs(ctx)
-            if not cmd.dialog_free:
+            try:
+                watch = await watch_dialogs(ctx)
+            except BrowserError as exc:
+                if exc.code != "page_refused" or not cmd.leaves_refused_page:
+                    raise
+            if watch is not None and not cmd.dialog_free:
                 refuse_while_open(watch)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)

@@ -71,3 +71,7 @@ def test_a_command_needs_help_and_known_cli_args() -> None:
     with pytest.raises(ReinsError, match="not fields"):
         command("x", One, cli_args=("b",))(documented)
     assert command("x", One, cli_args=("a",))(documented).help == "Does x."
+
+
+def test_only_navigate_may_start_on_a_refused_page() -> None:
+    assert {n for n, c in TABLE.items() if c.leaves_refused_page} == {"navigate"}

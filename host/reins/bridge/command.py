@@ -55,6 +55,9 @@ class Command(Generic[A]):
     probe: bool = True
     # Changes nothing in the page or the browser (MCP tool annotations; docs).
     read_only: bool = False
+    # May start on a tab showing a page reins does not attach to (chrome://…): it can take the tab
+    # away from it (the extension's `tabs.navigate`), so a refused dialog watch does not stop it.
+    leaves_refused_page: bool = False
     # The CLI's words for it ("tab new") and its positional arguments, in order (field names).
     cli: tuple[str, ...] = ()
     cli_args: tuple[str, ...] = ()
@@ -63,7 +66,8 @@ class Command(Generic[A]):
 def command(
     name: str, args: type[A], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, needs_tab: bool = True,
     watch_dialogs: bool = True, dialog_free: bool = False, probe: bool = True,
-    read_only: bool = False, cli: str | None = None, cli_args: Iterable[str] = (),
+    read_only: bool = False, leaves_refused_page: bool = False, cli: str | None = None,
+    cli_args: Iterable[str] = (),
 ) -> Callable[[Handler[A]], Command[A]]:
     """Declare a command; the decorated handler's docstring is its help."""
 
@@ -76,7 +80,7 @@ def command(
             raise ReinsError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
                             f"{args.__name__}", code="internal")
         return Command(name, args, fn, doc, timeout_ms, needs_tab, watch_dialogs, dialog_free,
-                       probe, read_only, tuple((cli or name.replace("_", " ")).split()),
+                       probe, read_only, leaves_refused_page, tuple((cli or name.replace("_", " ")).split()),
                        tuple(cli_args))
 
     return wrap

@@ -120,11 +120,20 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
     return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
 
 
-@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, cli_args=("url",))
+@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, leaves_refused_page=True,
+         cli_args=("url",))
 async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
     """Open URL in the current tab; returns once the page has loaded and settled."""
     old = await _origin(ctx)
-    result = await ctx.cdp("Page.navigate", {"url": args.url})
+    try:
+        result = await ctx.cdp("Page.navigate", {"url": args.url})
+    except BrowserError as exc:
+        if exc.code != "page_refused":
+            raise
+        # The tab is on a page reins may not attach to (chrome://…), or the URL is refused: the
+        # extension sends the tab away without the debugger, after checking the URL itself.
+        await ctx.host.link.request("tabs.navigate", ctx.deadline, tab_id=ctx.tab, url=args.url)
+        return _page(await wait_for_new_document(ctx, None))
     if result.get("errorText"):
         raise BrowserError(f"navigation to {args.url} failed: {result['errorText']}",
                            code="navigation_failed")
