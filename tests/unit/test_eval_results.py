@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reins._errors import BrowserError, DeadlineExceeded, UsageError
+from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins.commands.eval import (
     MAX_RESULT_BYTES,
     SCRIPT_HEADROOM_MS,
@@ -19,8 +21,6 @@ from reins.commands.eval import (
     was_terminated,
 )
 from reins.setup.config import config_path, evaluate_enabled, read_config, write_setting
-from reins.bridge.deadline import HEADROOM_MS, Deadline
-from reins._errors import BrowserError, DeadlineExceeded, UsageError
 
 # ---- the script's budget -----------------------------------------------------------------------
 
