@@ -13,7 +13,7 @@ from reins._errors import ReinsError
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
 
-__all__ = ["LOCAL_COMMANDS"]
+__all__ = ["config", "doctor", "guide", "install", "launch", "shutdown", "uninstall"]
 
 
 def _local_result(ctx: click.Context, /, local: dict[str, Any], action: Callable[[], dict[str, Any]],
@@ -159,6 +159,3 @@ def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> 
     _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
                   lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
 
-
-LOCAL_COMMANDS: tuple[click.Command, ...] = (guide, install, uninstall, doctor, launch, shutdown,
-                                             config)

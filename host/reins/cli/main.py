@@ -4,25 +4,32 @@ Exit codes: 0 ok · 1 the command failed (typed error) · 2 usage error · 3 no 
 Global options (--json, --tab, --timeout-ms, --profile) go before or after the command's own
 arguments. Nothing heavy is imported on this path: no pydantic, no host modules.
 
-The host's commands are built from the command table's description (``host_commands.py``), when
-they are asked for; the local ones (``local.py``, ``batch.py``) are written out.
+The host's commands are built from the command table's description (``host_commands.py``); the
+local ones are written out (``local.py``, ``batch.py``). Either kind is built or imported only
+when asked for: one command per run, all of them for --help.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from typing import Any
 
 import click
 
-from reins.cli.batch import batch
 from reins.cli.host_commands import host_command, host_command_words
-from reins.cli.local import LOCAL_COMMANDS
 from reins.cli.options import global_options
 from reins.cli.run import EXIT_FAILED, EXIT_USAGE
 
 __all__ = ["main"]
+
+# The commands the CLI runs itself, and the module that defines each (under the same name).
+_LOCAL = {
+    "batch": "reins.cli.batch",
+    **dict.fromkeys(("config", "doctor", "guide", "install", "launch", "shutdown", "uninstall"),
+                    "reins.cli.local"),
+}
 
 
 class _ReinsGroup(click.Group):
@@ -32,9 +39,12 @@ class _ReinsGroup(click.Group):
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*self.commands, *host_command_words()})
+        return sorted({*self.commands, *_LOCAL, *host_command_words()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _LOCAL:
+            local: click.Command = getattr(importlib.import_module(_LOCAL[cmd_name]), cmd_name)
+            return local
         return self.commands.get(cmd_name) or host_command(cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -53,8 +63,7 @@ class _ReinsGroup(click.Group):
             sys.exit(EXIT_FAILED)
 
 
-@click.group(cls=_ReinsGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             commands=[*LOCAL_COMMANDS, batch])
+@click.group(cls=_ReinsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @global_options
 @click.version_option(package_name="reins")
 @click.pass_context

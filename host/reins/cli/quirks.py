@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -23,16 +22,20 @@ from reins.cli.run import run
 __all__ = ["QUIRKS", "Call", "Quirk"]
 
 
-@dataclass
 class Call:
     """One host command as the CLI is about to send it."""
 
-    ctx: click.Context
-    name: str  # the wire name
-    args: dict[str, Any]  # the wire arguments, from the table's mapping
-    extra: dict[str, Any]  # the values of the quirk's own parameters
-    local: dict[str, Any]  # the global options given after the command's arguments
-    json_out: bool
+    # Plain classes, not dataclasses: importing and building those costs the CLI ~1 ms a run.
+    __slots__ = ("args", "ctx", "extra", "json_out", "local", "name")
+
+    def __init__(self, ctx: click.Context, name: str, args: dict[str, Any], extra: dict[str, Any],
+                 local: dict[str, Any], json_out: bool) -> None:
+        self.ctx = ctx
+        self.name = name  # the wire name
+        self.args = args  # the wire arguments, from the table's mapping
+        self.extra = extra  # the values of the quirk's own parameters
+        self.local = local  # the global options given after the command's arguments
+        self.json_out = json_out
 
     def send(self, *, quiet: bool = False) -> dict[str, Any]:
         """Send it, print the answer (unless quiet), exit on failure; returns the answer."""
@@ -43,16 +46,19 @@ def _send(call: Call) -> None:
     call.send()
 
 
-@dataclass(frozen=True)
 class Quirk:
-    # CLI-only parameters, listed after the table's options.
-    params: Callable[[], list[click.Parameter]] = list
-    # Table positionals the CLI lets one leave out (the quirk finds them elsewhere).
-    optional: frozenset[str] = frozenset()
-    # The CLI parses the positionals itself: these replace the table's.
-    positionals: Callable[[], list[click.Parameter]] | None = None
-    # Runs the call: by default, send it and print the answer.
-    invoke: Callable[[Call], None] = field(default=_send)
+    __slots__ = ("invoke", "optional", "params", "positionals")
+
+    def __init__(
+        self, *, params: Callable[[], list[click.Parameter]] = list,
+        optional: frozenset[str] = frozenset(),
+        positionals: Callable[[], list[click.Parameter]] | None = None,
+        invoke: Callable[[Call], None] = _send,
+    ) -> None:
+        self.params = params  # CLI-only parameters, listed after the table's options
+        self.optional = optional  # table positionals one may leave out (the quirk finds them)
+        self.positionals = positionals  # the CLI parses the positionals itself: these replace them
+        self.invoke = invoke  # runs the call: by default, send it and print the answer
 
 
 # ---- navigate URL, or navigate -u URL ------------------------------------------------------------
