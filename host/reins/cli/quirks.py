@@ -47,6 +47,8 @@ def _send(call: Call) -> None:
 
 
 class Quirk:
+    """How one command differs on the CLI; a command without one just sends and prints."""
+
     __slots__ = ("invoke", "optional", "params", "positionals")
 
     def __init__(

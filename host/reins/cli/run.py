@@ -15,8 +15,8 @@ import click
 from reins._errors import ReinsError
 from reins.cli.options import merged_options
 
-__all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "fail",
-           "plain", "run", "send"]
+__all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "exit_code",
+           "fail", "plain", "run", "send"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_HOST = 0, 1, 2, 3
 _NO_HOST_CODES = {"no_host", "not_connected"}
