@@ -16,7 +16,7 @@ from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import click_element
-from reins.bridge.command import Args, Command, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.page.frames import evaluate_value
 from reins.page.navigation import settle
@@ -25,12 +25,13 @@ __all__ = ["COMMANDS"]
 
 
 class SmartArgs(Args):
-    target: str | None = None
-    frame: str | None = None
-    text: str | None = None
-    index: int | None = Field(default=None, ge=1)
-    type: str | None = None
-    viewport_only: bool = False
+    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
+    index: int | None = Field(default=None, ge=1, description="1-based among matches.")
+    type: str | None = Field(
+        default=None, description="Interaction-map type: button, input, input-text, a …")
+    viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
 
     def smart(self) -> dict[str, Any] | None:
         if self.text is None:
@@ -49,8 +50,11 @@ class SmartArgs(Args):
 
 
 class ClickArgs(SmartArgs):
-    mode: str | None = None  # "js" forces DOM el.click() (REINS_CLICK=js)
-    button: str = "left"
+    mode: str | None = Field(default=None,
+                             description="js: DOM el.click() instead of mouse events (REINS_CLICK=js).",
+                             json_schema_extra=cli_hints(hidden=True))
+    button: str = Field(default="left", description="Which mouse button.",
+                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
 
 
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
@@ -81,7 +85,7 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
 
 
 class FillArgs(SmartArgs):
-    value: str
+    value: str = Field(description="The text.")
 
 
 @command("fill", FillArgs, cli_args=("target", "value"))
@@ -99,9 +103,9 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
 
 
 class PressArgs(Args):
-    keys: str = Field(min_length=1)
-    target: str | None = None
-    frame: str | None = None
+    keys: str = Field(min_length=1, description="Enter, Control+A, Shift+Tab …")
+    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("press", PressArgs, cli_args=("keys", "target"))
@@ -123,9 +127,9 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
 
 
 class SelectArgs(Args):
-    target: str
-    values: list[str] = Field(min_length=1)
-    frame: str | None = None
+    target: str = Field(description="The <select>: @ref, CSS, //xpath, role=…, text=….")
+    values: list[str] = Field(min_length=1, description="Option values or labels.")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("select", SelectArgs, cli_args=("target", "values"))
@@ -136,8 +140,8 @@ async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
 
 
 class CheckArgs(Args):
-    target: str
-    frame: str | None = None
+    target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("check", CheckArgs, cli_args=("target",))
@@ -153,11 +157,11 @@ async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
 
 
 class WaitArgs(Args):
-    text: str | None = None
-    target: str | None = None
-    gone: str | None = None
-    url: str | None = None
-    idle: bool = False
+    text: str | None = Field(default=None, description="Until this text is on the page.")
+    target: str | None = Field(default=None, description="Until TARGET is there and visible.")
+    gone: str | None = Field(default=None, description="Until TARGET is gone.")
+    url: str | None = Field(default=None, description="Until the URL matches GLOB.")
+    idle: bool = Field(default=False, description="Until the DOM has been quiet for a moment.")
 
 
 _HAS_TEXT = """((t) => {

@@ -52,7 +52,7 @@ from pydantic import Field
 
 from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError, UsageError
 from reins.act.locate import resolve_target
-from reins.bridge.command import Args, Command, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins.setup.config import evaluate_enabled
@@ -260,9 +260,15 @@ def exception_error(details: dict[str, Any], *, line_offset: int = 0,
 
 
 class EvalArgs(Args):
-    expression: str = Field(min_length=1)
-    target: str | None = Field(default=None, min_length=1)
-    frame: str | None = Field(default=None, min_length=1)
+    expression: str = Field(min_length=1, description="The JavaScript (`-`: read it from stdin).")
+    target: str | None = Field(
+        default=None, min_length=1,
+        description="Run on one element (@ref, CSS, //xpath, role=..., text=...); EXPRESSION is "
+                    "then a function that receives it, e.g. 'el => el.textContent'.",
+        json_schema_extra=cli_hints(metavar="TARGET"))
+    frame: str | None = Field(default=None, min_length=1,
+                              description="Look for --target inside this iframe.",
+                              json_schema_extra=cli_hints(metavar="CSS"))
 
 
 @dataclass
