@@ -127,8 +127,8 @@ class Browser:
 
     # -- reins through the socket directly --
     def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        from reins.bridge.client import Connection
         from reins._paths import socket_path
+        from reins.bridge.client import Connection
 
         with Connection(socket_path(PROFILE, self.home)) as conn:
             return conn.call(cmd, args, **kw)
@@ -149,8 +149,8 @@ class Browser:
 
 
 def _wait_connected(home: Path, timeout: float = 30) -> None:
-    from reins.bridge.client import Connection
     from reins._paths import socket_path
+    from reins.bridge.client import Connection
 
     deadline = time.monotonic() + timeout
     last: Any = None

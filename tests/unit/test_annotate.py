@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 from PIL import Image
-from reins.observe.annotate import PALETTE, AnnotatedImage, Mark, annotate, mark_color
 from reins._errors import UsageError
+from reins.observe.annotate import PALETTE, AnnotatedImage, Mark, annotate, mark_color
 
 WHITE = (255, 255, 255)
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-
 from reins.bridge.command import DEFAULT_TIMEOUT_MS, Args, NoArgs, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins._errors import DeadlineExceeded, ReinsError
+from reins.bridge.deadline import HEADROOM_MS, Deadline
 
 
 def test_after_ms_places_the_deadline() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from reins._errors import UsageError
+from reins._paths import EXTENSION_ID, HOST_NAME
 from reins.setup.install import (
     ORIGIN,
     doctor,
@@ -21,7 +22,6 @@ from reins.setup.install import (
     write_launcher,
     write_manifest,
 )
-from reins._paths import EXTENSION_ID, HOST_NAME
 
 LINUX_DIRS = {
     "chrome": ".config/google-chrome/NativeMessagingHosts",

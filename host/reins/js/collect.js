@@ -293,7 +293,12 @@ var reinsCollect = (() => {
     return /^[a-zA-Z][a-zA-Z0-9-]*$/.test(name) ? name : CSS.escape(name);
   }
 
-  // node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
+  // src/symbols.js
+  var ELEMENTS = /* @__PURE__ */ Symbol.for("reins.elements");
+  var GENERATION = /* @__PURE__ */ Symbol.for("reins.gen");
+  var API = /* @__PURE__ */ Symbol.for("reins.api");
+
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
   var toStr = Object.prototype.toString;
   function isCallable(fn) {
     return typeof fn === "function" || toStr.call(fn) === "[object Function]";
@@ -341,7 +346,7 @@ var reinsCollect = (() => {
     return A;
   }
 
-  // node_modules/dom-accessibility-api/dist/polyfills/SetLike.mjs
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/polyfills/SetLike.mjs
   function _typeof(o) {
     "@babel/helpers - typeof";
     return _typeof = "function" == typeof Symbol && "symbol" == typeof Symbol.iterator ? function(o2) {
@@ -444,7 +449,7 @@ var reinsCollect = (() => {
   })();
   var SetLike_default = typeof Set === "undefined" ? Set : SetLike;
 
-  // node_modules/dom-accessibility-api/dist/getRole.mjs
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/getRole.mjs
   function getLocalName(element) {
     var _element$localName;
     return (
@@ -629,7 +634,7 @@ var reinsCollect = (() => {
     return null;
   }
 
-  // node_modules/dom-accessibility-api/dist/util.mjs
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/util.mjs
   var presentationRoles = ["presentation", "none"];
   function isElement(node) {
     return node !== null && node.nodeType === node.ELEMENT_NODE;
@@ -699,7 +704,7 @@ var reinsCollect = (() => {
     return false;
   }
 
-  // node_modules/dom-accessibility-api/dist/accessible-name-and-description.mjs
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/accessible-name-and-description.mjs
   function asFlatString(s) {
     return s.trim().replace(/\s\s+/g, " ");
   }
@@ -1084,7 +1089,7 @@ var reinsCollect = (() => {
     }));
   }
 
-  // node_modules/dom-accessibility-api/dist/accessible-name.mjs
+  // ../../main/pagescripts/node_modules/dom-accessibility-api/dist/accessible-name.mjs
   function prohibitsNaming(node) {
     return hasAnyConcreteRoles(node, ["caption", "code", "deletion", "emphasis", "generic", "insertion", "none", "paragraph", "presentation", "strong", "subscript", "superscript"]);
   }
@@ -1746,8 +1751,6 @@ var reinsCollect = (() => {
   }
 
   // src/index.js
-  var STORE = /* @__PURE__ */ Symbol.for("reins.elements");
-  var API = /* @__PURE__ */ Symbol.for("reins.api");
   function describe2(el) {
     return describeOne(el);
   }
@@ -1796,10 +1799,10 @@ var reinsCollect = (() => {
       elements[i] = opts.compact === true ? compacted(record) : record;
       nodes[i] = el;
     }
-    window[STORE] = nodes;
+    window[ELEMENTS] = nodes;
     const gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
-    window[/* @__PURE__ */ Symbol.for("reins.gen")] = gen;
-    return {
+    window[GENERATION] = gen;
+    const result = {
       gen,
       url: location.href,
       title: document.title,
@@ -1813,8 +1816,11 @@ var reinsCollect = (() => {
       },
       frames: state.frames,
       elements,
-      truncated: state.truncated
+      truncated: state.truncated,
+      // The document's identity: performance.timeOrigin is unique per document.
+      origin: performance.timeOrigin
     };
+    return opts.asText === true ? JSON.stringify(result) : result;
   }
   var MAP_ONLY = ["attributes", "context", "reasons", "href", "placeholder", "type", "obscured"];
   var TRI_STATE = ["checked", "expanded", "selected", "pressed"];
