@@ -4,8 +4,10 @@ Page-side code lives in ``pagescripts/src``; the functions the host calls are ex
 ``src/host.js`` and bundled into ``js/functions.json``, each a self-contained function declaration.
 ``call_function`` sends one with ``Runtime.callFunctionOn`` (the element as its first argument),
 ``page_call`` makes an expression that calls one from ``Runtime.evaluate``. Declarations travel
-with every call, so a call costs one round trip whatever document the tab shows: nothing has to be
-installed in the page first, and nothing the page could replace sits on the path of an action.
+with every call (a few KiB at most), so a call costs one round trip whatever document the tab
+shows: nothing has to be installed in the page first, and there is nothing there for the page to
+replace. (The one exception is ``describe``, which needs the collection's whole walk: it is left on
+the page by the collection, see ``act/locate.py``.)
 
 Budgets: a ``Runtime.evaluate`` carries V8's own ``timeout``, what is left of the command's budget
 minus a headroom, so a runaway script is stopped and the answer saying so still arrives in time.
@@ -108,8 +110,8 @@ def _stack_frames(stack: str) -> list[tuple[str, int, int]]:
     return frames
 
 
-def _first_line(details: dict[str, Any]) -> tuple[str, str]:
-    """(what was thrown, in one line; the stack, or "")."""
+def _thrown(details: dict[str, Any]) -> tuple[str, str]:
+    """(What was thrown: the stack's first line, else the value or CDP's text; the stack or "")."""
     exc = details.get("exception") or {}
     stack = str(exc.get("description") or "")
     if "value" in exc and not stack:
@@ -129,7 +131,7 @@ def exception_error(details: dict[str, Any], *, what: str | None = None, line_of
     ``SOURCE_URL``), its line moved back by ``line_offset`` so it counts in the script as given, and
     dropped when it falls outside it. (In REPL mode CDP's own lineNumber/columnNumber are always 0.)
     ``url``/``url_line`` name where it was thrown when that was page code, not the user's script."""
-    first, stack = _first_line(details)
+    first, stack = _thrown(details)
     if "execution was terminated" in first.lower():
         return ScriptStopped(f"{what or 'eval'}: stopped at the end of its budget")
     if what is not None:

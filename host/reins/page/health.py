@@ -23,6 +23,7 @@ async def probe_if_suspect(ctx: CommandContext) -> None:
     if state is None or not state.suspect:
         return
     try:
+        # The cheapest script there is: any answer proves the main thread is free.
         await evaluate(ctx, "1", answer_by=ctx.deadline.child(PROBE_MS), what="liveness probe")
     except DeadlineExceeded:
         ctx.note("tab_unresponsive")
