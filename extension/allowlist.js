@@ -54,12 +54,28 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.insertText",
   // Child sessions for out-of-process iframes
   "Target.setAutoAttach",
+  // A hidden tab renders while reins acts on it (only with the checked params below)
+  "Emulation.setFocusEmulationEnabled",
 ]);
+
+// Methods allowed only with these exact parameters: name -> check of the params object.
+export const PARAM_RULES = Object.freeze({
+  // The switch and nothing else: the page of that one tab then believes it is visible and
+  // focused, so it renders while hidden (docs/hidden-tabs.md).
+  "Emulation.setFocusEmulationEnabled": (p) => onlyKeys(p, ["enabled"]) && typeof p.enabled === "boolean",
+});
 
 const allowed = new Set(ALLOWED_METHODS);
 
-export function isAllowed(method) {
-  return typeof method === "string" && allowed.has(method);
+function onlyKeys(params, keys) {
+  return params !== null && typeof params === "object" && !Array.isArray(params)
+    && Object.keys(params).every((k) => keys.includes(k));
+}
+
+export function isAllowed(method, params = {}) {
+  if (typeof method !== "string" || !allowed.has(method)) return false;
+  const check = PARAM_RULES[method];
+  return check === undefined || check(params);
 }
 
 // Pages no extension may drive; the host gets `page_refused` for them.

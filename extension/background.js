@@ -9,6 +9,7 @@
 // "detached" | "paused" | "tab_removed", ...}.
 
 import { isAllowed, isRefusedUrl } from "./allowlist.js";
+import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
@@ -85,7 +86,7 @@ async function onHostMessage(msg) {
   }
   if (typeof msg?.id === "undefined") return;
   try {
-    const result = await handle(msg);
+    const result = await aroundPresses(msg, () => handle(msg));
     answer(msg.id, { id: msg.id, ok: true, result });
   } catch (err) {
     const code = err instanceof Refusal ? err.code : classify(err);
@@ -198,7 +199,7 @@ async function ensureAttached(tabId) {
 }
 
 async function cdp(tabId, sessionId, method, params) {
-  if (!isAllowed(method)) throw new Refusal("cdp_blocked", `${method} is not on the reins allowlist`);
+  if (!isAllowed(method, params)) throw new Refusal("cdp_blocked", `${method} is not on the reins allowlist`);
   if (method === "Page.navigate" && isRefusedUrl(params.url)) throw new Refusal("page_refused", `reins does not open ${params.url}`);
   const state = await ensureAttached(tabId);
   const target = sessionId ? { tabId, sessionId } : { tabId };

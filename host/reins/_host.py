@@ -39,6 +39,7 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.health import probe_if_suspect
+from reins.page.visibility import keep_rendering
 
 __all__ = ["Dispatcher", "main"]
 
@@ -98,6 +99,8 @@ class Dispatcher:
                 refuse_while_open(watch)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
+        if tab_id is not None and cmd.watch_dialogs:  # page commands: a hidden tab renders too
+            await keep_rendering(ctx)
         try:
             return await asyncio.wait_for(
                 until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S),

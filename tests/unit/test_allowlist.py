@@ -109,13 +109,33 @@ ALLOWED_URLS = [
     "https://notchromewebstore.google.com/",
 ]
 
+# Methods allowed only with checked parameters: (method, params, allowed?).
+PARAM_CASES: list[tuple[str, Any, bool]] = [
+    ("Emulation.setFocusEmulationEnabled", {"enabled": True}, True),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": False}, True),
+    ("Emulation.setFocusEmulationEnabled", {}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": "true"}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": 1}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": True, "extra": 1}, False),
+    ("Emulation.setFocusEmulationEnabled", None, False),
+    ("Emulation.setFocusEmulationEnabled", [True], False),
+    ("Emulation.setDeviceMetricsOverride", {"width": 1, "height": 1}, False),
+    ("Emulation.setUserAgentOverride", {"userAgent": "x"}, False),
+    ("Emulation.setGeolocationOverride", {"latitude": 0, "longitude": 0}, False),
+]
+
 _PROBE = """
 import(process.argv[1]).then((m) => {
   const input = JSON.parse(process.argv[2]);
+  const ruled = (x) => x in m.PARAM_RULES;
   console.log(JSON.stringify({
     methods: m.ALLOWED_METHODS,
-    frozen: Object.isFrozen(m.ALLOWED_METHODS),
-    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
+    frozen: Object.isFrozen(m.ALLOWED_METHODS) && Object.isFrozen(m.PARAM_RULES),
+    ruled: Object.keys(m.PARAM_RULES),
+    // A method with a parameter rule is checked with parameters that pass it.
+    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x, ruled(x) ? {enabled: true} : undefined)])),
+    bare: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
+    params: input.params.map(([x, p]) => m.isAllowed(x, p)),
     refused: Object.fromEntries(input.urls.map((u) => [u, m.isRefusedUrl(u)])),
     nonString: [m.isAllowed(undefined), m.isAllowed(null), m.isAllowed(["Page.navigate"]),
                 m.isRefusedUrl(undefined), m.isRefusedUrl(null)],
@@ -133,7 +153,8 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     shutil.copyfile(EXTENSION / "allowlist.js", module)
     source_methods = re.findall(r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text())
     query = {"methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
-             "urls": REFUSED_URLS + ALLOWED_URLS}
+             "urls": REFUSED_URLS + ALLOWED_URLS,
+             "params": [[m, p] for m, p, _ in PARAM_CASES]}
     done = subprocess.run(
         [NODE, "--input-type=module", "-e", _PROBE, module.as_uri(), json.dumps(query)],
         capture_output=True, text=True, timeout=30, check=True,
@@ -177,6 +198,27 @@ def test_needed_methods_are_allowed(policy: dict[str, Any], method: str) -> None
 def test_is_allowed_agrees_with_the_list(policy: dict[str, Any]) -> None:
     for method in policy["methods"]:
         assert policy["allowed"][method] is True
+
+
+def test_parameter_rules_cover_listed_methods_only(policy: dict[str, Any]) -> None:
+    assert policy["ruled"] == ["Emulation.setFocusEmulationEnabled"]
+    assert set(policy["ruled"]) <= set(policy["methods"])
+    # Emulation is allowed only where a rule narrows it to checked parameters.
+    emulation = [m for m in policy["methods"] if m.startswith("Emulation.")]
+    assert emulation and set(emulation) <= set(policy["ruled"])
+
+
+def test_a_ruled_method_needs_parameters_that_pass(policy: dict[str, Any]) -> None:
+    for method in policy["ruled"]:
+        assert policy["bare"][method] is False
+    unruled = [m for m in policy["methods"] if m not in policy["ruled"]]
+    assert all(policy["bare"][m] is True for m in unruled)
+
+
+@pytest.mark.parametrize("case", range(len(PARAM_CASES)))
+def test_parameter_rules(policy: dict[str, Any], case: int) -> None:
+    method, params, allowed = PARAM_CASES[case]
+    assert policy["params"][case] is allowed, (method, params)
 
 
 def test_non_strings_are_neither_allowed_nor_refused_urls(policy: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from reins._errors import ReinsError, ResolutionError
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
 from reins.page.frames import call_function, frame_sessions
+from reins.page.visibility import require_rendering
 
 __all__ = ["Point", "actionable_point"]
 
@@ -23,7 +24,7 @@ __all__ = ["Point", "actionable_point"]
 _PROBE = """async function(opts) {
   const el = this;
   if (!el.isConnected) return {state: "detached"};
-  const raf = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const raf = () => new Promise((r) => { requestAnimationFrame(() => r()); setTimeout(r, 100); }); // bounded: a hidden tab runs no rAF
   const box = () => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; };
   if (opts.scroll) {
     // Into view (centred) unless it already is, as CDP's DOM.scrollIntoViewIfNeeded would; the
@@ -124,6 +125,7 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
     Returns None when the element has no usable point (no box); raises the last transient failure
     (obscured, not_visible, not_stable) when the budget runs out, and `disabled` at once.
     """
+    require_rendering(ctx)
     last: ReinsError | None = None
     while True:
         if el.session_id is not None:  # an out-of-process frame: bring the frame into view first

@@ -35,7 +35,7 @@ _OBSERVE = """async function(phase) {
     rec = window[key] = {observer, counts, tally};
     setTimeout(() => observer.disconnect(), 5000); // never outlive the action by long
   } else {
-    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    await new Promise((r) => { requestAnimationFrame(() => setTimeout(r, 0)); setTimeout(r, 100); }); // bounded: a hidden tab runs no rAF
   }
   const focus = (n) => { if (!n || n === doc.body) return null; let s = n.localName; if (n.id) s += "#" + n.id;
     const l = n.getAttribute && (n.getAttribute("aria-label") || n.getAttribute("name")); return l ? s + "[" + l + "]" : s; };
