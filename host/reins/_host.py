@@ -99,11 +99,11 @@ class Dispatcher:
                 refuse_while_open(watch)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
-        if tab_id is not None and cmd.watch_dialogs:  # page commands: a hidden tab renders too
-            await keep_rendering(ctx)
+        work = (keep_rendering(ctx, cmd.handler, args)  # page commands: hidden tabs render too
+                if tab_id is not None and cmd.watch_dialogs else cmd.handler(ctx, args))
         try:
             return await asyncio.wait_for(
-                until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S),
+                until_dialog(work, watch, grace_s=GRACE_S),
                 deadline.remaining() + _LATE_MS)
         except TimeoutError:
             self._mark_suspect(tab_id)

@@ -109,7 +109,14 @@ ALLOWED_URLS = [
     "https://notchromewebstore.google.com/",
 ]
 
-# Methods allowed only with checked parameters: (method, params, allowed?).
+# Methods allowed only with checked parameters: parameters each accepts, then (method, params,
+# allowed?) cases at the edges.
+VALID_PARAMS: dict[str, dict[str, Any]] = {
+    "Emulation.setFocusEmulationEnabled": {"enabled": True},
+    "Page.startScreencast": {"format": "jpeg", "quality": 0, "maxWidth": 16, "maxHeight": 16},
+    "Page.stopScreencast": {},
+}
+_SHOT = {"format": "jpeg", "maxWidth": 16, "maxHeight": 16}
 PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Emulation.setFocusEmulationEnabled", {"enabled": True}, True),
     ("Emulation.setFocusEmulationEnabled", {"enabled": False}, True),
@@ -119,6 +126,20 @@ PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Emulation.setFocusEmulationEnabled", {"enabled": True, "extra": 1}, False),
     ("Emulation.setFocusEmulationEnabled", None, False),
     ("Emulation.setFocusEmulationEnabled", [True], False),
+    ("Page.startScreencast", _SHOT, True),
+    ("Page.startScreencast", {**_SHOT, "quality": 10, "everyNthFrame": 1}, True),
+    ("Page.startScreencast", {**_SHOT, "maxWidth": 17}, False),
+    ("Page.startScreencast", {**_SHOT, "maxHeight": 1600}, False),
+    ("Page.startScreencast", {"format": "jpeg", "maxWidth": 16}, False),
+    ("Page.startScreencast", {**_SHOT, "format": "png"}, False),
+    ("Page.startScreencast", {**_SHOT, "quality": 80}, False),
+    ("Page.startScreencast", {**_SHOT, "maxWidth": 8.5}, False),
+    ("Page.startScreencast", {**_SHOT, "everyNthFrame": 0}, False),
+    ("Page.startScreencast", {**_SHOT, "extra": True}, False),
+    ("Page.startScreencast", {}, False),
+    ("Page.stopScreencast", {}, True),
+    ("Page.stopScreencast", {"x": 1}, False),
+    ("Page.screencastFrameAck", {"sessionId": 1}, False),
     ("Emulation.setDeviceMetricsOverride", {"width": 1, "height": 1}, False),
     ("Emulation.setUserAgentOverride", {"userAgent": "x"}, False),
     ("Emulation.setGeolocationOverride", {"latitude": 0, "longitude": 0}, False),
@@ -133,7 +154,7 @@ import(process.argv[1]).then((m) => {
     frozen: Object.isFrozen(m.ALLOWED_METHODS) && Object.isFrozen(m.PARAM_RULES),
     ruled: Object.keys(m.PARAM_RULES),
     // A method with a parameter rule is checked with parameters that pass it.
-    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x, ruled(x) ? {enabled: true} : undefined)])),
+    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x, ruled(x) ? input.valid[x] : undefined)])),
     bare: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
     params: input.params.map(([x, p]) => m.isAllowed(x, p)),
     refused: Object.fromEntries(input.urls.map((u) => [u, m.isRefusedUrl(u)])),
@@ -154,7 +175,7 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     source_methods = re.findall(r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text())
     query = {"methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
              "urls": REFUSED_URLS + ALLOWED_URLS,
-             "params": [[m, p] for m, p, _ in PARAM_CASES]}
+             "params": [[m, p] for m, p, _ in PARAM_CASES], "valid": VALID_PARAMS}
     done = subprocess.run(
         [NODE, "--input-type=module", "-e", _PROBE, module.as_uri(), json.dumps(query)],
         capture_output=True, text=True, timeout=30, check=True,
@@ -201,16 +222,17 @@ def test_is_allowed_agrees_with_the_list(policy: dict[str, Any]) -> None:
 
 
 def test_parameter_rules_cover_listed_methods_only(policy: dict[str, Any]) -> None:
-    assert policy["ruled"] == ["Emulation.setFocusEmulationEnabled"]
+    assert sorted(policy["ruled"]) == sorted(VALID_PARAMS)
     assert set(policy["ruled"]) <= set(policy["methods"])
-    # Emulation is allowed only where a rule narrows it to checked parameters.
-    emulation = [m for m in policy["methods"] if m.startswith("Emulation.")]
-    assert emulation and set(emulation) <= set(policy["ruled"])
+    # Emulation and screencasts are allowed only where a rule narrows them to checked parameters.
+    narrowed = [m for m in policy["methods"] if m.startswith("Emulation.") or "creencast" in m]
+    assert narrowed and set(narrowed) <= set(policy["ruled"])
 
 
 def test_a_ruled_method_needs_parameters_that_pass(policy: dict[str, Any]) -> None:
     for method in policy["ruled"]:
-        assert policy["bare"][method] is False
+        if VALID_PARAMS[method]:
+            assert policy["bare"][method] is False
     unruled = [m for m in policy["methods"] if m not in policy["ruled"]]
     assert all(policy["bare"][m] is True for m in unruled)
 
