@@ -134,3 +134,19 @@ def test_the_person_keeps_typing_in_their_own_tab(agent_tab: OpenTab,
     tab.reported("click", count=3)
     assert all(t["active"] is (t["id"] == user_browser.home_tab)
                for t in user_browser.reins.ok("tabs")["tabs"])
+
+
+@pytest.mark.parametrize("mode", HIDDEN_MODES)
+def test_tab_show_puts_the_tab_in_front_of_the_person(agent_tab: OpenTab,
+                                                      user_browser: UserBrowser, mode: str) -> None:
+    """What the `tab_hidden` answer points to: the one command that does change what the person
+    sees, on purpose."""
+    person = user_browser.person
+    tab = agent_tab()
+    tab.hide(mode)
+    cover = person.cover_window()
+    assert tab.act("tab", "show")["tab"]["id"] == tab.tab_id
+    tabs = {t["id"]: t for t in user_browser.reins.ok("tabs")["tabs"]}
+    assert tabs[tab.tab_id]["active"] is True
+    assert not person.is_minimized()
+    assert person.stacking()[-1] != cover

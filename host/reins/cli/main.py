@@ -202,6 +202,16 @@ def tab_select(ctx: click.Context, /, tab_id: int, **local: Any) -> None:
     run(ctx, "tab_select", {"id": tab_id}, local, lambda a: f"tab {a['tab']['id']} selected")
 
 
+@tab.command("show")
+@click.argument("tab_id", type=int, required=False)
+@_global_options
+@click.pass_context
+def tab_show(ctx: click.Context, /, tab_id: int | None, **local: Any) -> None:
+    """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
+    run(ctx, "tab_show", {"id": tab_id} if tab_id is not None else {}, local,
+        lambda a: f"tab {a['tab']['id']} shown")
+
+
 @tab.command("close")
 @click.argument("tab_id", type=int, required=False)
 @_global_options
