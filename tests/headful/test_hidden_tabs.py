@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,7 +46,7 @@ def test_fill_is_committed_by_the_page(agent_tab: OpenTab, mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", HIDDEN_MODES)
-def test_every_action_works_on_a_hidden_tab(agent_tab: OpenTab, mode: str) -> None:
+def test_every_action_works_on_a_hidden_tab(agent_tab: OpenTab, mode: str, tmp_path: Path) -> None:
     tab = agent_tab()
     tab.hide(mode)
     tab.act("dblclick", "#dbl-target")
@@ -63,6 +64,9 @@ def test_every_action_works_on_a_hidden_tab(agent_tab: OpenTab, mode: str) -> No
     tab.act("uncheck", "#agree")
     tab.reported("change", id="agree", value=False)
     assert tab.act("wait", "--target", "#count-btn")["waited_for"] == "target"
+    shot = tmp_path / "shot.png"
+    tab.act("screenshot", "-o", str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 1000
 
 
 @pytest.mark.parametrize("mode", HIDDEN_MODES)
