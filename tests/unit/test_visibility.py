@@ -168,3 +168,36 @@ def test_other_failures_are_not_swallowed() -> None:
         assert host.tab(TAB).part(Rendering).running == 0
 
     _run(ext, body)
+
+
+def test_concurrent_commands_on_one_tab_arm_it_once() -> None:
+    ext = Extension()
+
+    async def body(host: Host) -> None:
+        answers = await asyncio.gather(*(keep_rendering(_context(host), _handler, {"n": n})
+                                         for n in range(20)))
+        assert [a["ran"]["n"] for a in answers] == list(range(20))
+
+    _run(ext, body)
+    assert ext.methods() == ["Emulation.setFocusEmulationEnabled", "Page.startScreencast"]
+
+
+def test_a_pump_chrome_refuses_does_not_fail_the_command() -> None:
+    ext = Extension()
+    send = ext.link.send
+
+    def refuse_screencast(message: dict[str, Any]) -> None:
+        if message.get("method") == "Page.startScreencast":
+            asyncio.get_running_loop().call_soon(ext.link.receive, {
+                "id": message["id"], "ok": False,
+                "error": {"code": "cdp_error", "message": "Screencast is not available"}})
+        else:
+            send(message)
+
+    ext.link.send = refuse_screencast
+
+    async def body(host: Host) -> None:
+        assert await keep_rendering(_context(host), _handler, {}) == {"ran": {}}
+        assert not host.tab(TAB).part(Rendering).pumping
+
+    _run(ext, body)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reins._errors import BrowserError, ReinsError
@@ -60,6 +60,8 @@ class Rendering(TabPart):
     # Commands running on the tab now; the pump stops LINGER_S after the last one ends.
     running: int = 0
     _stop: asyncio.TimerHandle | None = None
+    # Concurrent commands on one tab arm it once (Chrome refuses a second screencast).
+    _arming: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def on_detach(self) -> None:
         self.emulating = self.pumping = self.hidden = False
@@ -93,8 +95,9 @@ async def keep_rendering(ctx: CommandContext, handler: Callable[[CommandContext,
     state = ctx.part(Rendering)
     state.running += 1
     try:
-        await _emulate(ctx, state)
-        await _pump(ctx, state)
+        async with state._arming:
+            await _emulate(ctx, state)
+            await _pump(ctx, state)
         return await handler(ctx, args)
     finally:
         state.running -= 1
@@ -117,14 +120,23 @@ async def _emulate(ctx: CommandContext, state: Rendering) -> None:
 
 
 async def _pump(ctx: CommandContext, state: Rendering) -> None:
+    """Best effort: without the pump a hidden page that paints is slower, never wrong."""
     state._cancel_stop()
     if state.pumping or state.pump_refused:
         return
-    if await _allowed(ctx, *_PUMP):
-        state.pumping = True
-    else:
-        state.pump_refused = True
-        ctx.note("frame_pump_refused")
+    try:
+        if await _allowed(ctx, *_PUMP):
+            state.pumping = True
+        else:
+            state.pump_refused = True
+            ctx.note("frame_pump_refused")
+    except ReinsError as exc:
+        if "already active" in str(exc):  # started by this host's previous life on the tab
+            state.pumping = True
+        elif exc.code in ("cdp_error", "timeout"):
+            ctx.note("frame_pump_failed")
+        else:
+            raise
 
 
 async def _allowed(ctx: CommandContext, method: str, params: dict[str, Any]) -> bool:
