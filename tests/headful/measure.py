@@ -149,7 +149,7 @@ class _Candidate:
     def __init__(self, cdp: Cdp, session: str, name: str) -> None:
         self.cdp, self.session, self.name = cdp, session, name
         self._stop = threading.Event()
-        self._frames = 0
+        self.frames = 0
         self.captures: list[float] = []
 
     def start(self) -> None:
@@ -163,7 +163,7 @@ class _Candidate:
 
             def ack(message: dict[str, Any]) -> None:
                 if message.get("method") == "Page.screencastFrame" and message.get("sessionId") == s:
-                    self._frames += 1
+                    self.frames += 1
                     if acking:
                         self.cdp.send_nowait("Page.screencastFrameAck",
                                              {"sessionId": message["params"]["sessionId"]}, s)
@@ -262,7 +262,7 @@ def measure_rendering(desktop: Desktop, port: int, home: Path,
                 print(f"{mode:<10} {name:<44} still {row['still']['perSecond']:>5} /s  "
                       f"painting {row['paint']['perSecond']:>5} /s  "
                       f"{row['still']['visibility']}"
-                      + (f"  {candidate._frames} screencast frames" if "screencast" in name else "")
+                      + (f"  {candidate.frames} screencast frames" if "screencast" in name else "")
                       + (f"  capture median {1000 * statistics.median(candidate.captures):.0f} ms"
                          if candidate.captures else ""), flush=True)
                 _show(person, mode)
