@@ -157,17 +157,18 @@ def user_browser(desktop: Desktop, site: Site,
     home = Path(tempfile.mkdtemp(prefix="rh-", dir="/tmp"))
     reins = Reins(home)
     log = home / "browser.log"
-    proc = start_browser(desktop, reins, home / "profile", site.url("headful/home.html", "home"),
-                         log)
     try:
-        person = Person(desktop)
-        person.window()
-        tabs = reins.ok("tabs")["tabs"]
-        browser = UserBrowser(person, reins, site, int(tabs[0]["id"]), log,
+        proc = start_browser(desktop, reins, home / "profile",
+                             site.url("headful/home.html", "home"), log)
+        try:
+            person = Person(desktop)
+            person.window()
+            tabs = reins.ok("tabs")["tabs"]
+            yield UserBrowser(person, reins, site, int(tabs[0]["id"]), log,
                               pytestconfig.stash[_TIMINGS])
-        yield browser
+        finally:
+            stop_browser(proc)
     finally:
-        stop_browser(proc)
         if os.environ.get("REINS_KEEP_HEADFUL_HOME"):
             print(f"\nheadful REINS_HOME kept at {home}")
         else:
