@@ -102,7 +102,10 @@ class Desktop:
             desktop._procs.append(subprocess.Popen(
                 ["openbox", "--sm-disable"], env=desktop.env(),
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            _wait(desktop._wm_running, 10, "openbox")
+            wm = desktop._procs[-1]
+            _wait(lambda: wm.poll() is not None or desktop._wm_running(), 30, "openbox")
+            if wm.poll() is not None:
+                raise RuntimeError(f"openbox exited ({wm.returncode}) on {desktop.display}")
         except BaseException:
             desktop.close()
             raise

@@ -150,6 +150,19 @@ class UserBrowser:
     timings: list[tuple[str, str, float]] = field(default_factory=list)
 
 
+def _home_tab(reins: Reins, timeout: float = 30) -> int:
+    """The person's own tab (the extension may connect before the browser has listed it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        tabs = reins.ok("tabs")["tabs"]
+        home = [t for t in tabs if "/headful/home.html" in t.get("url", "")]
+        if home:
+            return int(home[0]["id"])
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the browser never listed the person's page: {tabs}")
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="session")
 def user_browser(desktop: Desktop, site: Site,
                  pytestconfig: pytest.Config) -> Iterator[UserBrowser]:
@@ -163,8 +176,7 @@ def user_browser(desktop: Desktop, site: Site,
         try:
             person = Person(desktop)
             person.window()
-            tabs = reins.ok("tabs")["tabs"]
-            yield UserBrowser(person, reins, site, int(tabs[0]["id"]), log,
+            yield UserBrowser(person, reins, site, _home_tab(reins), log,
                               pytestconfig.stash[_TIMINGS])
         finally:
             stop_browser(proc)
