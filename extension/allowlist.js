@@ -56,10 +56,43 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.insertText",
   // Child sessions for out-of-process iframes
   "Target.setAutoAttach",
+  // A hidden tab renders while reins acts on it (only with the checked params below)
+  "Emulation.setFocusEmulationEnabled",
+  "Page.startScreencast",
+  "Page.stopScreencast",
 ]);
+
+// Methods allowed only with these exact parameters: name -> check of the params object.
+export const PARAM_RULES = Object.freeze({
+  // The switch and nothing else: the page of that one tab then believes it is visible and
+  // focused, so it renders while hidden (docs/hidden-tabs.md).
+  "Emulation.setFocusEmulationEnabled": (p) => onlyKeys(p, ["enabled"]) && typeof p.enabled === "boolean",
+  // Keeps a hidden tab's frames drawn while reins works in it; thumbnails of at most 16x16 px, too
+  // small to read anything from (reins never acknowledges them: Chrome sends three, then waits).
+  "Page.startScreencast": (p) => onlyKeys(p, ["format", "quality", "maxWidth", "maxHeight", "everyNthFrame"])
+    && p.format === "jpeg" && intIn(p.maxWidth, 1, 16) && intIn(p.maxHeight, 1, 16)
+    && (p.quality === undefined || intIn(p.quality, 0, 10))
+    && (p.everyNthFrame === undefined || intIn(p.everyNthFrame, 1, 60)),
+  "Page.stopScreencast": (p) => onlyKeys(p, []),
+});
 
 const allowed = new Set(ALLOWED_METHODS);
 
-export function isAllowed(method) {
+function intIn(value, low, high) {
+  return Number.isInteger(value) && value >= low && value <= high;
+}
+
+function onlyKeys(params, keys) {
+  return params !== null && typeof params === "object" && !Array.isArray(params)
+    && Object.keys(params).every((k) => keys.includes(k));
+}
+
+export function isListed(method) {
   return typeof method === "string" && allowed.has(method);
+}
+
+export function isAllowed(method, params = {}) {
+  if (!isListed(method)) return false;
+  const check = PARAM_RULES[method];
+  return check === undefined || check(params);
 }

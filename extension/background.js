@@ -19,6 +19,7 @@
 // "detached" | "paused" | "tab_removed", ...}.
 
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, NAVIGATING_METHODS } from "./policy.js";
+import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
@@ -125,7 +126,7 @@ async function onHostMessage(msg) {
   }
   if (typeof msg?.id === "undefined") return;
   try {
-    const result = await handle(msg);
+    const result = await aroundPresses(msg, () => handle(msg));
     answer(msg.id, { id: msg.id, ok: true, result });
   } catch (err) {
     answer(msg.id, { id: msg.id, ok: false, error: errorOf(err) });

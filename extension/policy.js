@@ -11,7 +11,7 @@
 // javascript:, data:, blob:, edge:, brave:, anything that does not parse) is refused, and so is
 // the Chrome Web Store.
 
-import { isAllowed } from "./allowlist.js";
+import { isAllowed, isListed } from "./allowlist.js";
 
 export const DEFAULT_OPTIONS = Object.freeze({ allowFile: false });
 
@@ -122,9 +122,12 @@ function blocked(message) {
  * rewritten) or {ok: false, code: "cdp_blocked" | "page_refused", message}.
  */
 export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS) {
-  if (!isAllowed(method)) return blocked(`${method} is not on the reins allowlist; use a reins command instead`);
+  if (!isListed(method)) return blocked(`${method} is not on the reins allowlist; use a reins command instead`);
   if (params === null || typeof params !== "object" || Array.isArray(params)) {
     return blocked(`${method}: params must be an object`);
+  }
+  if (!isAllowed(method, params)) {
+    return blocked(`${method}: these parameters go past what reins allows (docs/security.md)`);
   }
   const contextParam = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params);
   if (contextParam) {

@@ -1,8 +1,9 @@
 """The suite's two tiers, drawn by where a test lives.
 
 - fast (``-m "not browser"``): ``tests/unit`` and anything else that needs no browser.
-- browser (``-m browser``): ``tests/browser`` (real Chromium with the extension and host) and
-  ``tests/pagescript`` (Chromium through selenium, no extension).
+- browser (``-m browser``): ``tests/browser`` (real Chromium with the extension and host),
+  ``tests/pagescript`` (Chromium through selenium, no extension) and ``tests/headful`` (a person's
+  Chromium on an X desktop, also marked ``headful``).
 
 The ``browser`` marker is added here by location because ``pytestmark`` in a conftest.py is
 ignored (it only applies in test modules). ``tests/unit/test_tiers.py`` proves the split.
@@ -24,7 +25,8 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-BROWSER_DIRS = (TESTS / "browser", TESTS / "pagescript")
+BROWSER_DIRS = (TESTS / "browser", TESTS / "pagescript", TESTS / "headful")
+HEADFUL_DIR = TESTS / "headful"
 
 # Seconds. A browser test's own waits are at most 60 s (the CLI runner's default); the first one
 # also starts the session's browser. A fast-tier test takes well under a second. The bench test
@@ -59,6 +61,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if needs_browser(item.path):
             item.add_marker(pytest.mark.browser)
+        if item.path.is_relative_to(HEADFUL_DIR):
+            item.add_marker(pytest.mark.headful)
         # Only when the plugin is there: without it `timeout` is an unknown marker.
         if timeouts and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(_time_limit(item)))

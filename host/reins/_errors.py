@@ -6,7 +6,7 @@
     ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, frame_unreachable,
-    │                               navigation_failed, dialog_open
+    │                               navigation_failed, dialog_open, tab_hidden
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -55,6 +55,7 @@ _NEXT_STEP: dict[str, str] = {
     "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
     "tab_unresponsive": "the page's main thread is blocked: `reins tab close` it and open the page again in a new tab",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
+    "tab_hidden": "`reins tab show` brings the tab to the front",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
     "ambiguous": "make the target unique (a ref from `reins state`, or --index N)",
     "ref_stale": "take a new snapshot with `reins state` and use the new ref",
@@ -149,7 +150,7 @@ for _cls, _codes in (
         BrowserError,
         ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
          "page_refused", "tab_unresponsive", "frame_unreachable", "navigation_failed",
-         "dialog_open"),
+         "dialog_open", "tab_hidden"),
     ),
     (
         ResolutionError,

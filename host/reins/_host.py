@@ -45,6 +45,7 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.health import probe_if_suspect
+from reins.page.visibility import keep_rendering
 
 __all__ = ["Dispatcher", "main"]
 
@@ -98,19 +99,23 @@ class Dispatcher:
             tab_id = request.tab if request.tab is not None else await host.default_tab(deadline)
         ctx = CommandContext(host, deadline, tab_id, request)
         watch: DialogWatch | None = None
-        if tab_id is not None and cmd.watch_dialogs:
+        on_page = tab_id is not None and cmd.watch_dialogs  # a command on the page, not the tab
+        if on_page:
             try:
                 watch = await watch_dialogs(ctx)
             except BrowserError as exc:
                 if exc.code != "page_refused" or not cmd.leaves_refused_page:
                     raise
+                on_page = False  # it leads the tab out of a page reins does not drive
             if watch is not None and not cmd.dialog_free:
                 refuse_while_open(watch)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
+        work = (keep_rendering(ctx, cmd.handler, args)  # page commands: hidden tabs render too
+                if on_page else cmd.handler(ctx, args))
         try:
             return await asyncio.wait_for(
-                until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S),
+                until_dialog(work, watch, grace_s=GRACE_S),
                 deadline.remaining() + _LATE_MS)
         except TimeoutError:
             self._mark_suspect(cmd, tab_id)

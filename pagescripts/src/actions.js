@@ -21,7 +21,11 @@ function box(el) {
 }
 
 function nextFrame() {
-  return new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  // Bounded: a hidden tab runs no animation frames at all (docs/hidden-tabs.md).
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => resolve());
+    setTimeout(resolve, 100);
+  });
 }
 
 function inView(n) {

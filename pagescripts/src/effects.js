@@ -44,7 +44,11 @@ export async function readState(el, phase) {
     rec = window[EFFECT] = { observer, counts, tally };
     setTimeout(() => observer.disconnect(), 5000); // never outlive the action by long
   } else {
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    // Bounded: a hidden tab runs no animation frames at all (docs/hidden-tabs.md).
+    await new Promise((resolve) => {
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+      setTimeout(resolve, 100);
+    });
   }
   let value = null;
   if ("value" in el && typeof el.value === "string" && !["button", "submit", "reset"].includes(el.type)) {

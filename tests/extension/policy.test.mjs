@@ -224,6 +224,8 @@ describe("CDP parameters", () => {
       "Page.navigate": { url: "https://example.com/" },
       "Page.navigateToHistoryEntry": { entryId: 3 },
       "Target.setAutoAttach": { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+      "Emulation.setFocusEmulationEnabled": { enabled: true },
+      "Page.startScreencast": { format: "jpeg", quality: 0, maxWidth: 16, maxHeight: 16 },
     };
     for (const method of ALLOWED_METHODS) {
       const verdict = checkCommand(method, ordinary[method] ?? {});
@@ -321,5 +323,14 @@ describe("history entries", () => {
     assert.equal(checkHistoryEntry(history, 99).ok, false);
     assert.equal(checkHistoryEntry({}, 1).ok, false);
     assert.equal(checkHistoryEntry(undefined, 1).ok, false);
+  });
+});
+
+describe("methods allowed only with narrow parameters", () => {
+  test("focus emulation and the frame pump pass only inside their rules", () => {
+    assert.equal(checkCommand("Emulation.setFocusEmulationEnabled", { enabled: true }).ok, true);
+    assert.equal(checkCommand("Emulation.setFocusEmulationEnabled", {}).code, "cdp_blocked");
+    assert.equal(checkCommand("Page.startScreencast", { format: "png", maxWidth: 16, maxHeight: 16 }).code, "cdp_blocked");
+    assert.equal(checkCommand("Page.startScreencast", { format: "jpeg", maxWidth: 1600, maxHeight: 900 }).code, "cdp_blocked");
   });
 });

@@ -114,13 +114,56 @@ ALLOWED_URLS = [
     "https://notchromewebstore.google.com/",
 ]
 
+# Methods allowed only with checked parameters: parameters each accepts, then (method, params,
+# allowed?) cases at the edges.
+VALID_PARAMS: dict[str, dict[str, Any]] = {
+    "Emulation.setFocusEmulationEnabled": {"enabled": True},
+    "Page.startScreencast": {"format": "jpeg", "quality": 0, "maxWidth": 16, "maxHeight": 16},
+    "Page.stopScreencast": {},
+}
+_SHOT = {"format": "jpeg", "maxWidth": 16, "maxHeight": 16}
+PARAM_CASES: list[tuple[str, Any, bool]] = [
+    ("Emulation.setFocusEmulationEnabled", {"enabled": True}, True),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": False}, True),
+    ("Emulation.setFocusEmulationEnabled", {}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": "true"}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": 1}, False),
+    ("Emulation.setFocusEmulationEnabled", {"enabled": True, "extra": 1}, False),
+    ("Emulation.setFocusEmulationEnabled", None, False),
+    ("Emulation.setFocusEmulationEnabled", [True], False),
+    ("Page.startScreencast", _SHOT, True),
+    ("Page.startScreencast", {**_SHOT, "quality": 10, "everyNthFrame": 1}, True),
+    ("Page.startScreencast", {**_SHOT, "maxWidth": 17}, False),
+    ("Page.startScreencast", {**_SHOT, "maxHeight": 1600}, False),
+    ("Page.startScreencast", {"format": "jpeg", "maxWidth": 16}, False),
+    ("Page.startScreencast", {**_SHOT, "format": "png"}, False),
+    ("Page.startScreencast", {**_SHOT, "quality": 80}, False),
+    ("Page.startScreencast", {**_SHOT, "maxWidth": 8.5}, False),
+    ("Page.startScreencast", {**_SHOT, "everyNthFrame": 0}, False),
+    ("Page.startScreencast", {**_SHOT, "extra": True}, False),
+    ("Page.startScreencast", {}, False),
+    ("Page.stopScreencast", {}, True),
+    ("Page.stopScreencast", {"x": 1}, False),
+    ("Page.screencastFrameAck", {"sessionId": 1}, False),
+    ("Emulation.setDeviceMetricsOverride", {"width": 1, "height": 1}, False),
+    ("Emulation.setUserAgentOverride", {"userAgent": "x"}, False),
+    ("Emulation.setGeolocationOverride", {"latitude": 0, "longitude": 0}, False),
+]
+
 _PROBE = """
 Promise.all([import(process.argv[1]), import(process.argv[2])]).then(([m, p]) => {
   const input = JSON.parse(process.argv[3]);
+  const ruled = (x) => x in m.PARAM_RULES;
   console.log(JSON.stringify({
     methods: m.ALLOWED_METHODS,
-    frozen: Object.isFrozen(m.ALLOWED_METHODS),
-    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
+    frozen: Object.isFrozen(m.ALLOWED_METHODS) && Object.isFrozen(m.PARAM_RULES),
+    ruled: Object.keys(m.PARAM_RULES),
+    // A method with a parameter rule is checked with parameters that pass it.
+    allowed: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x, ruled(x) ? input.valid[x] : undefined)])),
+    bare: Object.fromEntries(input.methods.map((x) => [x, m.isAllowed(x)])),
+    params: input.params.map(([x, p]) => m.isAllowed(x, p)),
+    // What the service worker runs: the policy's verdict on the same cases.
+    policyParams: input.params.map(([x, q]) => p.checkCommand(x, q ?? {}).ok),
     refused: Object.fromEntries(input.urls.map((u) => [u, !p.checkUrl(u).ok])),
     nonString: [m.isAllowed(undefined), m.isAllowed(null), m.isAllowed(["Page.navigate"]),
                 !p.checkUrl(undefined).ok, !p.checkUrl(null).ok],
@@ -135,7 +178,8 @@ def policy() -> dict[str, Any]:
         pytest.skip("node is not installed")
     source_methods = re.findall(r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text())
     query = {"methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
-             "urls": REFUSED_URLS + ALLOWED_URLS}
+             "urls": REFUSED_URLS + ALLOWED_URLS,
+             "params": [[m, p] for m, p, _ in PARAM_CASES], "valid": VALID_PARAMS}
     done = subprocess.run(
         # Node reads the extension's .js files as ES modules by their syntax (there is no
         # package.json): on by default since node 20.19 and 22.7, behind this flag before.
@@ -183,6 +227,30 @@ def test_needed_methods_are_allowed(policy: dict[str, Any], method: str) -> None
 def test_is_allowed_agrees_with_the_list(policy: dict[str, Any]) -> None:
     for method in policy["methods"]:
         assert policy["allowed"][method] is True
+
+
+def test_parameter_rules_cover_listed_methods_only(policy: dict[str, Any]) -> None:
+    assert sorted(policy["ruled"]) == sorted(VALID_PARAMS)
+    assert set(policy["ruled"]) <= set(policy["methods"])
+    # Emulation and screencasts are allowed only where a rule narrows them to checked parameters.
+    narrowed = [m for m in policy["methods"] if m.startswith("Emulation.") or "creencast" in m]
+    assert narrowed and set(narrowed) <= set(policy["ruled"])
+
+
+def test_a_ruled_method_needs_parameters_that_pass(policy: dict[str, Any]) -> None:
+    for method in policy["ruled"]:
+        if VALID_PARAMS[method]:
+            assert policy["bare"][method] is False
+    unruled = [m for m in policy["methods"] if m not in policy["ruled"]]
+    assert all(policy["bare"][m] is True for m in unruled)
+
+
+@pytest.mark.parametrize("case", range(len(PARAM_CASES)))
+def test_parameter_rules(policy: dict[str, Any], case: int) -> None:
+    method, params, allowed = PARAM_CASES[case]
+    assert policy["params"][case] is allowed, (method, params)
+    if isinstance(params, dict):  # what the service worker checks agrees
+        assert policy["policyParams"][case] is allowed, (method, params)
 
 
 def test_non_strings_are_not_allowed_methods_and_are_refused_urls(policy: dict[str, Any]) -> None:

@@ -37,13 +37,13 @@ def test_budgets_as_before_the_table() -> None:
 def test_policies_as_before_the_table() -> None:
     # Tab management neither watches for dialogs nor touches the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
-        "tabs", "tab_close"}
+        "tabs", "tab_show", "tab_close"}
     # What may run while a dialog is open (the others answer dialog_open at once).
     assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
-        "dialog", "tabs", "tab_close"}
+        "dialog", "tabs", "tab_show", "tab_close"}
     # What recovers a tab (or does not run on its main thread) is never held back by the probe.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
-        "tabs", "tab_close", "navigate", "reload"}
+        "tabs", "tab_show", "tab_close", "navigate", "reload"}
     assert {n for n, c in TABLE.items() if not c.needs_tab} == {
         "status", "tab_new", "tab_select", "stats", "ping"}
 

@@ -30,6 +30,10 @@ PROFILE = "unit"
 STARTUP_S = 10.0
 
 
+_ARMING = {"Page.enable", "Emulation.setFocusEmulationEnabled", "Page.startScreencast",
+           "Page.stopScreencast"}
+
+
 class FakeExtension:
     """Both ends of the host process: frames on stdio, JSON lines on the socket."""
 
@@ -56,16 +60,16 @@ class FakeExtension:
                 self.frames.put(message)
 
     def next_frame(self, timeout: float = 5.0) -> Any:
-        """The next frame a test cares about. The host's arming of its dialog watch on a tab it
-        drives for the first time (subscribe to the dialog events, Page.enable) is answered here,
-        as the extension would."""
+        """The next frame a test cares about. The host's arming of a tab it drives (subscribe to
+        the dialog events, Page.enable; focus emulation and the frame pump that keep a hidden tab
+        rendering) is answered here, as the extension would."""
         while True:
             try:
                 frame = self.frames.get(timeout=timeout)
             except queue.Empty:
                 raise AssertionError(f"no frame from the host within {timeout} s") from None
             arming = frame.get("type") == "subscribe" or (
-                frame.get("type") == "cdp" and frame.get("method") == "Page.enable")
+                frame.get("type") == "cdp" and frame.get("method") in _ARMING)
             if not arming:
                 return frame
             self.send_frame({"id": frame["id"], "ok": True, "result": {}})

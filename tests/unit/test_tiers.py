@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BROWSER_DIRS = ("tests/browser/", "tests/pagescript/")
+BROWSER_DIRS = ("tests/browser/", "tests/pagescript/", "tests/headful/")
 BENCH = "tests/browser/test_bench_smoke.py"
 
 # Label -> the -m arguments of one collection.

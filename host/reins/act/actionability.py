@@ -17,6 +17,7 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 from reins.page.frames import frame_sessions
 from reins.page.poll import poll_until
+from reins.page.visibility import require_rendering
 
 __all__ = ["Point", "actionable_point"]
 
@@ -60,6 +61,7 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
     Returns None when the element has no usable point (no box); raises the last transient failure
     (obscured, not_visible, not_stable) when the budget runs out, and `disabled` at once.
     """
+    require_rendering(ctx)
 
     async def ready() -> Point | None:
         if el.session_id is not None:  # an out-of-process frame: bring the frame into view first

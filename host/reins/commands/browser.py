@@ -94,6 +94,21 @@ class TabCloseArgs(Args):
                            json_schema_extra=cli_hints(metavar="TAB_ID"))
 
 
+class TabShowArgs(Args):
+    id: int | None = Field(default=None, description="The tab's id (default: the current tab).",
+                           json_schema_extra=cli_hints(metavar="TAB_ID"))
+
+
+@command("tab_show", TabShowArgs, watch_dialogs=False, dialog_free=True, probe=False,
+         cli_args=("id",))
+async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
+    """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
+    tab_id = args.id if args.id is not None else ctx.tab
+    tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=tab_id)
+    ctx.host.current_tab = tab_id
+    return {"tab": _tab_view(tab)}
+
+
 @command("tab_close", TabCloseArgs, watch_dialogs=False, dialog_free=True, probe=False,
          cli_args=("id",))
 async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
@@ -236,6 +251,6 @@ async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    status, tabs, tab_new, tab_select, tab_close, navigate, back, forward, reload, settle_cmd,
-    cdp, stats, ping, dialog,
+    status, tabs, tab_new, tab_select, tab_show, tab_close, navigate, back, forward, reload,
+    settle_cmd, cdp, stats, ping, dialog,
 )

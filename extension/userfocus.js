@@ -1,0 +1,47 @@
+// The user's windows stay as the user left them while reins presses the mouse in a tab.
+//
+// A mouse press (or touch start) sent through chrome.debugger makes Chrome focus the tab's
+// native view. A background tab's view is detached, so nothing happens; but when the tab is the
+// front tab of a minimized window, or of a window behind the user's other application, Chrome
+// activates that window: un-minimizes it, raises it and takes the keyboard (measured under X11,
+// docs/hidden-tabs.md). So around a batch that presses, note how the user had the windows and put
+// them back: minimize it again, hand the focus back to the user's other Chrome window, or lower it
+// behind the application the user was in (where the keyboard then goes is the window manager's
+// call). Focus emulation (allowlist.js) lets the hidden tab render; this keeps a press from
+// showing it.
+
+// Runs one host message, keeping the user's windows when it presses in a tab.
+export function aroundPresses(msg, run) {
+  const commands = msg.type === "cdp" ? [msg] : msg.type === "cdp_batch" ? msg.commands ?? [] : [];
+  return typeof msg.tabId === "number" && presses(commands) ? keepUserWindows(msg.tabId, run) : run();
+}
+
+function presses(commands) {
+  return commands.some((c) =>
+    (c.method === "Input.dispatchMouseEvent" && c.params?.type === "mousePressed")
+    || (c.method === "Input.dispatchTouchEvent" && c.params?.type === "touchStart"));
+}
+
+async function keepUserWindows(tabId, run) {
+  const before = await windowsBefore(tabId).catch(() => null);
+  try {
+    return await run();
+  } finally {
+    if (before) await restore(before).catch((err) => console.warn("reins: could not restore the window", err));
+  }
+}
+
+async function windowsBefore(tabId) {
+  const tab = await chrome.tabs.get(tabId);
+  if (!tab.active) return null; // its view is detached: a press raises nothing
+  const win = await chrome.windows.get(tab.windowId);
+  if (win.state !== "minimized" && win.focused) return null; // the user is looking at it
+  const focused = (await chrome.windows.getAll()).find((w) => w.focused && w.id !== win.id);
+  return { windowId: win.id, minimized: win.state === "minimized", focusedWindowId: focused?.id ?? null };
+}
+
+async function restore({ windowId, minimized, focusedWindowId }) {
+  if (minimized) await chrome.windows.update(windowId, { state: "minimized" });
+  else if (focusedWindowId !== null) await chrome.windows.update(focusedWindowId, { focused: true });
+  else await chrome.windows.update(windowId, { focused: false }); // back behind the user's application
+}
