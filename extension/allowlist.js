@@ -56,6 +56,8 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.insertText",
   // Child sessions for out-of-process iframes
   "Target.setAutoAttach",
+  // Crash reports: Inspector.targetCrashed / targetReloadedAfterCrash (enable re-sends a crash)
+  "Inspector.enable",
 ]);
 
 const allowed = new Set(ALLOWED_METHODS);

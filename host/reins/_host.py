@@ -37,6 +37,7 @@ from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
 from reins.bridge.server import ControlServer
 from reins.commands.table import all_commands
+from reins.page.crash import CrashWatch, refuse_if_crashed, until_crash, watch_crashes
 from reins.page.dialogs import (
     GRACE_S,
     DialogWatch,
@@ -96,21 +97,31 @@ class Dispatcher:
             if host.link.paused:
                 raise BrowserError("reins is paused in the extension popup", code="paused")
             tab_id = request.tab if request.tab is not None else await host.default_tab(deadline)
+        if tab_id is not None:
+            host.refuse_closed(tab_id)
         ctx = CommandContext(host, deadline, tab_id, request)
         watch: DialogWatch | None = None
+        crash: CrashWatch | None = None
         if tab_id is not None and cmd.watch_dialogs:
             try:
-                watch = await watch_dialogs(ctx)
+                crash = await watch_crashes(ctx)
+                if cmd.probe:
+                    refuse_if_crashed(ctx, crash)
+                # A crashed page has no dialog, and `Page.enable` would wait for it forever.
+                watch = None if crash.crashed else await watch_dialogs(ctx)
             except BrowserError as exc:
                 if exc.code != "page_refused" or not cmd.leaves_refused_page:
                     raise
             if watch is not None and not cmd.dialog_free:
                 refuse_while_open(watch)
+            if crash is not None and crash.crashed:
+                crash = None  # this command brings the tab back (reload, navigate)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
         try:
+            work = until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S)
             return await asyncio.wait_for(
-                until_dialog(cmd.handler(ctx, args), watch, grace_s=GRACE_S),
+                until_crash(work, crash, tab_id=ctx.tab, what=request.cmd) if crash else work,
                 deadline.remaining() + _LATE_MS)
         except TimeoutError:
             self._mark_suspect(cmd, tab_id)

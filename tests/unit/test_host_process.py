@@ -28,6 +28,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain soc
 
 PROFILE = "unit"
 STARTUP_S = 10.0
+# What the host sends once per tab before its first page command: the crash watch, the dialog watch.
+ARMING = ("Inspector.enable", "Page.enable")
 
 
 class FakeExtension:
@@ -56,16 +58,16 @@ class FakeExtension:
                 self.frames.put(message)
 
     def next_frame(self, timeout: float = 5.0) -> Any:
-        """The next frame a test cares about. The host's arming of its dialog watch on a tab it
-        drives for the first time (subscribe to the dialog events, Page.enable) is answered here,
-        as the extension would."""
+        """The next frame a test cares about. The host's arming of its crash and dialog watches
+        on a tab it drives for the first time (subscribe to their events, Inspector.enable,
+        Page.enable) is answered here, as the extension would."""
         while True:
             try:
                 frame = self.frames.get(timeout=timeout)
             except queue.Empty:
                 raise AssertionError(f"no frame from the host within {timeout} s") from None
             arming = frame.get("type") == "subscribe" or (
-                frame.get("type") == "cdp" and frame.get("method") == "Page.enable")
+                frame.get("type") == "cdp" and frame.get("method") in ARMING)
             if not arming:
                 return frame
             self.send_frame({"id": frame["id"], "ok": True, "result": {}})
@@ -263,11 +265,20 @@ def test_tabs_without_a_tab_asks_the_extension_for_the_current_one(
 ) -> None:
     connect_extension(host, client)
     client.send({"id": 7, "cmd": "tabs"})
-    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
     answer_next(host, "tabs.list", [{"id": 9, "url": "u", "title": "t", "active": True}])
+    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
     answer = client.answer()
     assert answer["ok"] is True
     assert answer["current"] == 9
+
+
+def test_tabs_with_no_tab_open_lists_nothing(host: FakeExtension, client: Client) -> None:
+    # The last tab was closed: there is no current tab to ask for, and that is no error.
+    connect_extension(host, client)
+    client.send({"id": 7, "cmd": "tabs"})
+    answer_next(host, "tabs.list", [])
+    answer = client.answer()
+    assert answer == {"request_id": 7, "ok": True, "tabs": [], "current": None}
 
 
 def test_extension_error_comes_back_typed(host: FakeExtension, client: Client) -> None:
