@@ -187,3 +187,87 @@ def test_the_wait_follows_the_budget() -> None:
     assert answer_wait_s(3000) < 5.0
     assert answer_wait_s(60_000) == 65.0  # what a command without a known budget got before
     assert answer_wait_s(15_000) > 15.0
+
+
+# ---- `reins launch` never orphans a running browser --------------------------------------------
+
+
+@pytest.fixture
+def launch_home(short_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("REINS_HOME", str(short_home))
+    return short_home
+
+
+def _fake_browser(home: Path) -> tuple[Path, Path]:
+    """A "browser" that does what Chromium does when its profile is already in use: hands the URL
+    to the running browser and exits 0. It leaves a mark when started."""
+    mark = home / "second-browser-started"
+    script = home / "fake-chromium"
+    script.write_text(f"#!/bin/sh\ntouch {mark}\nexit 0\n")
+    script.chmod(0o755)
+    return script, mark
+
+
+def _running_on(data_dir: Path) -> subprocess.Popen[bytes]:
+    """A live process that looks like a browser on ``data_dir`` (its arguments say so)."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
+                             f"--user-data-dir={data_dir}"], start_new_session=True)
+
+
+def test_launch_refuses_to_start_a_second_browser_on_a_running_profile(launch_home: Path) -> None:
+    from reins.setup.launch import launch
+
+    pdir = launch_home / "profiles" / "solo"
+    pdir.mkdir(parents=True)
+    running = _running_on(pdir / "user-data")
+    try:
+        (pdir / "browser.pid").write_text(str(running.pid))
+        binary, mark = _fake_browser(launch_home)
+        # Its host is away (the extension's worker restarted and has not reconnected yet).
+        with pytest.raises(ConnectionFailure) as caught:
+            launch("solo", browser=str(binary), headless=True, timeout_s=0.5)
+        assert caught.value.code == "no_host"
+        assert "reins shutdown --profile solo" in caught.value.message
+        assert caught.value.details["pid"] == running.pid
+        assert not mark.exists(), "a second browser was started on the same profile"
+        assert (pdir / "browser.pid").read_text() == str(running.pid)  # never overwritten
+    finally:
+        running.kill()
+        running.wait()
+
+
+def test_launch_finds_a_running_browser_by_its_profile_lock(launch_home: Path) -> None:
+    from reins.setup.launch import launch, shutdown
+
+    pdir = launch_home / "profiles" / "solo"
+    data_dir = pdir / "user-data"
+    data_dir.mkdir(parents=True)
+    running = _running_on(data_dir)
+    try:
+        # No pid file (lost, or overwritten by an older reins): Chromium's lock still says who.
+        os.symlink(f"{socket.gethostname()}-{running.pid}", data_dir / "SingletonLock")
+        binary, mark = _fake_browser(launch_home)
+        with pytest.raises(ConnectionFailure):
+            launch("solo", browser=str(binary), headless=True, timeout_s=0.5)
+        assert not mark.exists()
+        assert (pdir / "browser.pid").read_text() == str(running.pid)  # recorded, so that…
+        assert shutdown("solo")["pid"] == running.pid  # …`reins shutdown` can stop it
+        assert running.wait(timeout=5) is not None
+    finally:
+        running.kill()
+        running.wait()
+
+
+def test_a_recorded_pid_that_is_no_longer_the_browser_does_not_block_launch(
+        launch_home: Path) -> None:
+    from reins.setup.launch import launch
+
+    pdir = launch_home / "profiles" / "solo"
+    pdir.mkdir(parents=True)
+    (pdir / "browser.pid").write_text(str(os.getpid()))  # alive, but not a browser: pid reused
+    binary, mark = _fake_browser(launch_home)
+    with pytest.raises(ConnectionFailure) as caught:
+        launch("solo", browser=str(binary), headless=True, timeout_s=5)
+    assert "exited at start" in caught.value.message
+    assert mark.exists()
+    assert not (pdir / "browser.pid").exists()  # no dead pid left behind
