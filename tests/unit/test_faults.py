@@ -71,6 +71,22 @@ def test_a_crash_during_a_command_answers_tab_crashed_at_once(host: FakeExtensio
     assert host.frames.empty()
 
 
+def test_a_crashed_out_of_process_iframe_is_not_a_crashed_tab(host: FakeExtension,
+                                                             client: Client) -> None:
+    connect_extension(host, client)
+    client.send(evaluate("a", 4))
+    arm(host, 4)
+    frame = host.next_frame()
+    host.send_frame({**CRASHED, "tabId": 4, "sessionId": "oopif-1"})
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    assert client.answer()["ok"] is True
+    client.send(evaluate("b", 4))
+    frame = host.next_frame()
+    assert frame["method"] == "Runtime.evaluate"  # the page is still driven
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    assert client.answer()["ok"] is True
+
+
 def test_a_tab_that_crashed_before_reins_listened_is_refused_on_arming(
         host: FakeExtension, client: Client) -> None:
     connect_extension(host, client)
@@ -210,8 +226,15 @@ def _fake_browser(home: Path) -> tuple[Path, Path]:
 
 def _running_on(data_dir: Path) -> subprocess.Popen[bytes]:
     """A live process that looks like a browser on ``data_dir`` (its arguments say so)."""
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)",
-                             f"--user-data-dir={data_dir}"], start_new_session=True)
+    flag = f"--user-data-dir={data_dir}"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", flag],
+                            start_new_session=True)
+    cmdline = Path(f"/proc/{proc.pid}/cmdline")
+    deadline = time.monotonic() + 5
+    while cmdline.exists() and flag.encode() not in cmdline.read_bytes():  # until it has exec'd
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return proc
 
 
 def test_launch_refuses_to_start_a_second_browser_on_a_running_profile(launch_home: Path) -> None:

@@ -43,6 +43,8 @@ class CrashWatch(TabPart):
     happened: asyncio.Event = field(default_factory=asyncio.Event)
 
     def handle(self, event: CdpEvent) -> None:
+        if event.sessionId:
+            return  # an out-of-process iframe's renderer: the page itself lives on
         if event.method == CRASHED:
             self.crashed = True
             self.happened.set()

@@ -162,14 +162,14 @@ def launch(
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
     running = running_browser(pdir, data_dir)
     if running is not None:
+        _register(home, pdir, data_dir, name)  # so that its extension can start the host again
         return _reuse(name, running, pdir, sock, timeout_s)
     binary = find_browser(browser)
     if user_data_dir:
         data_dir.mkdir(parents=True, exist_ok=True)
     else:
         ensure_private_dir(data_dir, root=home)
-    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
-    write_manifest(data_dir / "NativeMessagingHosts", launcher)
+    _register(home, pdir, data_dir, name)
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -192,6 +192,12 @@ def launch(
         f"the browser started but the reins host did not answer within {timeout_s:.0f} s",
         code="no_host", hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
         f"--user-data-dir {data_dir}`")
+
+
+def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
+    """The host's launcher and its manifest in the profile's own NativeMessagingHosts folder."""
+    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
+    write_manifest(data_dir / "NativeMessagingHosts", launcher)
 
 
 def _reuse(name: str, pid: int, pdir: Path, sock: Path, timeout_s: float) -> dict[str, Any]:
