@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Browser, Site
+from .conftest import Browser, Site, start_browser
 from .support import run_cli, start_cli
 
 pytestmark = pytest.mark.timeout(50)
@@ -84,6 +84,7 @@ def test_a_crashed_tab_answers_at_once_and_reload_brings_it_back(browser: Browse
     assert "reins reload" in body["error"]["message"]
     assert time.monotonic() - started < 3.0  # a CLI process and one round trip, not 15 s
     assert browser.ok("status", "--tab", tab)["tab"]["crashed"] is True
+    assert [t.get("crashed") for t in browser.ok("tabs")["tabs"] if t["id"] == tab_id] == [True]
 
     started = time.monotonic()
     body = browser.ok("reload", "--tab", tab)
@@ -206,59 +207,46 @@ def _wait_host(home: Path, profile: str, *, not_pid: int | None = None,
 
 
 @pytest.fixture
-def windowless(site: Site) -> Iterator[tuple[Path, str]]:
-    """A browser that keeps running with no window open (as Chrome on macOS does, or with
-    background apps): `--keep-alive-for-test` keeps headless Chromium up after its last tab."""
-    from reins.setup.install import install
-    from reins.setup.launch import _terminate, browser_flags
-
+def windowless() -> Iterator[Browser]:
+    """A browser of its own that keeps running with no window open (chromedriver keeps it up, as
+    Chrome on macOS or with background apps stays up)."""
     home = Path(tempfile.mkdtemp(prefix="rw-", dir="/tmp"))
-    profile = "windowless"
-    env = {**os.environ, "REINS_HOME": str(home)}
-    user_data = home / "user-data"
-    saved = os.environ.get("REINS_HOME")
-    os.environ["REINS_HOME"] = str(home)
+    session_home = os.environ.get("REINS_HOME")
+    os.environ["REINS_HOME"] = str(home)  # the host launcher is written for this browser's home
     try:
-        install(user_data_dir=str(user_data), profile=profile)
+        b = start_browser(home)
     finally:
-        if saved is not None:
-            os.environ["REINS_HOME"] = saved
-    binary = os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium")
-    proc = subprocess.Popen([binary, *browser_flags(user_data, headless=True),
-                             "--keep-alive-for-test", site.url("static/bridge.html")],
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        _wait_host(home, profile)
-        yield home, profile
-    finally:
-        _terminate(proc.pid)
+        if session_home is not None:
+            os.environ["REINS_HOME"] = session_home
+    yield b
+    b.driver.quit()
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def test_after_the_last_tab_is_closed_tabs_lists_nothing_and_tab_new_works(
-        windowless: tuple[Path, str], site: Site) -> None:
-    home, profile = windowless
-
-    def reins(*args: str) -> tuple[int, dict[str, Any]]:
-        run = run_cli(home, *args, profile=profile, timeout=30)
-        return run.code, run.json()
-
-    code, body = reins("tabs")
-    assert code == 0, body
-    for tab in body["tabs"]:
-        assert reins("tab", "close", str(tab["id"]))[0] == 0
-    code, body = reins("tabs")
-    assert code == 0 and body["tabs"] == [] and body["current"] is None, body
-    code, body = reins("status")
-    assert code == 0 and body["connected"] and body["tab"] is None, body
+        windowless: Browser, site: Site) -> None:
+    b = windowless
+    for tab in b.ok("tabs")["tabs"]:
+        b.ok("tab", "close", str(tab["id"]))
+    deadline = time.monotonic() + 5
+    while True:  # closing is asynchronous in the browser
+        body = b.ok("tabs")
+        if body["tabs"] == []:
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+    assert body["current"] is None
+    status = b.ok("status")
+    assert status["connected"] is True and status["tab"] is None, status
 
     url = site.url("static/bridge.html")
-    code, body = reins("tab", "new", url)  # the extension opens a window for it
-    assert code == 0 and body["title"] == "Bridge fixture", body
-    code, body = reins("cdp", "Runtime.evaluate", TITLE)
-    assert code == 0 and body["result"]["result"]["value"] == "Bridge fixture", body
-    code, body = reins("tabs")
+    body = b.ok("tab", "new", url)  # the extension opens a window for it
+    assert body["title"] == "Bridge fixture"
+    assert b.ok("cdp", "Runtime.evaluate", TITLE)["result"]["result"]["value"] == "Bridge fixture"
+    body = b.ok("tabs")
     assert [t["id"] for t in body["tabs"]] == [body["current"]]
+    b.switch_to(_marker(url))
+    assert b.driver.title == "Bridge fixture"
 
 
 @pytest.fixture(scope="module")

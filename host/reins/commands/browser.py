@@ -16,7 +16,7 @@ from reins._errors import (
     ResolutionError,
 )
 from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, Host
 from reins.page.crash import CrashWatch, is_crashed
 from reins.page.dialogs import watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
@@ -24,9 +24,13 @@ from reins.page.navigation import document_info, settle, wait_for_new_document
 __all__ = ["COMMANDS"]
 
 
-def _tab_view(tab: dict[str, Any]) -> dict[str, Any]:
-    return {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
+def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
+    view = {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
             "active": bool(tab.get("active"))}
+    state = host.tabs.get(tab["id"]) if host is not None else None
+    if state is not None and state.part(CrashWatch).crashed:
+        view["crashed"] = True  # its page is gone until `reins reload`
+    return view
 
 
 # The extension answers `status` within a millisecond or two. One that takes longer than this is
@@ -65,9 +69,7 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
             tab_id = ctx.request.tab if ctx.request.tab is not None or not tabs \
                 else await host.default_tab(ctx.deadline)
             current = next((t for t in tabs if t["id"] == tab_id), None)
-            out["tab"] = _tab_view(current) if current else None
-            if current and tab_id in host.tabs and host.tabs[tab_id].part(CrashWatch).crashed:
-                out["tab"]["crashed"] = True
+            out["tab"] = _tab_view(current, host) if current else None
     except ReinsError as exc:
         out["error"] = exc.to_wire()
     return out
@@ -83,7 +85,7 @@ async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     current: int | None = None
     if listed:  # no tab open (the last one was closed): nothing is current, and that is no error
         current = ctx.request.tab if ctx.request.tab is not None else await host.default_tab(ctx.deadline)
-    return {"tabs": [_tab_view(t) for t in listed], "current": current}
+    return {"tabs": [_tab_view(t, host) for t in listed], "current": current}
 
 
 class TabNewArgs(Args):
