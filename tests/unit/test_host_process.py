@@ -382,4 +382,4 @@ def test_a_page_command_that_timed_out_makes_the_next_one_probe(
     assert client.answer()["error"]["code"] == "timeout"
     client.send({"id": "next", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7})
     probe = host.next_frame()
-    assert probe.get("method") == "Runtime.evaluate" and probe["params"] == {"expression": "1"}
+    assert probe.get("method") == "Runtime.evaluate" and probe["params"]["expression"] == "1"

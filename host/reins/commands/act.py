@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
-import json
 from typing import Any
 
 from pydantic import Field
@@ -18,8 +16,9 @@ from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import click_element
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
-from reins.page.frames import evaluate_value
+from reins.page.call import evaluate, page_call
 from reins.page.navigation import settle
+from reins.page.poll import NotYet, poll_until
 
 __all__ = ["COMMANDS"]
 
@@ -164,14 +163,6 @@ class WaitArgs(Args):
     idle: bool = Field(default=False, description="Until the DOM has been quiet for a moment.")
 
 
-_HAS_TEXT = """((t) => {
-  const seen = (doc) => { if (doc.body && doc.body.innerText.includes(t)) return true;
-    for (const f of doc.querySelectorAll("iframe,frame")) { try { if (f.contentDocument && seen(f.contentDocument)) return true; } catch (e) {} }
-    return false; };
-  return seen(document);
-})"""
-
-
 @command("wait", WaitArgs, timeout_ms=10_000, read_only=True)
 async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
     """Wait for one condition, within --timeout-ms (default 10 s)."""
@@ -182,39 +173,38 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
                          code="bad_request")
     if args.idle:
         return {"waited_for": "idle", **(await settle(ctx))}
-    last: str = "nothing yet"
-    while True:
+
+    async def holds() -> dict[str, Any]:
+        if args.text is not None:
+            if await evaluate(ctx, page_call("hasText", args.text)):
+                return {"waited_for": "text", "text": args.text}
+            raise NotYet("the text is not on the page")
+        if args.url is not None:
+            href = str(await evaluate(ctx, page_call("documentUrl")))
+            if fnmatch.fnmatchcase(href, args.url) or href == args.url:
+                return {"waited_for": "url", "url": href}
+            raise NotYet(f"url is {href}")
+        if args.target is not None:
+            el = await resolve_target(ctx, args.target, settle=False)
+            await actionable_point(ctx, el, need_enabled=False)
+            return {"waited_for": "target", "ref": el.ref}
+        assert args.gone is not None
         try:
-            if args.text is not None:
-                if await evaluate_value(ctx, f"{_HAS_TEXT}({json.dumps(args.text)})"):
-                    return {"waited_for": "text", "text": args.text}
-                last = "the text is not on the page"
-            elif args.url is not None:
-                href = str(await evaluate_value(ctx, "location.href"))
-                if fnmatch.fnmatchcase(href, args.url) or href == args.url:
-                    return {"waited_for": "url", "url": href}
-                last = f"url is {href}"
-            elif args.target is not None:
-                el = await resolve_target(ctx, args.target, settle=False)
-                await actionable_point(ctx, el, need_enabled=False)
-                return {"waited_for": "target", "ref": el.ref}
-            elif args.gone is not None:
-                try:
-                    el = await resolve_target(ctx, args.gone, settle=False)
-                except ReinsError as exc:
-                    if exc.code in ("not_found", "ref_stale"):
-                        return {"waited_for": "gone"}
-                    raise
-                visible = await evaluate_value(ctx, "1")  # keep the tab answering
-                last = f"{args.gone} is still there{'' if visible else ''}"
+            await resolve_target(ctx, args.gone, settle=False)
         except ReinsError as exc:
-            if not exc.transient and exc.code not in ("not_found", "not_visible", "obscured"):
-                raise
-            last = exc.message
-        if ctx.deadline.remaining() < 0.15:
-            raise DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last}",
-                                   details={"last_seen": last})
-        await asyncio.sleep(0.1)
+            if exc.code in ("not_found", "ref_stale"):
+                return {"waited_for": "gone"}
+            raise
+        await evaluate(ctx, "1")  # keep the tab answering
+        raise NotYet(f"{args.gone} is still there")
+
+    def gave_up(last: ReinsError) -> ReinsError:
+        return DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last.message}",
+                                details={"last_seen": last.message})
+
+    return await poll_until(
+        ctx.deadline, holds, interval=0.1, reserve_s=0.15, gave_up=gave_up,
+        retry=lambda exc: exc.transient or exc.code in ("not_found", "not_visible", "obscured"))
 
 
 COMMANDS: tuple[Command[Any], ...] = (

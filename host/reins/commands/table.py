@@ -25,16 +25,18 @@ from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
 from reins.bridge.command import Command, build_table
+from reins.commands import act, browser, eval, observe
+from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
 
 DESCRIPTION_PATH = Path(__file__).with_name("table.json")
+# The human reference beside the other docs, in a source checkout (not in an installed package).
+REFERENCE_PATH = Path(__file__).resolve().parents[3] / "docs" / "commands.md"
 _FORMAT = 1
 
 
 def all_commands() -> dict[str, Command[Any]]:
-    from reins.commands import act, browser, eval, observe
-
     return build_table(
         browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS
     )
@@ -132,22 +134,28 @@ def _kind(annotation: Any, where: str) -> tuple[str, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reins.commands.table",
-                                     description="Write or check the CLI's table.json.")
+                                     description="Write or check the CLI's table.json and docs/commands.md.")
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--write", action="store_true", help=f"write {DESCRIPTION_PATH.name}")
     action.add_argument("--check", action="store_true", help="fail if it is stale")
     opts = parser.parse_args(argv)
-    fresh = describe_json()
+    description = describe()
+    fresh = {DESCRIPTION_PATH: json.dumps(description, indent=1, ensure_ascii=False) + "\n"}
+    if REFERENCE_PATH.parent.is_dir():
+        fresh[REFERENCE_PATH] = render_reference(description)
     if opts.write:
-        DESCRIPTION_PATH.write_text(fresh, encoding="utf-8")
-        print(f"wrote {DESCRIPTION_PATH}")
+        for path, text in fresh.items():
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
         return 0
-    current = DESCRIPTION_PATH.read_text(encoding="utf-8") if DESCRIPTION_PATH.exists() else ""
-    if current != fresh:
-        print(f"{DESCRIPTION_PATH} is stale: run `python -m reins.commands.table --write` "
-              "and commit it", file=sys.stderr)
+    stale = [path for path, text in fresh.items()
+             if (path.read_text(encoding="utf-8") if path.exists() else "") != text]
+    for path in stale:
+        print(f"{path} is stale: run `python -m reins.commands.table --write` and commit it",
+              file=sys.stderr)
+    if stale:
         return 1
-    print(f"{DESCRIPTION_PATH.name} is up to date")
+    print(" and ".join(path.name for path in fresh) + " up to date")
     return 0
 
 
