@@ -60,6 +60,8 @@ export const ALLOWED_METHODS = Object.freeze([
   "Emulation.setFocusEmulationEnabled",
   "Page.startScreencast",
   "Page.stopScreencast",
+  // Crash reports: Inspector.targetCrashed / targetReloadedAfterCrash (enable re-sends a crash)
+  "Inspector.enable",
 ]);
 
 // Methods allowed only with these exact parameters: name -> check of the params object.

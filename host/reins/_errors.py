@@ -3,10 +3,11 @@
     ReinsError                      code, message (says what to do next), transient
     ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large,
     │                               unsafe_home
-    ├── ConnectionFailure           not_connected, no_host, ambiguous_profile   (CLI exit code 3)
+    ├── ConnectionFailure           not_connected, no_host, host_unresponsive, ambiguous_profile
+    │                               (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
-    │                               page_refused, tab_unresponsive, frame_unreachable,
-    │                               navigation_failed, dialog_open, tab_hidden
+    │                               page_refused, tab_unresponsive, tab_crashed, frame_unreachable,
+    │                               navigation_failed, dialog_open, tab_hidden, browser_unresponsive
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -44,6 +45,7 @@ _NEXT_STEP: dict[str, str] = {
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "no_host": "start the browser with `reins launch`, or run `reins doctor`",
+    "host_unresponsive": "the reins host is hung: end its process (the extension starts a new host within seconds), then `reins status`",
     "ambiguous_profile": "pass --profile NAME",
     "cdp_blocked": "this CDP method is not on the extension's allowlist (extension/allowlist.js)",
     "cdp_error": "check the method's parameters against the DevTools protocol",
@@ -54,6 +56,8 @@ _NEXT_STEP: dict[str, str] = {
     "page_refused": "reins drives only http(s) pages and about:blank (not chrome://, other about: pages, extension pages, the Web Store, javascript:/data:, or file: unless allowed in the extension's popup); `reins navigate URL` leads the tab out",
     "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
     "tab_unresponsive": "the page's main thread is blocked: `reins tab close` it and open the page again in a new tab",
+    "tab_crashed": "the tab's page crashed: `reins reload` brings it back (or `reins navigate URL`); other tabs are not affected",
+    "browser_unresponsive": "the browser does not answer (frozen or overloaded): wait and run `reins status` again; if it stays so, restart the browser (`reins shutdown` and `reins launch` for a launched one)",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
     "tab_hidden": "`reins tab show` brings the tab to the front",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
@@ -145,12 +149,12 @@ _CLASS_BY_CODE: dict[str, type[ReinsError]] = {}
 for _cls, _codes in (
     (UsageError, ("bad_request", "unknown_command", "invalid_selector", "message_too_large",
                   "unsafe_home")),
-    (ConnectionFailure, ("not_connected", "no_host", "ambiguous_profile")),
+    (ConnectionFailure, ("not_connected", "no_host", "host_unresponsive", "ambiguous_profile")),
     (
         BrowserError,
         ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
-         "page_refused", "tab_unresponsive", "frame_unreachable", "navigation_failed",
-         "dialog_open", "tab_hidden"),
+         "page_refused", "tab_unresponsive", "tab_crashed", "frame_unreachable",
+         "navigation_failed", "dialog_open", "tab_hidden", "browser_unresponsive"),
     ),
     (
         ResolutionError,

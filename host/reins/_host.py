@@ -37,15 +37,8 @@ from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
 from reins.bridge.server import ControlServer
 from reins.commands.table import all_commands
-from reins.page.dialogs import (
-    GRACE_S,
-    DialogWatch,
-    refuse_while_open,
-    until_dialog,
-    watch_dialogs,
-)
+from reins.page.gates import arm_page
 from reins.page.health import probe_if_suspect
-from reins.page.visibility import keep_rendering
 
 __all__ = ["Dispatcher", "main"]
 
@@ -97,26 +90,15 @@ class Dispatcher:
             if host.link.paused:
                 raise BrowserError("reins is paused in the extension popup", code="paused")
             tab_id = request.tab if request.tab is not None else await host.default_tab(deadline)
+        if tab_id is not None:
+            host.refuse_closed(tab_id)
         ctx = CommandContext(host, deadline, tab_id, request)
-        watch: DialogWatch | None = None
-        on_page = tab_id is not None and cmd.watch_dialogs  # a command on the page, not the tab
-        if on_page:
-            try:
-                watch = await watch_dialogs(ctx)
-            except BrowserError as exc:
-                if exc.code != "page_refused" or not cmd.leaves_refused_page:
-                    raise
-                on_page = False  # it leads the tab out of a page reins does not drive
-            if watch is not None and not cmd.dialog_free:
-                refuse_while_open(watch)
+        gates = await arm_page(ctx, cmd)
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
-        work = (keep_rendering(ctx, cmd.handler, args)  # page commands: hidden tabs render too
-                if on_page else cmd.handler(ctx, args))
         try:
-            return await asyncio.wait_for(
-                until_dialog(work, watch, grace_s=GRACE_S),
-                deadline.remaining() + _LATE_MS)
+            return await asyncio.wait_for(gates.run(ctx, cmd, args),
+                                          deadline.remaining() + _LATE_MS)
         except TimeoutError:
             self._mark_suspect(cmd, tab_id)
             raise DeadlineExceeded(

@@ -82,6 +82,7 @@ NEEDED_METHODS = [
     "Input.dispatchKeyEvent",
     "Input.insertText",
     "Target.setAutoAttach",
+    "Inspector.enable",  # tab_crashed: re-sends the crash of a tab reins had not listened to
 ]
 
 REFUSED_URLS = [

@@ -47,7 +47,7 @@ def sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Sent:
     calls: Sent = []
 
     def capture(cmd: str, args: dict[str, Any], *, profile: str | None, tab: int | None,
-                timeout_ms: int | None) -> dict[str, Any]:
+                timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
         calls.append({"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms,
                       "profile": profile})
         return {"ok": True, **ANSWERS.get(cmd, {})}
@@ -175,7 +175,7 @@ def test_batch_sends_what_the_commands_send(sent: Sent, monkeypatch: pytest.Monk
             pass
 
         def call(self, cmd: str, args: dict[str, Any], *, tab: int | None,
-                 timeout_ms: int | None) -> dict[str, Any]:
+                 timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
             batched.append({"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms,
                             "profile": None})
             return {"ok": True, **ANSWERS.get(cmd, {})}

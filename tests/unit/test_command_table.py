@@ -30,22 +30,26 @@ def test_budgets_as_before_the_table() -> None:
     for name in slow:
         assert TABLE[name].timeout_ms == 30_000
     assert TABLE["wait"].timeout_ms == TABLE["eval"].timeout_ms == 10_000
-    for name in set(TABLE) - slow - {"wait", "eval"}:
+    # status tells a frozen browser or a hung host in seconds (tests/unit/test_faults.py).
+    assert TABLE["status"].timeout_ms == 3_000
+    for name in set(TABLE) - slow - {"wait", "eval", "status"}:
         assert TABLE[name].timeout_ms == DEFAULT_TIMEOUT_MS
 
 
 def test_policies_as_before_the_table() -> None:
     # Tab management neither watches for dialogs nor touches the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
-        "tabs", "tab_show", "tab_close"}
+        "tab_show", "tab_close"}
     # What may run while a dialog is open (the others answer dialog_open at once).
     assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
-        "dialog", "tabs", "tab_show", "tab_close"}
-    # What recovers a tab (or does not run on its main thread) is never held back by the probe.
+        "dialog", "tab_show", "tab_close"}
+    # What recovers a tab (or does not run on its main thread) is never held back by the probe,
+    # nor refused on a crashed tab.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
-        "tabs", "tab_show", "tab_close", "navigate", "reload"}
+        "tab_show", "tab_close", "navigate", "reload"}
+    # `tabs` lists what there is, also when no tab is open.
     assert {n for n, c in TABLE.items() if not c.needs_tab} == {
-        "status", "tab_new", "tab_select", "stats", "ping"}
+        "status", "tabs", "tab_new", "tab_select", "stats", "ping"}
 
 
 def test_cli_words() -> None:

@@ -28,10 +28,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain soc
 
 PROFILE = "unit"
 STARTUP_S = 10.0
-
-
-_ARMING = {"Page.enable", "Emulation.setFocusEmulationEnabled", "Page.startScreencast",
-           "Page.stopScreencast"}
+# What the host sends once per tab before its first page command: the crash watch, the dialog watch.
+# What the host sends to arm a tab it drives (the crash and dialog watches, focus emulation and
+# the frame pump that keep a hidden tab rendering): answered by the fake extension.
+ARMING = ("Inspector.enable", "Page.enable", "Emulation.setFocusEmulationEnabled",
+          "Page.startScreencast", "Page.stopScreencast")
 
 
 class FakeExtension:
@@ -61,15 +62,15 @@ class FakeExtension:
 
     def next_frame(self, timeout: float = 5.0) -> Any:
         """The next frame a test cares about. The host's arming of a tab it drives (subscribe to
-        the dialog events, Page.enable; focus emulation and the frame pump that keep a hidden tab
-        rendering) is answered here, as the extension would."""
+        the crash and dialog events, Inspector.enable, Page.enable; focus emulation and the frame
+        pump) is answered here, as the extension would."""
         while True:
             try:
                 frame = self.frames.get(timeout=timeout)
             except queue.Empty:
                 raise AssertionError(f"no frame from the host within {timeout} s") from None
             arming = frame.get("type") == "subscribe" or (
-                frame.get("type") == "cdp" and frame.get("method") in _ARMING)
+                frame.get("type") == "cdp" and frame.get("method") in ARMING)
             if not arming:
                 return frame
             self.send_frame({"id": frame["id"], "ok": True, "result": {}})
@@ -267,11 +268,20 @@ def test_tabs_without_a_tab_asks_the_extension_for_the_current_one(
 ) -> None:
     connect_extension(host, client)
     client.send({"id": 7, "cmd": "tabs"})
-    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
     answer_next(host, "tabs.list", [{"id": 9, "url": "u", "title": "t", "active": True}])
+    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
     answer = client.answer()
     assert answer["ok"] is True
     assert answer["current"] == 9
+
+
+def test_tabs_with_no_tab_open_lists_nothing(host: FakeExtension, client: Client) -> None:
+    # The last tab was closed: there is no current tab to ask for, and that is no error.
+    connect_extension(host, client)
+    client.send({"id": 7, "cmd": "tabs"})
+    answer_next(host, "tabs.list", [])
+    answer = client.answer()
+    assert answer == {"request_id": 7, "ok": True, "tabs": [], "current": None}
 
 
 def test_extension_error_comes_back_typed(host: FakeExtension, client: Client) -> None:

@@ -14,19 +14,37 @@ from typing import Any
 from reins._errors import ConnectionFailure, ReinsError
 from reins._paths import socket_dir, socket_path
 
-__all__ = ["Connection", "find_socket", "live_profiles", "peer_uid", "request", "socket_alive"]
+__all__ = ["Connection", "answer_wait_s", "find_socket", "live_profiles", "peer_uid", "request",
+           "socket_alive"]
 
-# The host answers `timeout` itself; the client waits this much longer before giving up on it.
-_SOCKET_MARGIN_S = 5.0
+# The budget of a command the client knows nothing about (the host's table decides; it is never
+# longer than this unless --timeout-ms says so).
+_UNKNOWN_BUDGET_MS = 60_000
+
+
+def answer_wait_s(budget_ms: int) -> float:
+    """How long to wait for an answer to a request with this budget.
+
+    The host answers every request by its deadline (`timeout` at worst, 0.2 s late at most); the
+    margin covers a loaded machine. No answer by then means the host is hung, not the page slow:
+    a short command finds that out in a few seconds, not in a minute."""
+    budget_s = budget_ms / 1000.0
+    return budget_s + min(5.0, 1.0 + budget_s / 4)
+
+
+def _peer_creds(sock: socket.socket) -> tuple[int, int] | None:
+    """(pid, uid) of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None  # macOS and others: the 0700 directory is the guard there
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return int(pid), int(uid)
 
 
 def peer_uid(sock: socket.socket) -> int | None:
     """The uid of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
-    if not hasattr(socket, "SO_PEERCRED"):
-        return None  # macOS and others: the 0700 directory is the guard there
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return int(uid)
+    creds = _peer_creds(sock)
+    return None if creds is None else creds[1]
 
 
 def socket_alive(path: Path) -> bool:
@@ -78,7 +96,9 @@ class Connection:
             self._sock.close()
             raise ConnectionFailure(f"cannot reach the host at {path}: {exc.strerror}",
                                     code="no_host") from exc
-        uid = peer_uid(self._sock)
+        creds = _peer_creds(self._sock)
+        self._peer_pid: int | None = creds[0] if creds else None
+        uid = creds[1] if creds else None
         if uid is not None and uid != os.getuid():
             # Not our host: another user's process bound this path. Send it nothing.
             self._sock.close()
@@ -100,15 +120,22 @@ class Connection:
 
     def call(
         self, cmd: str, args: dict[str, Any] | None = None, *, tab: int | None = None,
-        timeout_ms: int | None = None,
+        timeout_ms: int | None = None, default_timeout_ms: int | None = None,
     ) -> dict[str, Any]:
+        """Send one request and wait for its answer.
+
+        ``timeout_ms`` is the request's budget, sent to the host; without it the host applies the
+        command's own budget, which the caller passes as ``default_timeout_ms`` (from the command
+        table's description) so that the wait follows it."""
         request_id = next(self._ids)
         message: dict[str, Any] = {"id": request_id, "cmd": cmd, "args": args or {}}
         if tab is not None:
             message["tab"] = tab
         if timeout_ms is not None:
             message["timeout_ms"] = timeout_ms
-        wait_s = (timeout_ms / 1000.0 if timeout_ms is not None else 60.0) + _SOCKET_MARGIN_S
+        budget_ms = next((b for b in (timeout_ms, default_timeout_ms) if b is not None),
+                         _UNKNOWN_BUDGET_MS)
+        wait_s = answer_wait_s(budget_ms)
         self._sock.settimeout(wait_s)
         try:
             self._sock.sendall(json.dumps(message).encode() + b"\n")
@@ -118,8 +145,14 @@ class Connection:
                     raise ConnectionFailure("the host closed the connection", code="no_host")
                 self._buffer += chunk
         except TimeoutError as exc:
-            raise ReinsError(f"{cmd}: the host did not answer", code="timeout",
-                             transient=True) from exc
+            who = f"the host (pid {self._peer_pid})" if self._peer_pid else "the host"
+            end = f"`kill {self._peer_pid}`" if self._peer_pid else "end the reins host process"
+            raise ConnectionFailure(
+                f"{cmd}: {who} took the request but did not answer within {wait_s:.1f} s (its "
+                f"budget was {budget_ms} ms): it is hung", code="host_unresponsive",
+                hint=f"{end}: the extension starts a new host within seconds; then `reins status`",
+                details={"host_pid": self._peer_pid} if self._peer_pid else None,
+            ) from exc
         except OSError as exc:
             raise ConnectionFailure(f"{cmd}: lost the host: {exc}", code="no_host") from exc
         line, _, self._buffer = self._buffer.partition(b"\n")
@@ -135,9 +168,10 @@ class Connection:
 
 def request(
     cmd: str, args: dict[str, Any] | None = None, *, profile: str | None = None,
-    tab: int | None = None, timeout_ms: int | None = None,
+    tab: int | None = None, timeout_ms: int | None = None, default_timeout_ms: int | None = None,
 ) -> dict[str, Any]:
-    """Send one request to the chosen host and return its answer object."""
+    """Send one request to the chosen host and return its answer object (``Connection.call``)."""
     path = find_socket(profile or os.environ.get("REINS_PROFILE") or None)
     with Connection(path) as conn:
-        return conn.call(cmd, args, tab=tab, timeout_ms=timeout_ms)
+        return conn.call(cmd, args, tab=tab, timeout_ms=timeout_ms,
+                         default_timeout_ms=default_timeout_ms)

@@ -72,7 +72,9 @@ class Command(Generic[A]):
     watch_dialogs: bool = True
     # May run while a JavaScript dialog is open (it does not touch the page's main thread).
     dialog_free: bool = False
-    # Probes a tab whose last command timed out before running (`tab_unresponsive`).
+    # Runs on the page's main thread: answers `tab_crashed` at once on a crashed tab and probes a
+    # tab whose last command timed out (`tab_unresponsive`). Off for what works without the page
+    # (tabs, tab close) or brings it back (navigate, reload).
     probe: bool = True
     # Changes nothing in the page or the browser (MCP tool annotations; docs).
     read_only: bool = False

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reins._errors import ReinsError, UsageError
+from reins._errors import BrowserError, ReinsError, UsageError
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent, Request
@@ -27,6 +27,9 @@ from reins.bridge.stats import Stats
 __all__ = ["CommandContext", "Host", "TabPart", "TabState"]
 
 log = logging.getLogger("reins.host")
+
+# Closed tabs remembered (tab ids are never reused within a browser's life).
+_CLOSED_KEPT = 1024
 
 P = TypeVar("P", bound="TabPart")
 
@@ -80,6 +83,11 @@ class Host:
     tabs: dict[int, TabState] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     started: float = field(default_factory=time.time)
+    # Tabs that closed (the extension's `tab_removed`), oldest first: a command there answers
+    # `target_closed` at once. A current tab that closes by itself (`window.close()`, the user)
+    # stays current, so the next command without --tab answers that too instead of reading
+    # whatever tab is active now; `tab new` / `tab select` / `tab close` choose again.
+    closed: dict[int, None] = field(default_factory=dict)
     # One worker: background writes (registries) happen in the order they were asked for.
     _io: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io"))
@@ -104,11 +112,19 @@ class Host:
             state = self.tabs[tab_id] = TabState(tab_id)
         return state
 
-    def _tab_gone(self, tab_id: int, code: str) -> None:
-        if code == "target_closed":
+    def refuse_closed(self, tab_id: int) -> None:
+        if tab_id in self.closed:
+            which = "the current tab" if tab_id == self.current_tab else "that tab"
+            raise BrowserError(f"tab {tab_id} ({which}) was closed", code="target_closed")
+
+    def _tab_gone(self, tab_id: int, code: str, removed: bool) -> None:
+        if removed:
             self.tabs.pop(tab_id, None)
-            if self.current_tab == tab_id:
-                self.current_tab = None
+            self.closed[tab_id] = None
+            while len(self.closed) > _CLOSED_KEPT:
+                del self.closed[next(iter(self.closed))]
+        elif code == "target_closed":  # detached as the tab closes; `tab_removed` says it is gone
+            self.tabs.pop(tab_id, None)
         else:
             state = self.tabs.get(tab_id)
             if state is not None:  # detached: subscriptions and enabled domains must be made again

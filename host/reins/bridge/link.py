@@ -32,7 +32,8 @@ __all__ = ["ExtensionLink"]
 log = logging.getLogger("reins.bridge")
 
 EventHandler = Callable[[CdpEvent], None]
-TabGoneHandler = Callable[[int, str], None]
+# (tab id, error code for what was in flight, whether the tab itself is gone rather than detached)
+TabGoneHandler = Callable[[int, str, bool], None]
 
 
 @dataclass
@@ -159,10 +160,11 @@ class ExtensionLink:
             for handler in list(self._event_handlers):
                 handler(message)
         elif isinstance(message, Detached | TabRemoved):
+            removed = isinstance(message, TabRemoved)
             code = message.code if isinstance(message, Detached) else "target_closed"
             self._fail_tab(message.tabId, code)
             for gone in list(self._tab_gone_handlers):
-                gone(message.tabId, code)
+                gone(message.tabId, code, removed)
 
     def _fail_tab(self, tab_id: int, code: str) -> None:
         for pending in list(self._pending.values()):

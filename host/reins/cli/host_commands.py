@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from reins._errors import ReinsError
-from reins.cli.options import GLOBALS, global_params, wants_json
+from reins.cli.options import BUDGET_META, GLOBALS, global_params, wants_json
 from reins.cli.quirks import QUIRKS, Call, Quirk
 
 __all__ = ["HostCommand", "description", "host_command", "host_command_words"]
@@ -64,6 +64,7 @@ class HostCommand(click.Command):
 
     def _invoke(self, **values: Any) -> None:
         ctx = click.get_current_context()
+        ctx.meta[BUDGET_META] = self.spec["timeout_ms"]
         local = {key: values.pop(key) for key in GLOBALS}
         args: dict[str, Any] = {}
         for param in (*self.spec["arguments"], *self.spec["options"]):

@@ -11,6 +11,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 GLOBALS = ("json_out", "tab", "timeout_ms", "profile")
 
+# ctx.meta key: the running host command's own budget (the table's timeout_ms), so the client
+# waits for an answer as long as the host may take without --timeout-ms, not a fixed minute.
+BUDGET_META = "reins.budget_ms"
+
 # In the order the help lists them.
 _GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--profile",), {"default": None, "help": "Which connected browser profile."}),

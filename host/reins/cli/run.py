@@ -13,13 +13,13 @@ from typing import Any, NoReturn
 import click
 
 from reins._errors import ReinsError
-from reins.cli.options import merged_options
+from reins.cli.options import BUDGET_META, merged_options
 
 __all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "exit_code",
            "fail", "plain", "run", "send"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_HOST = 0, 1, 2, 3
-_NO_HOST_CODES = {"no_host", "not_connected"}
+_NO_HOST_CODES = {"no_host", "not_connected", "host_unresponsive"}
 _USAGE_CODES = {"ambiguous_profile", "bad_request", "unknown_command", "invalid_selector"}
 
 
@@ -44,11 +44,12 @@ class BatchLineFailed(ReinsError):
 
 
 def send(cmd: str, args: dict[str, Any], *, profile: str | None, tab: int | None,
-         timeout_ms: int | None) -> dict[str, Any]:
+         timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
     """One request to the host over its socket (the contract test replaces this)."""
     from reins.bridge.client import request
 
-    return request(cmd, args, profile=profile, tab=tab, timeout_ms=timeout_ms)
+    return request(cmd, args, profile=profile, tab=tab, timeout_ms=timeout_ms,
+                   default_timeout_ms=default_timeout_ms)
 
 
 def run(
@@ -62,13 +63,15 @@ def run(
     opts = merged_options(ctx, local)
     json_out = bool(opts.get("json_out"))
     batch = opts.get("_batch")
+    budget = ctx.meta.get(BUDGET_META)
     answer: dict[str, Any]
     try:
         if batch is not None:  # `reins batch`: one connection for every line
-            answer = batch.call(cmd, args, tab=opts.get("tab"), timeout_ms=opts.get("timeout_ms"))
+            answer = batch.call(cmd, args, tab=opts.get("tab"), timeout_ms=opts.get("timeout_ms"),
+                                default_timeout_ms=budget)
         else:
             answer = send(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
-                          timeout_ms=opts.get("timeout_ms"))
+                          timeout_ms=opts.get("timeout_ms"), default_timeout_ms=budget)
     except ReinsError as exc:
         answer = {"ok": False, "error": exc.to_wire()}
     answer.pop("request_id", None)

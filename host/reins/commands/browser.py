@@ -8,21 +8,37 @@ from typing import Any, Literal
 from pydantic import Field
 
 from reins import __version__
-from reins._errors import BrowserError, ReinsError, ResolutionError
+from reins._errors import (
+    BrowserError,
+    ConnectionFailure,
+    DeadlineExceeded,
+    ReinsError,
+    ResolutionError,
+)
 from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, Host
+from reins.page.crash import CrashWatch, is_crashed
 from reins.page.dialogs import watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
 
 __all__ = ["COMMANDS"]
 
 
-def _tab_view(tab: dict[str, Any]) -> dict[str, Any]:
-    return {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
+def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
+    view = {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
             "active": bool(tab.get("active"))}
+    state = host.tabs.get(tab["id"]) if host is not None else None
+    if state is not None and state.part(CrashWatch).crashed:
+        view["crashed"] = True  # its page is gone until `reins reload`
+    return view
 
 
-@command("status", NoArgs, needs_tab=False, read_only=True)
+# The extension answers `status` within a millisecond or two. One that takes longer than this is
+# stuck behind a frozen (or badly overloaded) browser: `status` says so instead of waiting on it.
+EXTENSION_ANSWER_MS = 1500
+
+
+@command("status", NoArgs, needs_tab=False, read_only=True, timeout_ms=3000)
 async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Host, extension and current tab."""
     host = ctx.host
@@ -38,24 +54,38 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     if not link.connected.is_set():
         return out
     try:
-        ext = await link.request("status", ctx.deadline)
+        ext = await link.request("status", ctx.deadline.child(EXTENSION_ANSWER_MS))
+    except DeadlineExceeded:
+        raise BrowserError(
+            f"the extension is connected but did not answer within {EXTENSION_ANSWER_MS} ms: the "
+            "browser is frozen or overloaded (this host answers)", code="browser_unresponsive",
+            transient=True, details={"host": out["host"], "extension": "not answering"},
+        ) from None
+    try:
         out["attached_tabs"] = ext.get("attached", [])
         out["paused"] = bool(ext.get("paused"))
         if not out["paused"]:
-            tab_id = ctx.request.tab if ctx.request.tab is not None else await host.default_tab(ctx.deadline)
             tabs = await link.request("tabs.list", ctx.deadline)
+            tab_id = ctx.request.tab if ctx.request.tab is not None or not tabs \
+                else await host.default_tab(ctx.deadline)
             current = next((t for t in tabs if t["id"] == tab_id), None)
-            out["tab"] = _tab_view(current) if current else None
+            out["tab"] = _tab_view(current, host) if current else None
     except ReinsError as exc:
         out["error"] = exc.to_wire()
     return out
 
 
-@command("tabs", NoArgs, watch_dialogs=False, dialog_free=True, probe=False, read_only=True)
+@command("tabs", NoArgs, needs_tab=False, read_only=True)
 async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """List the browser's tabs (* marks the one commands use)."""
-    listed = await ctx.host.link.request("tabs.list", ctx.deadline)
-    return {"tabs": [_tab_view(t) for t in listed], "current": ctx.tab_id}
+    host = ctx.host
+    if not host.link.connected.is_set():
+        raise ConnectionFailure("the extension is not connected to this host")
+    listed = await host.link.request("tabs.list", ctx.deadline)
+    current: int | None = None
+    if listed:  # no tab open (the last one was closed): nothing is current, and that is no error
+        current = ctx.request.tab if ctx.request.tab is not None else await host.default_tab(ctx.deadline)
+    return {"tabs": [_tab_view(t, host) for t in listed], "current": current}
 
 
 class TabNewArgs(Args):
@@ -126,6 +156,8 @@ class NavigateArgs(Args):
 
 
 async def _origin(ctx: CommandContext) -> float | None:
+    if is_crashed(ctx):
+        return None  # no document to tell apart, and asking the dead page would wait forever
     try:
         value = (await document_info(ctx)).get("origin")
         return float(value) if value is not None else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ from reins._paths import (
 from reins.bridge.client import socket_alive
 from reins.setup.install import extension_dir, write_launcher, write_manifest
 
-__all__ = ["browser_flags", "find_browser", "launch", "shutdown"]
+__all__ = ["browser_flags", "find_browser", "launch", "running_browser", "shutdown"]
 
 _CANDIDATES = (
     "chromium", "chromium-browser", "google-chrome-for-testing", "chrome", "google-chrome",
@@ -103,6 +104,52 @@ def _read_pid(pdir: Path) -> int | None:
     return pid if _pid_alive(pid) else None
 
 
+def _command_line(pid: int) -> list[str] | None:
+    """The process's arguments, or None where they cannot be read."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        pass
+    try:  # macOS and the BSDs: no /proc
+        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], capture_output=True,
+                             text=True, timeout=5, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.split() if out else None
+
+
+def _runs_on(pid: int, data_dir: Path) -> bool:
+    """Is live process ``pid`` a browser on ``data_dir``? When its arguments cannot be read it
+    is taken to be: a browser wrongly thought gone would be orphaned, and that is worse."""
+    args = _command_line(pid)
+    if args is None:
+        return True
+    return any(a.startswith("--user-data-dir=") and Path(a.split("=", 1)[1]) == data_dir
+               for a in args)
+
+
+def _lock_holder(data_dir: Path) -> int | None:
+    """The live browser that holds ``data_dir`` (Chromium's SingletonLock: ``HOST-PID``)."""
+    try:
+        owner = os.readlink(data_dir / "SingletonLock")
+    except OSError:
+        return None
+    hostname, _, pid_text = owner.rpartition("-")
+    if hostname != socket.gethostname() or not pid_text.isdigit():
+        return None
+    pid = int(pid_text)
+    return pid if _pid_alive(pid) else None
+
+
+def running_browser(pdir: Path, data_dir: Path) -> int | None:
+    """The pid of the browser running on this profile, if one is: the recorded pid when it is
+    still that browser (pids are reused), else the holder of the profile's lock."""
+    recorded = _read_pid(pdir)
+    if recorded is not None and _runs_on(recorded, data_dir):
+        return recorded
+    return _lock_holder(data_dir)
+
+
 def launch(
     name: str = "launch", *, url: str | None = None, headless: bool = False,
     browser: str | None = None, user_data_dir: str | None = None, timeout_s: float = 30.0,
@@ -112,18 +159,17 @@ def launch(
     home = ensure_private_dir(reins_home())
     pdir = ensure_private_dir(profile_dir(name, home))
     sock = socket_path(name, home)
-    running = _read_pid(pdir)
-    if running is not None and socket_alive(sock):
-        return {"profile": name, "pid": running, "browser": "already running", "socket": str(sock),
-                "already_running": True}
-    binary = find_browser(browser)
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
+    running = running_browser(pdir, data_dir)
+    if running is not None:
+        _register(home, pdir, data_dir, name)  # so that its extension can start the host again
+        return _reuse(name, running, pdir, sock, timeout_s)
+    binary = find_browser(browser)
     if user_data_dir:
         data_dir.mkdir(parents=True, exist_ok=True)
     else:
         ensure_private_dir(data_dir, root=home)
-    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
-    write_manifest(data_dir / "NativeMessagingHosts", launcher)
+    _register(home, pdir, data_dir, name)
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -133,6 +179,7 @@ def launch(
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
+            (pdir / "browser.pid").unlink(missing_ok=True)
             raise ConnectionFailure(
                 f"the browser exited at start (code {proc.returncode}); see {pdir / 'browser.log'}",
                 code="no_host")
@@ -147,6 +194,39 @@ def launch(
         f"--user-data-dir {data_dir}`")
 
 
+def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
+    """The host's launcher and its manifest in the profile's own NativeMessagingHosts folder."""
+    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
+    write_manifest(data_dir / "NativeMessagingHosts", launcher)
+
+
+def _reuse(name: str, pid: int, pdir: Path, sock: Path, timeout_s: float) -> dict[str, Any]:
+    """A browser already runs on this profile: never start a second one on it.
+
+    Chromium would hand the URL to the running browser and exit, and the running one's pid would
+    be lost (nothing could shut it down). Its host may be away for a moment (the extension's
+    worker restarted: it reconnects by itself within 30 s), so wait for it; if it does not come,
+    say how to stop that browser."""
+    write_private(pdir / "browser.pid", str(pid).encode())  # the live one, found by its lock
+    answer = {"profile": name, "pid": pid, "browser": "already running", "socket": str(sock),
+              "already_running": True}
+    if socket_alive(sock):
+        return answer
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            break
+        if sock.exists() and _host_connected(name):
+            return answer
+        time.sleep(0.2)
+    raise ConnectionFailure(
+        f"a browser already runs on profile {name!r} (pid {pid}) but its reins host did not "
+        f"answer within {timeout_s:.0f} s; reins starts no second browser on one profile",
+        code="no_host",
+        hint=f"stop it with `reins shutdown --profile {name}`, then `reins launch` again",
+        details={"pid": pid})
+
+
 def _host_connected(name: str) -> bool:
     from reins.bridge.client import request
 
@@ -157,10 +237,23 @@ def _host_connected(name: str) -> bool:
     return bool(answer.get("ok") and answer.get("connected"))
 
 
-def _terminate(pid: int, *, grace_s: float = 5.0) -> None:
+def _signal(pid: int, signum: int) -> bool:
+    """Signal the browser's process group (reins starts it in a session of its own), or the
+    process alone when it leads no group (found by its profile lock)."""
     try:
-        os.killpg(pid, signal.SIGTERM)
+        os.killpg(pid, signum)
+        return True
     except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(pid, signum)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _terminate(pid: int, *, grace_s: float = 5.0) -> None:
+    if not _signal(pid, signal.SIGTERM):
         return
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
@@ -171,10 +264,7 @@ def _terminate(pid: int, *, grace_s: float = 5.0) -> None:
         if finished or not _pid_alive(pid):
             return
         time.sleep(0.05)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _signal(pid, signal.SIGKILL)
 
 
 def shutdown(name: str | None = None) -> dict[str, Any]:
@@ -189,7 +279,7 @@ def shutdown(name: str | None = None) -> dict[str, Any]:
                                     code="ambiguous_profile", hint="pass --profile NAME")
         name = running[0]
     pdir = profile_dir(name, home)
-    pid = _read_pid(pdir)
+    pid = _read_pid(pdir) or _lock_holder(pdir / "user-data")
     if pid is None:
         raise ConnectionFailure(f"profile {name!r} was not started by `reins launch`, or has exited",
                                 code="no_host")
