@@ -7,6 +7,7 @@
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, frame_unreachable,
     │                               navigation_failed, dialog_open
+    │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -43,13 +44,16 @@ _NEXT_STEP: dict[str, str] = {
     "unsafe_home": "make REINS_HOME a directory of your own with mode 0700, or point REINS_HOME elsewhere",
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
-    "no_host": "start the browser with `reins launch`, or run `reins doctor`",
+    "no_host": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "ambiguous_profile": "pass --profile NAME",
     "cdp_blocked": "this CDP method is not on the extension's allowlist (extension/allowlist.js)",
     "cdp_error": "check the method's parameters against the DevTools protocol",
     "paused": "resume reins from the extension's popup",
     "target_closed": "the tab is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
-    "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
+    "detached_by_user": "the user pressed Cancel on the debugging bar, which stops reins on this tab: reins stays off it until the user hands it back (the reins popup: Let reins use this tab)",
+    "tab_closed": "the tab commands used is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
+    "no_tab": "reins has no tab in this browser yet: `reins tab new URL` opens one, or `reins tabs` then `reins tab select ID` takes one over",
+    "tab_not_reins": "this tab is the user's: `reins tab new URL` opens one of reins's own, or `reins tab select ID` takes this one over (the user can also hand it over in the reins popup)",
     "navigation_failed": "check the URL and that the site is reachable from this browser",
     "page_refused": "reins drives only http(s) pages and about:blank (not chrome://, other about: pages, extension pages, the Web Store, javascript:/data:, or file: unless allowed in the extension's popup); `reins navigate URL` leads the tab out",
     "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
@@ -157,6 +161,7 @@ for _cls, _codes in (
          "not_editable", "not_stable"),
     ),
     (ActionError, ("fill_mismatch", "select_mismatch", "check_failed")),
+    (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),
     (DeadlineExceeded, ("timeout",)),
 ):

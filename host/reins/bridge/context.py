@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reins._errors import ReinsError, UsageError
+from reins._errors import BrowserError, ReinsError, UsageError
+from reins.bridge.current import CurrentTab
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent, Request
@@ -76,7 +77,9 @@ class Host:
     profile: str
     home: Path
     link: ExtensionLink
-    current_tab: int | None = None
+    # Started by `reins launch` (or a test harness that counts as one): every tab is reins's.
+    launched: bool = False
+    current: CurrentTab = field(default_factory=CurrentTab)
     tabs: dict[int, TabState] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     started: float = field(default_factory=time.time)
@@ -107,8 +110,7 @@ class Host:
     def _tab_gone(self, tab_id: int, code: str) -> None:
         if code == "target_closed":
             self.tabs.pop(tab_id, None)
-            if self.current_tab == tab_id:
-                self.current_tab = None
+            self.current.lost(tab_id)
         else:
             state = self.tabs.get(tab_id)
             if state is not None:  # detached: subscriptions and enabled domains must be made again
@@ -120,11 +122,24 @@ class Host:
             state.dispatch(event)
 
     async def default_tab(self, deadline: Deadline) -> int:
-        if self.current_tab is not None:
-            return self.current_tab
+        """The tab a command without ``--tab`` runs in: the one the agent picked. Never another
+        one in its place (``tab_closed``); in the user's own profile never one the agent did not
+        pick (``no_tab``)."""
+        current = self.current
+        if current.unconfirmed and current.tab is not None:  # remembered by an earlier host
+            listed = await self.link.request("tabs.list", deadline)
+            if any(t.get("id") == current.tab for t in listed):
+                current.confirmed()
+            else:
+                current.lost(current.tab)
+        tab_id = current.require()
+        if tab_id is not None:
+            return tab_id
+        if not self.launched:
+            raise BrowserError("reins has no tab in this browser yet", code="no_tab")
         tab = await self.link.request("tabs.current", deadline)
-        self.current_tab = int(tab["id"])
-        return self.current_tab
+        current.choose(int(tab["id"]))
+        return int(tab["id"])
 
 
 @dataclass

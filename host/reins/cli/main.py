@@ -164,8 +164,12 @@ def status(ctx: click.Context, /, **local: Any) -> None:
 
 
 def _tabs_text(a: dict[str, Any]) -> str:
+    def whose(t: dict[str, Any]) -> str:
+        return "stopped" if t.get("stopped") else "reins" if t.get("reins") else "user"
+
     return "\n".join(
-        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {t['title'][:40]:<40}  {t['url']}"
+        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {whose(t):<7}  "
+        f"{t['title'][:40]:<40}  {t['url']}"
         for t in a["tabs"]
     ) or "no tabs"
 
@@ -588,10 +592,11 @@ _BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
 @_global_options
 @click.pass_context
 def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
-    """Register the native host for your browser(s)."""
+    """Register the native host for your browser(s); --profile NAME names the profile(s) it serves."""
     from reins.setup.install import install as do_install
 
-    _local_result(ctx, local, lambda: do_install(browser, user_data_dir),
+    profile = _opts(ctx, dict(local)).get("profile")
+    _local_result(ctx, local, lambda: do_install(browser, user_data_dir, profile=profile),
                   lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
 
 

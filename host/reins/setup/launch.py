@@ -122,7 +122,7 @@ def launch(
         data_dir.mkdir(parents=True, exist_ok=True)
     else:
         ensure_private_dir(data_dir, root=home)
-    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
+    launcher = write_launcher(pdir / "reins-host", home=home, profile=name, launched=True)
     write_manifest(data_dir / "NativeMessagingHosts", launcher)
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
