@@ -21,13 +21,16 @@ export class Ownership {
     this.launched = false;
     this.owned = new Set();
     this.stopped = new Set();
+    this.loaded = Promise.resolve();
   }
 
-  async load() {
-    const saved = await this.store.get([OWNED_KEY, STOPPED_KEY]);
-    // Merged, not replaced: events that came in while loading are kept.
-    for (const id of saved[OWNED_KEY] ?? []) this.owned.add(id);
-    for (const id of saved[STOPPED_KEY] ?? []) this.stopped.add(id);
+  load() {
+    this.loaded = this.store.get([OWNED_KEY, STOPPED_KEY]).then((saved) => {
+      // Merged, not replaced: what happened while loading is kept.
+      for (const id of saved[OWNED_KEY] ?? []) this.owned.add(id);
+      for (const id of saved[STOPPED_KEY] ?? []) this.stopped.add(id);
+    });
+    return this.loaded;
   }
 
   /** May reins drive this tab? {ok: true} or {ok: false, code, message}. */
@@ -92,8 +95,11 @@ export class Ownership {
     return wasOwned || wasStopped ? this.save() : Promise.resolve();
   }
 
+  // After loading: a save before it would overwrite what an earlier life of the worker kept.
   save() {
-    return this.store.set({ [OWNED_KEY]: [...this.owned], [STOPPED_KEY]: [...this.stopped] }).catch(() => {});
+    return this.loaded
+      .then(() => this.store.set({ [OWNED_KEY]: [...this.owned], [STOPPED_KEY]: [...this.stopped] }))
+      .catch(() => {});
   }
 }
 
