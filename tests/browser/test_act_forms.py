@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import cli_env, eventually, page_log, refs_by_name
+from ._act_support import eventually, page_log, refs_by_name
 from .conftest import Browser
 
 
@@ -97,7 +97,7 @@ def test_boxless_target_falls_back_to_el_click_and_says_so(browser: Browser, pag
 
 def test_forced_js_click_says_so(browser: Browser, page: Any) -> None:
     tab = str(page("static/events.html")[0])
-    code, body = cli_env(browser, {"REINS_CLICK": "js"}, "click", "#plain-btn", "--tab", tab)
+    code, body = browser.cli("click", "#plain-btn", "--tab", tab, env={"REINS_CLICK": "js"})
     assert code == 0 and body["method"] == "js" and "js_click_forced" in body["warnings"]
     assert page_log(browser)[-1] == "button:click detail=0 trusted=false pointerType="
 

@@ -3,6 +3,9 @@
 It launches its own headless Chromium through `reins launch` under a temporary REINS_HOME and
 uses whichever peers (agent-browser, Playwright) are installed. No timing is asserted: only that it
 finishes, exits 0 and prints reins rows in every table.
+
+Marked `bench`: left out of a plain `pytest` / `pytest -m browser` run (tests/conftest.py);
+`pytest -m bench` runs it, and `scripts/test` (CI) runs it once with everything else (~10 s).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.bench
 
 
 def test_bench_quick_prints_reins_rows() -> None:

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from reins._paths import socket_path
 
-from .conftest import PROFILE, Browser
+from .conftest import Browser
+from .support import PROFILE
 
 BLOCKED = [
     ("Network.getCookies", {}),

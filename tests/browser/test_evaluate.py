@@ -8,17 +8,15 @@ renderer process.
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from .conftest import PROFILE, Browser, Site
+from .conftest import Browser, Site
+from .support import PROFILE, start_cli
 
 LATE_S = 0.25  # the bound: the answer comes no later than this after the deadline
 
@@ -148,11 +146,7 @@ def test_a_killed_client_aborts_its_evaluate_and_the_host_answers_on(
         browser: Browser, eval_page: Callable[[], int]) -> None:
     tab = eval_page()
     before = _stats(browser)["events"].get("eval_aborted", 0)
-    env = dict(os.environ, REINS_HOME=str(browser.home))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reins.cli", "--profile", PROFILE, "--json", "eval",
-         "while (true) {}", "--tab", str(tab), "--timeout-ms", "2000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = start_cli(browser.home, "eval", "while (true) {}", "--tab", str(tab), "--timeout-ms", "2000")
     started = time.monotonic()
     time.sleep(0.3)
     assert proc.poll() is None  # still waiting on the loop

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -14,14 +12,13 @@ from typing import Any
 import pytest
 
 from .conftest import Browser, Site
+from .support import run_cli
 
 
-def _reins(home: Path, *args: str, stdin: str | None = None, timeout: float = 90) -> tuple[int, list[dict[str, Any]]]:
-    env = dict(os.environ, REINS_HOME=str(home))
-    proc = subprocess.run([sys.executable, "-m", "reins.cli", *args], input=stdin, text=True,
-                          capture_output=True, env=env, timeout=timeout)
-    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    return proc.returncode, lines
+def _reins(home: Path, *args: str, timeout: float = 90) -> tuple[int, list[dict[str, Any]]]:
+    """`reins ARGS` exactly as given (each test passes its own --profile and --json)."""
+    run = run_cli(home, *args, profile=None, as_json=False, timeout=timeout)
+    return run.code, run.json_lines()
 
 
 @pytest.fixture
@@ -69,14 +66,12 @@ def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> No
         "not-a-command",
         f"eval 'document.querySelector(\"#loaded\").textContent' --tab {tab}",
     ]) + "\n"
-    env = dict(os.environ, REINS_HOME=str(browser.home))
-    proc = subprocess.run([sys.executable, "-m", "reins.cli", "--profile", "test", "batch"],
-                          input=lines, text=True, capture_output=True, env=env, timeout=60)
+    proc = run_cli(browser.home, "batch", as_json=False, stdin=lines)
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [a["ok"] for a in answers] == [True, True, True, False, False, True]
     assert answers[0]["refs"], "state answered its refs"
     assert answers[3]["error"]["code"] == "not_found"
     assert answers[4]["error"]["code"] == "bad_request"
     assert answers[5]["value"] == "Loaded!"
-    assert proc.returncode == 1  # some lines failed
+    assert proc.code == 1  # some lines failed
     assert "Loaded!" in browser.js("return document.body.innerText")

@@ -11,15 +11,14 @@ import io
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import PROFILE, Browser, Site
+from .conftest import Browser, Site
+from .support import PROFILE, run_cli
 
 # Where the DOM source (the page script) and Chrome's accessibility tree name an element of
 # detect.html differently on purpose; keyed by the fixture's element key.
@@ -31,14 +30,6 @@ KNOWN_SOURCE_DISAGREEMENTS: dict[str, dict[str, str]] = {
 
 
 # ---- helpers --------------------------------------------------------------------------------
-
-
-def run_cli(browser: Browser, *args: str, cwd: Path | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """The reins CLI as a user runs it (no --json unless given), optionally in another cwd."""
-    env = dict(os.environ, REINS_HOME=str(browser.home))
-    return subprocess.run([sys.executable, "-m", "reins.cli", "--profile", PROFILE, *args],
-                          capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
 
 
 def wait_for(predicate: Any, what: str, timeout: float = 10) -> Any:
@@ -412,14 +403,15 @@ def test_map_cache_navigation_url_change_force_and_files(browser: Browser, page:
     # The map file lives under REINS_HOME, and nothing is written where the CLI runs.
     stored = browser.home / "maps" / PROFILE / f"tab-{tab}.json"
     assert json.loads(stored.read_text())["elements"].keys() == first["elements"].keys()
-    proc = run_cli(browser, "map", "--tab", str(tab), cwd=tmp_path)
-    assert proc.returncode == 0 and json.loads(proc.stdout)["cached"] is True
+    proc = run_cli(browser.home, "map", "--tab", str(tab), as_json=False, cwd=tmp_path)
+    assert proc.code == 0 and json.loads(proc.stdout)["cached"] is True
     assert list(tmp_path.iterdir()) == []
 
     # -o FILE writes the JSON map.
     out = tmp_path / "map.json"
-    proc = run_cli(browser, "map", "--tab", str(tab), "-o", str(out), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_cli(browser.home, "map", "--tab", str(tab), "-o", str(out), as_json=False,
+                   cwd=tmp_path)
+    assert proc.code == 0, proc.stderr
     written = json.loads(out.read_text())
     assert written["elements"].keys() == first["elements"].keys()
     assert written["statistics"] == first["statistics"]
@@ -503,8 +495,8 @@ def test_unreachable_frame_is_marked_not_silently_missing(browser: Browser, page
     else:
         assert sandboxed[0]["status"] == "unreachable" and listed == []
 
-    proc = run_cli(browser, "state", "--tab", str(tab))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_cli(browser.home, "state", "--tab", str(tab), as_json=False)
+    assert proc.code == 0, proc.stderr
     markers = [line for line in proc.stdout.splitlines() if "frame_unreachable" in line]
     assert len(markers) == sum(1 for f in frames if f["status"] == "unreachable") >= 1
     data_line = [line for line in markers if f"frame {data['id']} " in line]
@@ -561,9 +553,9 @@ def test_compare_sources_records_a_json_line(browser: Browser, page: Any, tmp_pa
     dom = state(browser, tab)
     record = tmp_path / "runs.jsonl"
     for _ in range(2):
-        proc = run_cli(browser, "--json", "state", "--compare-sources", "--record", str(record),
+        proc = run_cli(browser.home, "state", "--compare-sources", "--record", str(record),
                        "--tab", str(tab))
-        assert proc.returncode == 0, proc.stderr
+        assert proc.code == 0, proc.stderr
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert len(lines) == 2
     for line in lines:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from reins._paths import EXTENSION_ID
 
 from ._worker import Worker
 from .conftest import Site
+from .support import run_cli
 
 
 class OwnBrowser:
@@ -55,14 +54,8 @@ class OwnBrowser:
         (self.profile,) = new
 
     def cli(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any]]:
-        import json
-
-        env = dict(os.environ, REINS_HOME=str(self.home))
-        proc = subprocess.run(
-            [sys.executable, "-m", "reins.cli", "--profile", self.profile, "--json", *args],
-            capture_output=True, text=True, timeout=timeout, env=env)
-        out = proc.stdout.strip().splitlines()
-        return proc.returncode, (json.loads(out[-1]) if out else {"stderr": proc.stderr})
+        run = run_cli(self.home, *args, profile=self.profile, timeout=timeout)
+        return run.code, run.json()
 
     def ok(self, *args: str) -> dict[str, Any]:
         code, body = self.cli(*args)

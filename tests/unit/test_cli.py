@@ -178,8 +178,8 @@ def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
     heavy = {m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))}
     assert heavy == set()
     host_side = {"reins._host", "reins.bridge.protocol", "reins.bridge.link", "reins.bridge.server",
-                 "reins.bridge.native", "reins.bridge.command", "reins.commands.browser", "nativemessaging",
-                 "asyncio"}
+                 "reins.bridge.native", "reins.bridge.command", "reins.commands.browser",
+                 "reins.commands.table", "nativemessaging", "asyncio"}
     assert host_side & modules == set()
 
 

@@ -10,16 +10,9 @@ from typing import Any
 import pytest
 from reins._errors import BrowserError, DeadlineExceeded, UsageError
 from reins.bridge.deadline import HEADROOM_MS, Deadline
-from reins.commands.eval import (
-    MAX_RESULT_BYTES,
-    SCRIPT_HEADROOM_MS,
-    SOURCE_URL,
-    describe_remote,
-    exception_error,
-    from_serialized,
-    script_timeout_ms,
-    was_terminated,
-)
+from reins.commands.eval import SCRIPT_HEADROOM_MS, script_timeout_ms
+from reins.page.call import SOURCE_URL, exception_error, was_terminated
+from reins.page.remote import MAX_RESULT_BYTES, describe_remote, from_serialized
 from reins.setup.config import config_path, evaluate_enabled, read_config, write_setting
 
 # ---- the script's budget -----------------------------------------------------------------------

@@ -95,15 +95,25 @@ class FakeExtension:
         self.proc.stdin.flush()
 
     def wait_for_socket(self) -> None:
+        """Until the socket accepts a connection: the file appears at bind(), a moment before
+        listen(), and a client connecting in between is refused (seen on a loaded machine)."""
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
-            if self.socket_path.exists():
+            if self.socket_path.exists() and self._accepts():
                 return
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
                 raise AssertionError(f"host exited {self.proc.returncode}: {err}")
             time.sleep(0.02)
         raise AssertionError("the host never opened its socket")
+
+    def _accepts(self) -> bool:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(self.socket_path))
+            except ConnectionRefusedError:
+                return False
+        return True
 
     def close_stdin(self) -> None:
         if self.proc.stdin is not None and not self.proc.stdin.closed:
@@ -400,4 +410,4 @@ def test_a_page_command_that_timed_out_makes_the_next_one_probe(
     assert client.answer()["error"]["code"] == "timeout"
     client.send({"id": "next", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7})
     probe = host.next_frame()
-    assert probe.get("method") == "Runtime.evaluate" and probe["params"] == {"expression": "1"}
+    assert probe.get("method") == "Runtime.evaluate" and probe["params"]["expression"] == "1"

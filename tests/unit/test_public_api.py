@@ -358,3 +358,22 @@ def test_check_typed_errors_allows_the_root_inside_errors_module(tmp_path: Path)
         "def f() -> None:\n    raise UsageError('x')\n"
     )
     assert _run_check(tmp_path).returncode == 0
+
+
+def test_check_typed_errors_follows_error_classes_across_reins_modules(tmp_path: Path) -> None:
+    pkg = tmp_path / "reins" / "page"
+    pkg.mkdir(parents=True)
+    (pkg / "poll.py").write_text(
+        "from reins._errors import DeadlineExceeded\n\n\nclass NotYet(DeadlineExceeded):\n"
+        "    pass\n")
+    (pkg / "user.py").write_text(
+        "from collections.abc import Callable\n\nfrom reins._errors import ReinsError\n"
+        "from reins.page.poll import NotYet\n\n\n"
+        "def f(gave_up: Callable[[ReinsError], ReinsError], last: ReinsError) -> None:\n"
+        "    if last.transient:\n        raise NotYet('x')\n    raise gave_up(last)\n")
+    assert _run_check(tmp_path).returncode == 0
+    (pkg / "other.py").write_text(
+        "from collections.abc import Callable\n\n"
+        "def g(make: Callable[[], Exception]) -> None:\n    raise make()\n")
+    done = _run_check(tmp_path)
+    assert done.returncode == 1 and "other.py:4" in done.stdout

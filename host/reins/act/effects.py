@@ -13,57 +13,21 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
+from reins.page.call import call_function, evaluate, page_call
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
-from reins.page.frames import call_function, evaluate_value
 
 __all__ = ["act_on", "effect_of"]
 
 
-# What an action may change, read before and after it. "before" also arms a MutationObserver that
-# counts changes in or under the target versus elsewhere in its document; "after" first lets the
-# page finish the frame the action started (one animation frame and a task), then reads again
-# and disarms the observer. One call each, so an action costs two round trips for its report.
-_OBSERVE = """async function(phase) {
-  const el = this, doc = el.ownerDocument, key = Symbol.for("reins.effect");
-  let rec = window[key];
-  if (phase === "before") {
-    if (rec) rec.observer.disconnect();
-    const counts = {inside: 0, elsewhere: 0};
-    const tally = (list) => { for (const m of list) { if (el === m.target || el.contains(m.target)) counts.inside++; else counts.elsewhere++; } };
-    const observer = new MutationObserver(tally);
-    observer.observe(doc, {subtree: true, childList: true, attributes: true, characterData: true});
-    rec = window[key] = {observer, counts, tally};
-    setTimeout(() => observer.disconnect(), 5000); // never outlive the action by long
-  } else {
-    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-  }
-  const focus = (n) => { if (!n || n === doc.body) return null; let s = n.localName; if (n.id) s += "#" + n.id;
-    const l = n.getAttribute && (n.getAttribute("aria-label") || n.getAttribute("name")); return l ? s + "[" + l + "]" : s; };
-  let value = null;
-  if ("value" in el && typeof el.value === "string" && !["button","submit","reset"].includes(el.type)) value = el.type === "password" ? "*".repeat(el.value.length) : el.value;
-  else if (el.isContentEditable) value = el.innerText;
-  let checked = null;
-  if (el.type === "checkbox" || el.type === "radio") checked = el.indeterminate ? "mixed" : el.checked;
-  else if (el.hasAttribute("aria-checked")) checked = el.getAttribute("aria-checked");
-  if (checked === "true") checked = true; else if (checked === "false") checked = false;
-  let selected = null;
-  if (el.localName === "select") selected = Array.from(el.selectedOptions).map((o) => o.label);
-  const ex = el.getAttribute("aria-expanded");
-  let counts = null;
-  if (phase !== "before" && rec) {
-    rec.tally(rec.observer.takeRecords());
-    counts = rec.counts;
-  }
-  return {connected: el.isConnected, value, checked, selected,
-          expanded: ex === null ? null : ex === "true", focus: focus(doc.activeElement),
-          url: location.href, document: performance.timeOrigin, counts};
-}"""
+# What an action may change is read before and after it by one page call each (``readState``,
+# pagescripts/src/effects.js); "before" also arms the page's count of DOM changes in and outside
+# the target, "after" first lets the page finish the frame the action started.
 
 
 async def _observe(ctx: CommandContext, el: Resolved, phase: str) -> dict[str, Any] | None:
     try:
-        value = await call_function(ctx, el.object_id, _OBSERVE, phase, session_id=el.session_id,
-                                    await_promise=True, what="read state")
+        value = await call_function(ctx, el.object_id, "readState", phase,
+                                    session_id=el.session_id, await_promise=True, what="read state")
         return value if isinstance(value, dict) else None
     except ReinsError:
         return None  # the context went away: a navigation
@@ -121,10 +85,8 @@ async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
         after = await _observe(ctx, el, "after")
         if after is not None:
             try:  # in the element's own frame: its document may have moved on meanwhile
-                now = await call_function(
-                    ctx, el.object_id,
-                    "function() { return this.ownerDocument.defaultView.performance.timeOrigin; }",
-                    session_id=el.session_id, what="document")
+                now = await call_function(ctx, el.object_id, "elementDocument",
+                                          session_id=el.session_id, what="document")
                 if now != before.get("document"):
                     after = None
             except ReinsError:
@@ -132,7 +94,7 @@ async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
     url_after = None
     if after is None:
         try:
-            url_after = str(await evaluate_value(ctx, "location.href", what="url"))
+            url_after = str(await evaluate(ctx, page_call("documentUrl"), what="url"))
         except ReinsError:
             url_after = None
     effect, warnings = effect_of(before, after, url_after)

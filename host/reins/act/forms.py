@@ -1,4 +1,7 @@
-"""Forms: fill and type (verified against what the field keeps), select, check and uncheck."""
+"""Forms: fill and type (verified against what the field keeps), select, check and uncheck.
+
+The page side is in pagescripts/src/actions.js (prepareField, fieldValue, selectOptions,
+checkedState)."""
 
 from __future__ import annotations
 
@@ -11,31 +14,9 @@ from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
-from reins.page.frames import call_function
+from reins.page.call import call_function
 
 __all__ = ["fill_element", "select_options", "set_checked"]
-
-
-_EDITABLE = """function(mode) {
-  const el = this;
-  const tag = el.localName;
-  const textual = tag === "textarea" || (tag === "input" && !["checkbox","radio","button","submit","reset","file","image","range","color","hidden"].includes(el.type));
-  if (!textual && !el.isContentEditable) return {ok: false, why: "not a text field (" + tag + (el.type ? "[type=" + el.type + "]" : "") + ")"};
-  if (el.readOnly) return {ok: false, why: "read-only"};
-  if (el.disabled) return {ok: false, why: "disabled"};
-  el.focus();
-  if (textual) {
-    if (mode === "all") { try { el.select(); } catch (e) { el.setSelectionRange(0, el.value.length); } }
-    else { try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) {} }
-  } else {
-    const sel = el.ownerDocument.getSelection(); const range = el.ownerDocument.createRange();
-    range.selectNodeContents(el); if (mode !== "all") range.collapse(false);
-    sel.removeAllRanges(); sel.addRange(range);
-  }
-  return {ok: true, textual};
-}"""
-
-_VALUE = """function() { return this.isContentEditable && !("value" in this) ? this.innerText.replace(/\\n$/, "") : this.value; }"""
 
 
 async def fill_element(ctx: CommandContext, el: Resolved, text: str, *, append: bool = False,
@@ -46,17 +27,17 @@ async def fill_element(ctx: CommandContext, el: Resolved, text: str, *, append: 
             await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
         except ReinsError:
             pass  # focus() in the page script below covers elements CDP will not focus
-        ready = await call_function(ctx, target.object_id, _EDITABLE, "end" if append else "all",
+        ready = await call_function(ctx, target.object_id, "prepareField", "end" if append else "all",
                                     session_id=target.session_id, what="prepare field")
         if not isinstance(ready, dict) or not ready.get("ok"):
             why = ready.get("why") if isinstance(ready, dict) else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
-        original = await call_function(ctx, target.object_id, _VALUE, session_id=target.session_id)
+        original = await call_function(ctx, target.object_id, "fieldValue", session_id=target.session_id)
         if not append and original:
             await press_keys(ctx, parse_keys("Delete"))
         if text:
             await ctx.cdp("Input.insertText", {"text": text})
-        kept = await call_function(ctx, target.object_id, _VALUE, session_id=target.session_id)
+        kept = await call_function(ctx, target.object_id, "fieldValue", session_id=target.session_id)
         expected = (str(original or "") + text) if append else text
         if kept != expected:
             raise ActionError(
@@ -67,30 +48,10 @@ async def fill_element(ctx: CommandContext, el: Resolved, text: str, *, append: 
     return await act_on(ctx, el, do)
 
 
-_SELECT = """function(wanted) {
-  const el = this;
-  if (el.localName !== "select") return {error: "not_editable", message: "not a <select> (use click for custom dropdowns)"};
-  if (el.disabled) return {error: "disabled", message: "the select is disabled"};
-  const options = Array.from(el.options);
-  const picked = [];
-  for (const w of wanted) {
-    const o = options.find((o) => o.value === w) || options.find((o) => o.label.trim() === w.trim())
-      || options.find((o) => o.label.trim().toLowerCase() === w.trim().toLowerCase());
-    if (!o) return {error: "select_mismatch", message: "no option " + JSON.stringify(w) + "; options: " + options.map((o) => o.label).join(", ")};
-    picked.push(o);
-  }
-  if (!el.multiple && picked.length > 1) return {error: "select_mismatch", message: "this select takes one value"};
-  for (const o of options) o.selected = picked.includes(o);
-  el.dispatchEvent(new Event("input", {bubbles: true}));
-  el.dispatchEvent(new Event("change", {bubbles: true}));
-  return {selected: Array.from(el.selectedOptions).map((o) => ({value: o.value, label: o.label}))};
-}"""
-
-
 async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> dict[str, Any]:
     async def do(target: Resolved) -> dict[str, Any]:
         await actionable_point(ctx, target)
-        answer = await call_function(ctx, target.object_id, _SELECT, values,
+        answer = await call_function(ctx, target.object_id, "selectOptions", values,
                                      session_id=target.session_id, what="select")
         if not isinstance(answer, dict):
             raise ActionError("the select did not answer", code="select_mismatch")
@@ -103,17 +64,8 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
     return await act_on(ctx, el, do)
 
 
-_CHECKED = """function() {
-  if (this.type === "checkbox" || this.type === "radio") return {kind: this.type, checked: this.checked};
-  const role = this.getAttribute("role");
-  if (role === "checkbox" || role === "switch" || role === "radio" || role === "menuitemcheckbox")
-    return {kind: role, checked: this.getAttribute("aria-checked") === "true"};
-  return {kind: null};
-}"""
-
-
 async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[str, Any]:
-    state = await call_function(ctx, el.object_id, _CHECKED, session_id=el.session_id)
+    state = await call_function(ctx, el.object_id, "checkedState", session_id=el.session_id)
     if not isinstance(state, dict) or state.get("kind") is None:
         raise ResolutionError("not a checkbox, radio or switch", code="not_editable")
     if state.get("checked") == wanted:
@@ -122,7 +74,7 @@ async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[s
     if not wanted and state.get("kind") == "radio":
         raise UsageError("a radio button cannot be unchecked; check another one", code="bad_request")
     result = await click_element(ctx, el)
-    after = await call_function(ctx, el.object_id, _CHECKED, session_id=el.session_id)
+    after = await call_function(ctx, el.object_id, "checkedState", session_id=el.session_id)
     if not isinstance(after, dict) or after.get("checked") != wanted:
         raise ActionError(f"the control is still {'un' if wanted else ''}checked after the click",
                           code="check_failed")

@@ -8,7 +8,6 @@ candidate is unambiguous with confidence ≥ 0.75, else ``ref_stale`` with the c
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,12 +15,14 @@ from typing import Any
 from reins._errors import ReinsError, ResolutionError, UsageError
 from reins.act.targets import Target, parse_target
 from reins.bridge.context import CommandContext
-from reins.observe.collect import collect_source
+from reins.observe.collect import install_expression
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import find_elements, observe_page
 from reins.observe.registry import RegistryEntry
 from reins.observe.store import ObserveState, current_url, registry_for, seen_for
-from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
+from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.frames import session_for_iframe
+from reins.page.poll import poll_until
 
 __all__ = ["Resolved", "handle_for_record", "resolve_for_action", "resolve_target"]
 
@@ -47,61 +48,29 @@ class Resolved:
 
 # ---- page-side helpers -------------------------------------------------------------------------
 
-_API = 'window[Symbol.for("reins.api")]'
-_MATCHES = 'window[Symbol.for("reins.matches")]'
-
-# Finds CSS or XPath matches inside a chain of same-origin iframes and shadow hosts; parks them in
-# a Symbol slot and answers {count} or {error, message} or {frame: index} when a cross-origin
-# iframe interrupts the chain.
-_FIND = """(spec) => {
-  let doc = document, root = document;
-  for (let k = 0; k < spec.frames.length; k++) {
-    let el; try { el = root.querySelector(spec.frames[k]); } catch (e) { return {error: "invalid_selector", message: e.message}; }
-    if (!el) return {error: "not_found", message: "no iframe matches " + spec.frames[k]};
-    if (!el.contentDocument) { window[Symbol.for("reins.matches")] = [el]; return {frame: k}; }
-    doc = el.contentDocument; root = doc;
-  }
-  for (const host of spec.shadow) {
-    const h = root.querySelector(host);
-    if (!h || !h.shadowRoot) return {error: "not_found", message: "shadow host gone: " + host};
-    root = h.shadowRoot;
-  }
-  let found = [];
-  try {
-    if (spec.kind === "xpath") {
-      const r = doc.evaluate(spec.value, root === doc ? doc : root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-      for (let i = 0; i < r.snapshotLength; i++) { const n = r.snapshotItem(i); if (n.nodeType === 1) found.push(n); }
-    } else {
-      found = Array.from(root.querySelectorAll(spec.value));
-    }
-  } catch (e) { return {error: "invalid_selector", message: e.message}; }
-  window[Symbol.for("reins.matches")] = found;
-  return {count: found.length};
-}"""
-
 
 async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
-    installed = await evaluate_value(ctx, f"!!{_API}", session_id=session, what="api check")
+    installed = await evaluate(ctx, page_call("hasApi"), session_id=session, what="api check")
     if not installed:
-        body = collect_source().strip().rstrip(";").replace("__REINS_OPTIONS__",
-                                                             json.dumps({"install": True}))
-        await evaluate_value(ctx, body, session_id=session, what="install page api")
+        await evaluate(ctx, install_expression(), session_id=session, what="install page api")
 
 
 async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
-    """The element record (docs/element-record.md) of one element, for identity checks."""
-    declaration = f"function() {{ const api = {_API}; return api ? api.describe(this) : null; }}"
-    record = await call_function(ctx, resolved.object_id, declaration,
+    """The element record (docs/element-record.md) of one element, for identity checks.
+
+    ``describe`` comes with the collection (it shares the collection's whole walk), which leaves
+    it on the page; the rare document the collection has not run in gets it installed first."""
+    record = await call_function(ctx, resolved.object_id, "describeElement",
                                  session_id=resolved.session_id, what="describe")
     if record is None:  # a document the page script has not run in yet
         await _ensure_api(ctx, resolved.session_id)
-        record = await call_function(ctx, resolved.object_id, declaration,
+        record = await call_function(ctx, resolved.object_id, "describeElement",
                                      session_id=resolved.session_id, what="describe")
     return record if isinstance(record, dict) else {}
 
 
 async def _match_handle(ctx: CommandContext, index: int, session: str | None) -> str:
-    handle = await evaluate_handle(ctx, f"{_MATCHES}[{index}]", session_id=session,
+    handle = await evaluate_handle(ctx, page_call("matchAt", index), session_id=session,
                                    what="match handle")
     if handle is None:
         raise ResolutionError("the element went away while being resolved", transient=True)
@@ -118,8 +87,8 @@ async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[
     remaining = list(frames)
     while True:
         spec = {"kind": kind, "value": value, "frames": remaining, "shadow": list(shadow)}
-        answer = await evaluate_value(ctx, f"({_FIND})({json.dumps(spec)})", session_id=session,
-                                      what="find")
+        answer = await evaluate(ctx, page_call("findMatches", spec), session_id=session,
+                                what="find")
         if not isinstance(answer, dict):
             raise ResolutionError("the page did not answer the query", transient=True)
         if "error" in answer:
@@ -184,7 +153,7 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
 async def handle_for_record(ctx: CommandContext, home: tuple[str | None, int], *, via: str,
                             ref: str | None = None) -> Resolved:
     session, local = home
-    handle = await evaluate_handle(ctx, f'window[Symbol.for("reins.elements")][{local}]',
+    handle = await evaluate_handle(ctx, page_call("storedElement", local),
                                    session_id=session, what="element handle")
     if handle is None:
         raise ResolutionError("the element went away", code="ref_stale", transient=True)
@@ -221,11 +190,9 @@ async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolv
         return None
     session, index = seen.homes[entry.ref]
     gen = seen.gens.get(session or "main")
-    expression = (f'(() => {{ const s = window[Symbol.for("reins.gen")] === {json.dumps(gen)} '
-                  f'? window[Symbol.for("reins.elements")] : null; const el = s && s[{index}]; '
-                  f'return el && el.isConnected ? el : null; }})()')
     try:
-        handle = await evaluate_handle(ctx, expression, session_id=session, what="same node")
+        handle = await evaluate_handle(ctx, page_call("sameNode", gen, index), session_id=session,
+                                       what="same node")
     except ReinsError:
         return None
     return Resolved(handle, session, via="ref", ref=entry.ref) if handle else None
@@ -315,21 +282,24 @@ async def resolve_target(ctx: CommandContext, target: str, *, frame: str | None 
                          settle: bool = True) -> Resolved:
     """Resolve TARGET, waiting up to the settle window for a target that is not there yet."""
     parsed = parse_target(target, frame=frame)
-    loop = asyncio.get_running_loop()
-    until = loop.time() + min(SETTLE_WINDOW_S, ctx.deadline.remaining())
-    while True:
-        try:
-            if parsed.kind == "ref":
-                return await _resolve_ref(ctx, parsed)
-            if parsed.kind in ("role", "text"):
-                return await _resolve_by_records(ctx, parsed)
-            return await _resolve_query(ctx, parsed)
-        except ResolutionError as exc:
-            if not (settle and exc.transient and exc.code == "not_found") or loop.time() >= until:
-                if exc.code == "not_found":
-                    exc.transient = False
-                raise
-        await asyncio.sleep(0.1)
+
+    async def resolved() -> Resolved:
+        if parsed.kind == "ref":
+            return await _resolve_ref(ctx, parsed)
+        if parsed.kind in ("role", "text"):
+            return await _resolve_by_records(ctx, parsed)
+        return await _resolve_query(ctx, parsed)
+
+    def not_there_yet(exc: ReinsError) -> bool:
+        return settle and exc.transient and exc.code == "not_found"
+
+    try:
+        return await poll_until(ctx.deadline.child(int(SETTLE_WINDOW_S * 1000)), resolved,
+                                interval=0.1, retry=not_there_yet)
+    except ResolutionError as exc:
+        if exc.code == "not_found":  # waited for as long as it is waited for: final
+            exc.transient = False
+        raise
 
 
 async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str | None,

@@ -14,7 +14,7 @@ from reins.act.actionability import Point, actionable_point
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
-from reins.page.frames import call_function
+from reins.page.call import call_function
 
 __all__ = ["click_element"]
 
@@ -69,6 +69,5 @@ async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, b
 
 
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
-    await call_function(ctx, el.object_id,
-                        "function(n) { for (let i = 0; i < n; i++) this.click(); }", clicks,
-                        session_id=el.session_id, what="js click")
+    await call_function(ctx, el.object_id, "jsClick", clicks, session_id=el.session_id,
+                        what="js click")

@@ -5,6 +5,9 @@ A handler module declares each command with ``@command(...)``: its wire name, it
 (needs a tab, probes a suspect tab first, may run while a JavaScript dialog is open, watches for
 dialogs at all, only reads). ``reins.commands.table`` gathers them; the dispatcher reads the policy
 from there, and the CLI builds its commands from the table's description (``describe``).
+
+An argument's CLI help is its ``Field(description=...)``; what only the CLI needs to know about it (a
+metavar, choices the host checks itself, a field the CLI never offers) goes in ``cli_hints``.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "Command", "NoArgs", "build_table", "command"]
+__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "Command", "NoArgs", "build_table", "cli_hints", "command"]
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -33,6 +36,24 @@ class Args(BaseModel):
 
 class NoArgs(Args):
     pass
+
+
+def cli_hints(
+    *, hidden: bool = False, metavar: str | None = None, choices: Iterable[str] = (),
+) -> dict[str, JsonValue]:
+    """What the CLI shows of one args field, as the field's ``json_schema_extra``.
+
+    hidden: the CLI never offers it (the host's own, or set by a CLI quirk); metavar: the word in
+    the usage line; choices: offered as a click.Choice although the model takes any string.
+    """
+    hints: dict[str, JsonValue] = {}
+    if hidden:
+        hints["hidden"] = True
+    if metavar:
+        hints["metavar"] = metavar
+    if choices:
+        hints["choices"] = list(choices)
+    return {"cli": hints}
 
 
 Handler = Callable[[CommandContext, A], Awaitable[dict[str, Any]]]
@@ -58,7 +79,8 @@ class Command(Generic[A]):
     # May start on a tab showing a page reins does not attach to (chrome://…): it can take the tab
     # away from it (the extension's `tabs.navigate`), so a refused dialog watch does not stop it.
     leaves_refused_page: bool = False
-    # The CLI's words for it ("tab new") and its positional arguments, in order (field names).
+    # The CLI's words for it ("tab new"; none: not on the CLI) and its positional arguments, in
+    # order (field names).
     cli: tuple[str, ...] = ()
     cli_args: tuple[str, ...] = ()
 
@@ -67,9 +89,14 @@ def command(
     name: str, args: type[A], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, needs_tab: bool = True,
     watch_dialogs: bool = True, dialog_free: bool = False, probe: bool = True,
     read_only: bool = False, leaves_refused_page: bool = False, cli: str | None = None,
-    cli_args: Iterable[str] = (),
+    cli_args: Iterable[str] = (), on_cli: bool = True,
 ) -> Callable[[Handler[A]], Command[A]]:
-    """Declare a command; the decorated handler's docstring is its help."""
+    """Declare a command; the decorated handler's docstring is its help.
+
+    cli: its words on the command line (default: the name, ``_`` read as a space); cli_args: the
+    fields taken as positional arguments, in order (the others are options); on_cli=False: the
+    host serves it but the CLI does not offer it.
+    """
 
     def wrap(fn: Handler[A]) -> Command[A]:
         doc = inspect.cleandoc(fn.__doc__ or "").strip()
@@ -78,10 +105,10 @@ def command(
         unknown = set(cli_args) - set(args.model_fields)
         if unknown:
             raise ReinsError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
-                            f"{args.__name__}", code="internal")
+                             f"{args.__name__}", code="internal")
+        words = tuple((cli or name.replace("_", " ")).split()) if on_cli else ()
         return Command(name, args, fn, doc, timeout_ms, needs_tab, watch_dialogs, dialog_free,
-                       probe, read_only, leaves_refused_page, tuple((cli or name.replace("_", " ")).split()),
-                       tuple(cli_args))
+                       probe, read_only, leaves_refused_page, words, tuple(cli_args))
 
     return wrap
 

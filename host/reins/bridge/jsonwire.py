@@ -23,13 +23,13 @@ MAX_NUMBER_CHARS = 40
 
 def _int(text: str) -> int:
     if len(text) > MAX_NUMBER_CHARS:
-        raise ValueError(f"a number of {len(text)} digits")
+        raise UsageError(f"not JSON reins accepts: a number of {len(text)} digits")
     return int(text)
 
 
 def _float(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
-        raise ValueError(f"a number of {len(text)} characters")
+        raise UsageError(f"not JSON reins accepts: a number of {len(text)} characters")
     return float(text)
 
 

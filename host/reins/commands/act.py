@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
-import json
 from typing import Any
 
 from pydantic import Field
@@ -16,21 +14,23 @@ from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import click_element
-from reins.bridge.command import Args, Command, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
-from reins.page.frames import evaluate_value
+from reins.page.call import evaluate, page_call
 from reins.page.navigation import settle
+from reins.page.poll import NotYet, poll_until
 
 __all__ = ["COMMANDS"]
 
 
 class SmartArgs(Args):
-    target: str | None = None
-    frame: str | None = None
-    text: str | None = None
-    index: int | None = Field(default=None, ge=1)
-    type: str | None = None
-    viewport_only: bool = False
+    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
+    index: int | None = Field(default=None, ge=1, description="1-based among matches.")
+    type: str | None = Field(
+        default=None, description="Interaction-map type: button, input, input-text, a …")
+    viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
 
     def smart(self) -> dict[str, Any] | None:
         if self.text is None:
@@ -49,8 +49,11 @@ class SmartArgs(Args):
 
 
 class ClickArgs(SmartArgs):
-    mode: str | None = None  # "js" forces DOM el.click() (REINS_CLICK=js)
-    button: str = "left"
+    mode: str | None = Field(default=None,
+                             description="js: DOM el.click() instead of mouse events (REINS_CLICK=js).",
+                             json_schema_extra=cli_hints(hidden=True))
+    button: str = Field(default="left", description="Which mouse button.",
+                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
 
 
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
@@ -81,7 +84,7 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
 
 
 class FillArgs(SmartArgs):
-    value: str
+    value: str = Field(description="The text.")
 
 
 @command("fill", FillArgs, cli_args=("target", "value"))
@@ -99,9 +102,9 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
 
 
 class PressArgs(Args):
-    keys: str = Field(min_length=1)
-    target: str | None = None
-    frame: str | None = None
+    keys: str = Field(min_length=1, description="Enter, Control+A, Shift+Tab …")
+    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("press", PressArgs, cli_args=("keys", "target"))
@@ -123,9 +126,9 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
 
 
 class SelectArgs(Args):
-    target: str
-    values: list[str] = Field(min_length=1)
-    frame: str | None = None
+    target: str = Field(description="The <select>: @ref, CSS, //xpath, role=…, text=….")
+    values: list[str] = Field(min_length=1, description="Option values or labels.")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("select", SelectArgs, cli_args=("target", "values"))
@@ -136,8 +139,8 @@ async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
 
 
 class CheckArgs(Args):
-    target: str
-    frame: str | None = None
+    target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
 @command("check", CheckArgs, cli_args=("target",))
@@ -153,19 +156,11 @@ async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
 
 
 class WaitArgs(Args):
-    text: str | None = None
-    target: str | None = None
-    gone: str | None = None
-    url: str | None = None
-    idle: bool = False
-
-
-_HAS_TEXT = """((t) => {
-  const seen = (doc) => { if (doc.body && doc.body.innerText.includes(t)) return true;
-    for (const f of doc.querySelectorAll("iframe,frame")) { try { if (f.contentDocument && seen(f.contentDocument)) return true; } catch (e) {} }
-    return false; };
-  return seen(document);
-})"""
+    text: str | None = Field(default=None, description="Until this text is on the page.")
+    target: str | None = Field(default=None, description="Until TARGET is there and visible.")
+    gone: str | None = Field(default=None, description="Until TARGET is gone.")
+    url: str | None = Field(default=None, description="Until the URL matches GLOB.")
+    idle: bool = Field(default=False, description="Until the DOM has been quiet for a moment.")
 
 
 @command("wait", WaitArgs, timeout_ms=10_000, read_only=True)
@@ -178,39 +173,38 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
                          code="bad_request")
     if args.idle:
         return {"waited_for": "idle", **(await settle(ctx))}
-    last: str = "nothing yet"
-    while True:
+
+    async def holds() -> dict[str, Any]:
+        if args.text is not None:
+            if await evaluate(ctx, page_call("hasText", args.text)):
+                return {"waited_for": "text", "text": args.text}
+            raise NotYet("the text is not on the page")
+        if args.url is not None:
+            href = str(await evaluate(ctx, page_call("documentUrl")))
+            if fnmatch.fnmatchcase(href, args.url) or href == args.url:
+                return {"waited_for": "url", "url": href}
+            raise NotYet(f"url is {href}")
+        if args.target is not None:
+            el = await resolve_target(ctx, args.target, settle=False)
+            await actionable_point(ctx, el, need_enabled=False)
+            return {"waited_for": "target", "ref": el.ref}
+        assert args.gone is not None
         try:
-            if args.text is not None:
-                if await evaluate_value(ctx, f"{_HAS_TEXT}({json.dumps(args.text)})"):
-                    return {"waited_for": "text", "text": args.text}
-                last = "the text is not on the page"
-            elif args.url is not None:
-                href = str(await evaluate_value(ctx, "location.href"))
-                if fnmatch.fnmatchcase(href, args.url) or href == args.url:
-                    return {"waited_for": "url", "url": href}
-                last = f"url is {href}"
-            elif args.target is not None:
-                el = await resolve_target(ctx, args.target, settle=False)
-                await actionable_point(ctx, el, need_enabled=False)
-                return {"waited_for": "target", "ref": el.ref}
-            elif args.gone is not None:
-                try:
-                    el = await resolve_target(ctx, args.gone, settle=False)
-                except ReinsError as exc:
-                    if exc.code in ("not_found", "ref_stale"):
-                        return {"waited_for": "gone"}
-                    raise
-                visible = await evaluate_value(ctx, "1")  # keep the tab answering
-                last = f"{args.gone} is still there{'' if visible else ''}"
+            await resolve_target(ctx, args.gone, settle=False)
         except ReinsError as exc:
-            if not exc.transient and exc.code not in ("not_found", "not_visible", "obscured"):
-                raise
-            last = exc.message
-        if ctx.deadline.remaining() < 0.15:
-            raise DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last}",
-                                   details={"last_seen": last})
-        await asyncio.sleep(0.1)
+            if exc.code in ("not_found", "ref_stale"):
+                return {"waited_for": "gone"}
+            raise
+        await evaluate(ctx, "1")  # keep the tab answering
+        raise NotYet(f"{args.gone} is still there")
+
+    def gave_up(last: ReinsError) -> ReinsError:
+        return DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last.message}",
+                                details={"last_seen": last.message})
+
+    return await poll_until(
+        ctx.deadline, holds, interval=0.1, reserve_s=0.15, gave_up=gave_up,
+        retry=lambda exc: exc.transient or exc.code in ("not_found", "not_visible", "obscured"))
 
 
 COMMANDS: tuple[Command[Any], ...] = (

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from reins import __version__
 from reins._errors import BrowserError, ReinsError, ResolutionError
-from reins.bridge.command import Args, Command, NoArgs, command
+from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.page.dialogs import watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
@@ -64,7 +64,7 @@ async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 
 class TabNewArgs(Args):
-    url: str | None = None
+    url: str | None = Field(default=None, description="What to open (default: a blank tab).")
 
 
 @command("tab_new", TabNewArgs, needs_tab=False, timeout_ms=30_000, cli_args=("url",))
@@ -85,7 +85,8 @@ async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
 
 
 class TabIdArgs(Args):
-    id: int
+    id: int = Field(description="The tab's id, as `reins tabs` lists it.",
+                    json_schema_extra=cli_hints(metavar="TAB_ID"))
 
 
 @command("tab_select", TabIdArgs, needs_tab=False, cli_args=("id",))
@@ -101,7 +102,8 @@ async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
 
 
 class TabCloseArgs(Args):
-    id: int | None = None
+    id: int | None = Field(default=None, description="The tab's id (default: the current tab).",
+                           json_schema_extra=cli_hints(metavar="TAB_ID"))
 
 
 @command("tab_close", TabCloseArgs, needs_tab=False, cli_args=("id",))
@@ -121,7 +123,7 @@ async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
 
 
 class NavigateArgs(Args):
-    url: str = Field(min_length=1)
+    url: str = Field(min_length=1, description="What to open.")
 
 
 async def _origin(ctx: CommandContext) -> float | None:
@@ -192,16 +194,18 @@ async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return _page(await wait_for_new_document(ctx, old))
 
 
-@command("settle", NoArgs, read_only=True)
+@command("settle", NoArgs, read_only=True, on_cli=False)
 async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Wait until the page has loaded and its DOM has been quiet for a moment."""
     return _page(await settle(ctx))
 
 
 class CdpArgs(Args):
-    method: str = Field(min_length=3, max_length=128)
-    params: dict[str, Any] = Field(default_factory=dict)
-    session_id: str | None = None
+    method: str = Field(min_length=3, max_length=128,
+                        description="An allowlisted DevTools method, e.g. Runtime.evaluate.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Its parameters.")
+    session_id: str | None = Field(default=None, description="A child session (an iframe's).",
+                                   json_schema_extra=cli_hints(hidden=True))
 
 
 @command("cdp", CdpArgs, cli_args=("method", "params"))
@@ -217,15 +221,16 @@ async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
-@command("ping", NoArgs, needs_tab=False, read_only=True)
+@command("ping", NoArgs, needs_tab=False, read_only=True, on_cli=False)
 async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Is the host up, and is the extension connected to it?"""
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
 
 
 class DialogArgs(Args):
-    action: Literal["accept", "dismiss"] | None = None
-    text: str | None = None
+    action: Literal["accept", "dismiss"] | None = Field(
+        default=None, description="What to do with the open dialog (default: show it).")
+    text: str | None = Field(default=None, description="What to answer a prompt with.")
 
 
 @command("dialog", DialogArgs, dialog_free=True, cli_args=("action", "text"))

@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -52,89 +50,31 @@ from pydantic import Field
 
 from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError, UsageError
 from reins.act.locate import resolve_target
-from reins.bridge.command import Args, Command, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS, Deadline
+from reins.page.call import (
+    SOURCE_URL,
+    ScriptStopped,
+    UserScript,
+    call_function,
+    evaluate,
+    page_call,
+    page_constant,
+    page_function,
+)
+from reins.page.remote import MAX_RESULT_BYTES, describe_remote, from_serialized
 from reins.setup.config import evaluate_enabled
 
-__all__ = [
-    "COMMANDS",
-    "MAX_RESULT_BYTES",
-    "SCRIPT_HEADROOM_MS",
-    "describe_remote",
-    "exception_error",
-    "from_serialized",
-    "script_timeout_ms",
-    "was_terminated",
-]
+__all__ = ["COMMANDS", "SCRIPT_HEADROOM_MS", "script_timeout_ms"]
 
-# Results larger than this (UTF-8 bytes of their JSON text) are cut, with a marker.
-MAX_RESULT_BYTES = 256 * 1024
 # Kept back from the script's V8 timeout: V8 stops the script this long before the deadline, so
 # the answer that says it was stopped arrives while the command still waits for it (and the caller
 # can be told "stopped, the tab is usable" rather than only "no answer").
 SCRIPT_HEADROOM_MS = 4 * HEADROOM_MS  # 150 ms of slack for that answer on a busy machine
-# Named in stack traces and exception locations of the user's script.
-SOURCE_URL = "reins-eval"
 # One slot on each page's global object, `Symbol.for("reins.eval")`: a Map keyed by a per-call
-# nonce, so concurrent evaluations on one tab never take each other's element.
-
-# JSON-safe values pass through `JSON.stringify`; everything else is described instead.
-_SERIALIZED_SUBTYPES = frozenset({None, "array"})
-
-# Runs no user code: puts the element where the page-level evaluate can find it. It climbs to the
-# highest same-origin ancestor window, the frame a Runtime.evaluate in this session runs in.
-_PARK = """function (nonce) {
-  let w = globalThis;
-  try { while (w.parent !== w && w.parent.document) w = w.parent; } catch (e) {}
-  const s = Symbol.for("reins.eval");
-  (w[s] || (w[s] = new Map())).set(nonce, this);
-  return true;
-}"""
-
-_UNREACHABLE = "reins: the element is not reachable from its frame's main document"
-
-# The user's function starts on line _CALL_PREFIX_LINES (0-based) of this script, at column 0.
-_CALL = """(() => {
-  const slots = globalThis[Symbol.for("reins.eval")], nonce = %(nonce)s;
-  const el = slots && slots.get(nonce);
-  if (slots) slots.delete(nonce);
-  if (el === undefined) throw new Error(%(unreachable)s);
-  const fn = (
-%(source)s
-);
-  if (typeof fn !== "function") throw new TypeError("--target expects a function, such as el => el.textContent");
-  return fn(el);
-})()
-//# sourceURL=%(url)s"""
-_CALL_PREFIX_LINES = 6
-
-# REPL mode hands back a promise the script ends with instead of awaiting it; this awaits it, still
-# under the timeout, so `fetch(url).then(r => r.status)` answers the status.
-_SETTLE = """(() => {
-  const slots = globalThis[Symbol.for("reins.eval")], nonce = %(nonce)s;
-  const value = slots && slots.get(nonce);
-  if (slots) slots.delete(nonce);
-  return value;
-})()
-//# sourceURL=%(url)s"""
-
-_SERIALIZE = """(() => {
-  const slots = globalThis[Symbol.for("reins.eval")], nonce = %(nonce)s;
-  const value = slots && slots.get(nonce);
-  if (slots) slots.delete(nonce);
-  let text;
-  try { text = JSON.stringify(value); }
-  catch (e) { return {ok: false, reason: String((e && e.message) || e).split("\\n")[0]}; }
-  if (typeof text !== "string") return {ok: false, reason: "JSON.stringify gave no text"};
-  const bytes = new TextEncoder().encode(text), limit = %(limit)d;
-  if (bytes.length <= limit) return {ok: true, text, size: bytes.length};
-  const cut = new TextDecoder().decode(bytes.subarray(0, limit)).replace(/\\uFFFD$/, "");
-  return {ok: true, text: cut, size: bytes.length, truncated: true};
-})()"""
-
-
-# ---- pure: budget, results, exceptions ----------------------------------------------------------
+# nonce, so concurrent evaluations on one tab never take each other's element
+# (pagescripts/src/evaluate.js: park, takeParked, serializeParked, runOnParked).
 
 
 def script_timeout_ms(deadline: Deadline, *, now: float | None = None) -> int:
@@ -142,127 +82,16 @@ def script_timeout_ms(deadline: Deadline, *, now: float | None = None) -> int:
     return deadline.remaining_ms(headroom_ms=SCRIPT_HEADROOM_MS, now=now)
 
 
-def was_terminated(error: ReinsError, *, elapsed_ms: float, timeout_ms: int) -> bool:
-    """Did V8 stop the script at its timeout? Chromium answers "Execution was terminated", or,
-    when the evaluate awaits a promise, a bare CDP "Internal error" at about the timeout."""
-    text = str(error.args[0] if error.args else "").lower()
-    if "execution was terminated" in text or "ran past its budget" in text:
-        return True
-    return "internal error" in text and elapsed_ms >= timeout_ms - HEADROOM_MS
-
-
-def _cut_text(text: str, limit: int) -> tuple[str, int, bool]:
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= limit:
-        return text, len(data), False
-    return data[:limit].decode("utf-8", "ignore"), len(data), True
-
-
-def _described(remote: dict[str, Any], limit: int, description: str | None = None) -> dict[str, Any]:
-    kind = str(remote.get("type") or "object")
-    text = description if description is not None else remote.get("description")
-    if text is None:
-        text = str(remote.get("unserializableValue") or kind)
-    cut, size, truncated = _cut_text(str(text), limit)
-    out: dict[str, Any] = {"type": kind, "description": cut}
-    if remote.get("subtype") and remote.get("subtype") != "null":
-        out["subtype"] = remote["subtype"]
-    if remote.get("className"):
-        out["class_name"] = remote["className"]
-    if truncated:
-        out.update(truncated=True, size=size)
-    return out
-
-
-def describe_remote(remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES) -> dict[str, Any] | None:
-    """The answer for a CDP RemoteObject, or None when the page must serialize it first (a plain
-    object or an array, which has an ``objectId`` to serialize)."""
-    kind = remote.get("type")
-    subtype = remote.get("subtype")
-    if "unserializableValue" in remote:  # NaN, Infinity, -Infinity, -0, BigInt
-        return _described(remote, limit)
-    if kind == "undefined":
-        return _described(remote, limit, "undefined")
-    if kind == "string":
-        text, size, truncated = _cut_text(str(remote.get("value", "")), limit)
-        return {"value": text, "truncated": True, "size": size} if truncated else {"value": text}
-    if kind in ("number", "boolean"):
-        return {"value": remote.get("value")}
-    if kind == "object" and subtype == "null":
-        return {"value": None}
-    if kind == "object" and subtype in _SERIALIZED_SUBTYPES and remote.get("objectId"):
-        return None
-    if kind == "object" and subtype in _SERIALIZED_SUBTYPES and "value" in remote:
-        return {"value": remote["value"]}  # already by value
-    return _described(remote, limit)
-
-
-def from_serialized(payload: dict[str, Any], remote: dict[str, Any], *,
-                    limit: int = MAX_RESULT_BYTES) -> dict[str, Any]:
-    """The answer for an object the page ran through ``JSON.stringify`` (see ``_SERIALIZE``)."""
-    if not payload.get("ok"):
-        out = _described(remote, limit)
-        out["reason"] = str(payload.get("reason") or "not representable as JSON")
-        return out
-    text = str(payload.get("text", ""))
-    if payload.get("truncated"):
-        return {"value": text, "truncated": True, "size": int(payload.get("size") or 0)}
-    return {"value": json.loads(text)}
-
-
-_FRAME = re.compile(r"^\s*at (?:.*? \()?(?P<url>[^\s()]+?):(?P<line>\d+):(?P<column>\d+)\)?\s*$")
-
-
-def _stack_frames(stack: str) -> list[tuple[str, int, int]]:
-    frames = []
-    for text in stack.splitlines()[1:]:
-        match = _FRAME.match(text)
-        if match:
-            frames.append((match["url"], int(match["line"]), int(match["column"])))
-    return frames
-
-
-def exception_error(details: dict[str, Any], *, line_offset: int = 0,
-                    source_lines: int | None = None) -> EvaluateError:
-    """``eval_exception`` from CDP exceptionDetails.
-
-    The location comes from the stack: the innermost frame in the user's script (named
-    ``SOURCE_URL``), its line moved back by ``line_offset`` so it counts in the script as given, and
-    dropped when it falls outside it. (In REPL mode CDP's own lineNumber/columnNumber are always 0.)
-    ``url``/``url_line`` name where it was thrown when that was page code, not the user's script."""
-    exc = details.get("exception") or {}
-    stack = str(exc.get("description") or "")
-    if "value" in exc and not stack:
-        first = exc["value"] if isinstance(exc["value"], str) \
-            else json.dumps(exc["value"], ensure_ascii=False)
-    elif stack:
-        first = stack.split("\n", 1)[0]
-    else:
-        first = str(exc.get("unserializableValue") or details.get("text") or "exception")
-    info: dict[str, Any] = {"exception": first}
-    if stack and stack != first:
-        info["stack"] = stack
-    frames = _stack_frames(stack)
-    for url, line, column in frames:
-        user_line = line - line_offset
-        if url == SOURCE_URL and user_line >= 1 and (source_lines is None or user_line <= source_lines):
-            info["line"], info["column"] = user_line, column
-            break
-    if frames and frames[0][0] != SOURCE_URL and "://" in frames[0][0]:
-        info["url"], info["url_line"] = frames[0][0], frames[0][1]
-    elif details.get("url"):
-        info["url"] = details["url"]
-    where = f" at line {info['line']}, column {info['column']}" if "line" in info else ""
-    return EvaluateError(f"the script threw {first}{where}", code="eval_exception", details=info)
-
-
-# ---- the command ----------------------------------------------------------------------------------
-
-
 class EvalArgs(Args):
-    expression: str = Field(min_length=1)
-    target: str | None = Field(default=None, min_length=1)
-    frame: str | None = Field(default=None, min_length=1)
+    expression: str = Field(min_length=1, description="The JavaScript (`-`: read it from stdin).")
+    target: str | None = Field(
+        default=None, min_length=1,
+        description="Run on one element (@ref, CSS, //xpath, role=..., text=...); EXPRESSION is "
+                    "then a function that receives it, e.g. 'el => el.textContent'.",
+        json_schema_extra=cli_hints(metavar="TARGET"))
+    frame: str | None = Field(default=None, min_length=1,
+                              description="Look for --target inside this iframe.",
+                              json_schema_extra=cli_hints(metavar="CSS"))
 
 
 @dataclass
@@ -282,40 +111,28 @@ class _Call:
         return Deadline(at=outer.at - HEADROOM_MS / 1000, budget_ms=outer.budget_ms,
                         started=outer.started)
 
-    async def evaluate(self, expression: str, *, by_value: bool, repl: bool) -> dict[str, Any]:
-        """Runtime.evaluate under V8's timeout; a stopped script raises ``timeout``."""
+    async def evaluate(self, expression: str, *, by_value: bool, repl: bool = False,
+                       user: UserScript | None = None) -> Any:
+        """A Runtime.evaluate under V8's timeout, awaiting promises, as a user gesture."""
         ctx = self.ctx
-        timeout_ms = script_timeout_ms(ctx.deadline)
-        if timeout_ms <= 0:
+        if script_timeout_ms(ctx.deadline) <= 0:
             raise DeadlineExceeded(f"eval: the {ctx.deadline.budget_ms} ms budget ran out "
                                    "before the script could start")
-        params: dict[str, Any] = {
-            "expression": expression, "awaitPromise": True, "returnByValue": by_value,
-            "timeout": timeout_ms, "userGesture": True, "objectGroup": self.group,
-        }
-        if repl:
-            params["replMode"] = True
-        sent = time.monotonic()
         try:
-            return await ctx.cdp("Runtime.evaluate", params, session_id=self.session_id,
-                                 deadline=self.answer_by)
-        except DeadlineExceeded as exc:
-            elapsed = (time.monotonic() - sent) * 1000
-            if was_terminated(exc, elapsed_ms=elapsed, timeout_ms=timeout_ms):
-                raise _stopped(ctx) from None
+            return await evaluate(ctx, expression, session_id=self.session_id, await_promise=True,
+                                  by_value=by_value, repl=repl, user_gesture=True,
+                                  object_group=self.group, headroom_ms=SCRIPT_HEADROOM_MS,
+                                  answer_by=self.answer_by, user=user, what="eval")
+        except ScriptStopped:
+            raise _stopped(ctx) from None
+        except DeadlineExceeded:
             raise _unsettled(ctx) from None
-        except BrowserError as exc:
-            elapsed = (time.monotonic() - sent) * 1000
-            if was_terminated(exc, elapsed_ms=elapsed, timeout_ms=timeout_ms):
-                raise _stopped(ctx) from None
-            raise
 
     async def park(self, object_id: str, nonce: str) -> None:
+        """Runs no user code: puts the object where a page-level evaluate can take it."""
         try:
-            await self.ctx.cdp("Runtime.callFunctionOn", {
-                "objectId": object_id, "functionDeclaration": _PARK,
-                "arguments": [{"value": nonce}], "returnByValue": True, "silent": True,
-            }, session_id=self.session_id, deadline=self.answer_by)
+            await call_function(self.ctx, object_id, "park", nonce, session_id=self.session_id,
+                                silent=True, answer_by=self.answer_by, what="eval")
         except DeadlineExceeded:
             raise _unsettled(self.ctx) from None  # the page's main thread is busy
 
@@ -325,11 +142,12 @@ class _Call:
             return shaped
         nonce = uuid.uuid4().hex
         await self.park(str(remote["objectId"]), nonce)
-        script = _SERIALIZE % {"nonce": json.dumps(nonce),
-                               "limit": MAX_RESULT_BYTES}
-        answer = await self.evaluate(script, by_value=True, repl=False)
-        payload = (answer.get("result") or {}).get("value")
-        if "exceptionDetails" in answer or not isinstance(payload, dict):
+        try:
+            payload = await self.evaluate(page_call("serializeParked", nonce, MAX_RESULT_BYTES),
+                                          by_value=True)
+        except EvaluateError:
+            payload = None
+        if not isinstance(payload, dict):
             payload = {"ok": False, "reason": "the page could not serialize the value"}
         return from_serialized(payload, remote)
 
@@ -364,39 +182,49 @@ def _page_script(expression: str) -> str:
     return f"{expression}\n//# sourceURL={SOURCE_URL}"
 
 
-def _element_script(source: str, nonce: str) -> str:
-    return _CALL % {"nonce": json.dumps(nonce),
-                    "unreachable": json.dumps(_UNREACHABLE), "source": source, "url": SOURCE_URL}
+def _element_script(source: str, nonce: str) -> tuple[str, UserScript]:
+    """The user's function called on the parked element, and where its lines are.
+
+    The one page-side template left in Python: the user's source has to be spliced into the
+    script (as a thunk, so runOnParked takes the element before any user code runs), and in the
+    same script as the call, so V8's timeout covers it and its stack names SOURCE_URL."""
+    prefix = f"({page_function('runOnParked')})({json.dumps(nonce)}, () => (\n"
+    script = f"{prefix}{source}\n))\n//# sourceURL={SOURCE_URL}"
+    return script, UserScript(line_offset=prefix.count("\n"), lines=source.count("\n") + 1)
+
+
+def _unreachable(exc: EvaluateError) -> bool:
+    message = page_constant("UNREACHABLE")
+    return any(message in str(exc.details.get(key) or "") for key in ("exception", "stack"))
 
 
 async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, Any]:
-    line_offset, source_lines = 0, None
     if args.target is None:
         if args.frame is not None:
             raise UsageError("--frame scopes a --target; give one")
-        answer = await call.evaluate(_page_script(args.expression), by_value=False, repl=True)
-        promise = answer.get("result") or {}
-        if "exceptionDetails" not in answer and promise.get("subtype") == "promise":
+        remote = await call.evaluate(_page_script(args.expression), by_value=False, repl=True,
+                                     user=UserScript())
+        if remote.get("subtype") == "promise":
+            # REPL mode hands back a promise the script ends with instead of awaiting it; this
+            # awaits it, still under the timeout, so `fetch(url).then(r => r.status)` answers.
             nonce = uuid.uuid4().hex
-            await call.park(str(promise["objectId"]), nonce)
-            answer = await call.evaluate(_SETTLE % {"nonce": json.dumps(nonce), "url": SOURCE_URL},
-                                         by_value=False, repl=False)
+            await call.park(str(remote["objectId"]), nonce)
+            remote = await call.evaluate(_page_script(page_call("takeParked", nonce)),
+                                         by_value=False, user=UserScript())
     else:
         resolved = await resolve_target(ctx, args.target, frame=args.frame)
         call.session_id = resolved.session_id
         nonce = uuid.uuid4().hex
         await call.park(resolved.object_id, nonce)
-        answer = await call.evaluate(_element_script(args.expression, nonce), by_value=False,
-                                     repl=False)
-        line_offset, source_lines = _CALL_PREFIX_LINES, args.expression.count("\n") + 1
-    details = answer.get("exceptionDetails")
-    if isinstance(details, dict):
-        stack = str((details.get("exception") or {}).get("description") or "")
-        if _UNREACHABLE in stack:
-            raise BrowserError(f"eval: {args.target} is in a frame this tab's evaluate cannot "
-                               "reach", code="frame_unreachable")
-        raise exception_error(details, line_offset=line_offset, source_lines=source_lines)
-    shaped = await call.shape(answer.get("result") or {"type": "undefined"})
+        script, user = _element_script(args.expression, nonce)
+        try:
+            remote = await call.evaluate(script, by_value=False, user=user)
+        except EvaluateError as exc:
+            if _unreachable(exc):
+                raise BrowserError(f"eval: {args.target} is in a frame this tab's evaluate "
+                                   "cannot reach", code="frame_unreachable") from None
+            raise
+    shaped = await call.shape(remote or {"type": "undefined"})
     if shaped.get("truncated"):
         ctx.note("eval_truncated")
     return shaped

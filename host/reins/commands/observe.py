@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from reins._errors import ReinsError
-from reins.bridge.command import Args, Command, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.observe.annotate import Mark, annotate
 from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, observe_page
@@ -24,12 +24,17 @@ def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 class StateArgs(Args):
-    source: Literal["dom", "ax"] | None = None
-    viewport_only: bool = False
-    max_tokens: int | None = Field(default=None, ge=0)
-    compare_sources: bool = False
+    source: Literal["dom", "ax"] | None = Field(
+        default=None,
+        description="dom: the page script (default); ax: Chrome's accessibility tree.")
+    viewport_only: bool = Field(default=False, description="Only what is in the viewport.")
+    max_tokens: int | None = Field(
+        default=None, ge=0,
+        description="Hard budget (chars/4); viewport first, says what it left out.")
+    compare_sources: bool = Field(default=False, description="Measure both sources side by side.")
     # The CLI without --json prints only the text: the per-ref list is then not built or sent.
-    text_only: bool = False
+    text_only: bool = Field(default=False, description="Only the text, no per-ref list.",
+                            json_schema_extra=cli_hints(hidden=True))
 
 
 async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict[str, Any]:
@@ -86,7 +91,7 @@ async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
 
 
 class MapArgs(Args):
-    force: bool = False
+    force: bool = Field(default=False, description="Regenerate even if the cached map is fresh.")
 
 
 @command("map", MapArgs, timeout_ms=30_000, read_only=True)
@@ -96,12 +101,13 @@ async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
 
 
 class FindArgs(Args):
-    text: str | None = None
-    type: str | None = None
-    tag: str | None = None
-    index: int | None = Field(default=None, ge=1)
-    viewport_only: bool = False
-    id: str | None = None
+    text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
+    type: str | None = Field(
+        default=None, description="Interaction-map type: button, input, input-text, a …")
+    tag: str | None = Field(default=None, description="HTML tag.")
+    index: int | None = Field(default=None, ge=1, description="1-based among matches.")
+    viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
+    id: str | None = Field(default=None, description="Map element id (elem_N).")
 
 
 def _found_view(e: dict[str, Any]) -> dict[str, Any]:
@@ -118,8 +124,9 @@ async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
 
 
 class ScreenshotArgs(Args):
-    annotate: bool = False
-    full_page: bool = False
+    annotate: bool = Field(default=False,
+                           description="Box and label each visible element with its ref.")
+    full_page: bool = Field(default=False, description="The whole page, not only the viewport.")
 
 
 @command("screenshot", ScreenshotArgs, timeout_ms=30_000, read_only=True)

@@ -293,6 +293,11 @@ var reinsCollect = (() => {
     return /^[a-zA-Z][a-zA-Z0-9-]*$/.test(name) ? name : CSS.escape(name);
   }
 
+  // src/symbols.js
+  var ELEMENTS = /* @__PURE__ */ Symbol.for("reins.elements");
+  var GENERATION = /* @__PURE__ */ Symbol.for("reins.gen");
+  var API = /* @__PURE__ */ Symbol.for("reins.api");
+
   // node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
   var toStr = Object.prototype.toString;
   function isCallable(fn) {
@@ -1746,8 +1751,6 @@ var reinsCollect = (() => {
   }
 
   // src/index.js
-  var STORE = /* @__PURE__ */ Symbol.for("reins.elements");
-  var API = /* @__PURE__ */ Symbol.for("reins.api");
   function describe2(el) {
     return describeOne(el);
   }
@@ -1796,10 +1799,10 @@ var reinsCollect = (() => {
       elements[i] = opts.compact === true ? compacted(record) : record;
       nodes[i] = el;
     }
-    window[STORE] = nodes;
+    window[ELEMENTS] = nodes;
     const gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
-    window[/* @__PURE__ */ Symbol.for("reins.gen")] = gen;
-    return {
+    window[GENERATION] = gen;
+    const result = {
       gen,
       url: location.href,
       title: document.title,
@@ -1813,8 +1816,11 @@ var reinsCollect = (() => {
       },
       frames: state.frames,
       elements,
-      truncated: state.truncated
+      truncated: state.truncated,
+      // The document's identity: performance.timeOrigin is unique per document.
+      origin: performance.timeOrigin
     };
+    return opts.asText === true ? JSON.stringify(result) : result;
   }
   var MAP_ONLY = ["attributes", "context", "reasons", "href", "placeholder", "type", "obscured"];
   var TRI_STATE = ["checked", "expanded", "selected", "pressed"];

@@ -12,15 +12,15 @@ from typing import Any
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
-from reins.observe.collect import STORE, AxCoverage, PageSnapshot
+from reins.observe.collect import AxCoverage, PageSnapshot
 from reins.observe.store import ObserveState
-from reins.page.frames import evaluate_handle
+from reins.page.call import evaluate_handle, page_call
 
 __all__ = ["ax_records", "merge_ax"]
 
 
 async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
-    array_id = await evaluate_handle(ctx, STORE, session_id=session, what="element handles")
+    array_id = await evaluate_handle(ctx, page_call("storedElements"), session_id=session, what="element handles")
     if array_id is None:
         return []
     props = await ctx.cdp("Runtime.getProperties", {"objectId": array_id, "ownProperties": True},

@@ -16,12 +16,12 @@ from typing import Any
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
-from reins.page.frames import call_function, evaluate_handle, evaluate_value, session_for_iframe
+from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.frames import session_for_iframe
 
-__all__ = ["STORE", "AxCoverage", "PageSnapshot", "collect_expression", "collect_source",
+__all__ = ["AxCoverage", "PageSnapshot", "collect_expression", "collect_source", "install_expression",
            "snapshot_page"]
 
-STORE = 'window[Symbol.for("reins.elements")]'
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
 MAX_ELEMENTS = 50_000
 
@@ -32,18 +32,19 @@ def collect_source() -> str:
 
 
 def collect_expression(options: dict[str, Any]) -> str:
-    body = collect_source().strip().rstrip(";")
-    # The document's identity rides along: performance.timeOrigin is unique per document. The
-    # result travels as one JSON string: CDP and the extension move a string of megabytes about
-    # four times faster than the same data as an object tree (measured: 5,000 elements, 3.9 MB,
-    # ~0.4 s against ~1.6 s).
-    return ("(() => { const r = " + body.replace("__REINS_OPTIONS__", json.dumps(options))
-            + "; r.origin = performance.timeOrigin; return JSON.stringify(r); })()")
+    """The collection with these options, answered as one JSON string (``asText``: CDP and the
+    extension move a string of megabytes about four times faster than the same object tree)."""
+    return collect_source().replace("__REINS_OPTIONS__", json.dumps({**options, "asText": True}))
+
+
+def install_expression() -> str:
+    """Installs the collection's single-element helpers (``describe``) without collecting."""
+    return collect_source().replace("__REINS_OPTIONS__", json.dumps({"install": True}))
 
 
 async def _collect(ctx: CommandContext, options: dict[str, Any], *, session_id: str | None = None,
                    what: str = "collect") -> dict[str, Any]:
-    text = await evaluate_value(ctx, collect_expression(options), session_id=session_id, what=what)
+    text = await evaluate(ctx, collect_expression(options), session_id=session_id, what=what)
     try:
         value = json.loads(text) if isinstance(text, str) else None
     except ValueError:
@@ -100,28 +101,13 @@ async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
         chain.insert(0, str(cursor["selector"]))
         parent = cursor.get("parent")
         cursor = frames.get(str(parent)) if parent else None
-    expression = (
-        "(() => { let doc = document; let el = null; const chain = " + json.dumps(chain) + ";"
-        " for (const sel of chain) { el = doc.querySelector(sel); if (!el) return null;"
-        " if (el.contentDocument) doc = el.contentDocument; } return el; })()"
-    )
-    object_id = await evaluate_handle(ctx, expression, what="frame lookup")
+    object_id = await evaluate_handle(ctx, page_call("frameElementByChain", chain),
+                                      what="frame lookup")
     if object_id is None:
         raise ReinsError("the iframe element is gone", code="frame_unreachable")
     session = await session_for_iframe(ctx, object_id)
-    origin = await call_function(ctx, object_id, _CONTENT_ORIGIN, what="frame origin")
+    origin = await call_function(ctx, object_id, "contentOrigin", what="frame origin")
     return session, float(origin[0]), float(origin[1])
-
-
-# The content-box origin of an element (an iframe) in the top viewport of this context.
-_CONTENT_ORIGIN = """function() {
-  const cs = getComputedStyle(this); const r = this.getBoundingClientRect();
-  let x = r.x + this.clientLeft + parseFloat(cs.paddingLeft), y = r.y + this.clientTop + parseFloat(cs.paddingTop);
-  let w = this.ownerDocument.defaultView;
-  while (w && w.frameElement) { const f = w.frameElement; const fr = f.getBoundingClientRect(); const fs = getComputedStyle(f);
-    x += fr.x + f.clientLeft + parseFloat(fs.paddingLeft); y += fr.y + f.clientTop + parseFloat(fs.paddingTop); w = w.parent; }
-  return [x, y];
-}"""
 
 
 async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,

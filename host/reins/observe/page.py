@@ -6,7 +6,6 @@ annotated screenshot, and the resolution of `role=`/`text=` targets and stale re
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Any, Literal
@@ -18,7 +17,8 @@ from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
 from reins.observe.store import MapCache, ObserveState, SeenAt, registry_for, save_registry
-from reins.page.frames import evaluate_value
+from reins.page.call import evaluate, page_call
+from reins.page.poll import poll_until
 
 __all__ = ["DEFAULT_SOURCE", "MAP_TTL_S", "current_map", "find_elements", "observe_page"]
 
@@ -48,7 +48,7 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     state = ctx.part(ObserveState)
     cached = state.map
     if not force and cached is not None:
-        now_doc = await evaluate_value(ctx, "[performance.timeOrigin, location.href]", what="doc")
+        now_doc = await evaluate(ctx, page_call("documentIdentity"), what="doc")
         fresh = time.monotonic() - cached.created < MAP_TTL_S
         same = isinstance(now_doc, list) and repr(now_doc[0]) == cached.document_id \
             and now_doc[1] == cached.url
@@ -69,14 +69,16 @@ async def find_elements(ctx: CommandContext, query: dict[str, Any],
     """Query the interaction map with the 3-stage fallback (type, tag, regenerate up to 3 times).
 
     ``query`` holds the map query's fields (text, type, tag, index, viewport_only, id)."""
-    imap = await current_map(ctx)
-    for attempt in range(4):
-        try:
-            found = find_with_fallback(imap, dict, max_regenerations=0, **query)
-            return found.matches, found.stage if attempt == 0 else "regenerate"
-        except ResolutionError:
-            if attempt == 3:
-                raise
-            await asyncio.sleep(0.15 * (attempt + 1))
-            imap = await current_map(ctx, force=True)
-    raise ResolutionError("no element matched")  # not reached
+    tries = 0
+
+    async def matches() -> tuple[list[dict[str, Any]], str]:
+        nonlocal tries
+        tries += 1
+        imap = await current_map(ctx, force=tries > 1)
+        found = find_with_fallback(imap, dict, max_regenerations=0, **query)
+        return found.matches, found.stage if tries == 1 else "regenerate"
+
+    # No match: the page may still be rendering it; regenerate the map up to three times.
+    return await poll_until(ctx.deadline, matches, interval=0.15, backoff=0.15, attempts=4,
+                            retry=lambda exc: isinstance(exc, ResolutionError)
+                            and exc.code == "not_found")

@@ -18,7 +18,7 @@ from reins._paths import ensure_private_dir, write_private
 from reins.bridge.context import CommandContext, TabPart
 from reins.observe.collect import PageSnapshot
 from reins.observe.registry import Registry
-from reins.page.frames import evaluate_value
+from reins.page.call import evaluate, page_call
 
 __all__ = ["MapCache", "ObserveState", "SeenAt", "current_url", "registry_for", "save_registry",
            "seen_for"]
@@ -137,5 +137,5 @@ def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
 
 
 async def current_url(ctx: CommandContext) -> str:
-    value = await evaluate_value(ctx, "location.href", what="url")
+    value = await evaluate(ctx, page_call("documentUrl"), what="url")
     return str(value or "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from reins._errors import BrowserError, DeadlineExceeded
 from reins.bridge.context import CommandContext
+from reins.page.call import evaluate
 
 __all__ = ["PROBE_MS", "probe_if_suspect"]
 
@@ -22,7 +23,8 @@ async def probe_if_suspect(ctx: CommandContext) -> None:
     if state is None or not state.suspect:
         return
     try:
-        await ctx.cdp("Runtime.evaluate", {"expression": "1"}, deadline=ctx.deadline.child(PROBE_MS))
+        # The cheapest script there is: any answer proves the main thread is free.
+        await evaluate(ctx, "1", answer_by=ctx.deadline.child(PROBE_MS), what="liveness probe")
     except DeadlineExceeded:
         ctx.note("tab_unresponsive")
         raise BrowserError(

@@ -1,0 +1,67 @@
+"""`reins batch`: many commands over one connection, each line parsed as the CLI parses it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from reins._errors import ReinsError
+from reins.cli.options import GLOBALS, global_options, merged_options
+from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
+
+__all__ = ["batch"]
+
+
+def _bad_line(message: str) -> None:
+    click.echo(json.dumps({"ok": False, "error": {
+        "code": "bad_request", "message": message, "transient": False}}))
+
+
+@click.command()
+@global_options
+@click.pass_context
+def batch(ctx: click.Context, /, **local: Any) -> None:
+    """Run commands from stdin, one per line in CLI syntax, over one connection.
+
+    Each line answers one JSON line ({"ok": true, ...} or {"ok": false, "error": ...}). Lines run
+    in order; a failed line does not stop the rest. Blank lines and # comments are skipped.
+    Example: printf 'state\\nclick @save\\n' | reins batch
+    """
+    import shlex
+
+    from reins.bridge.client import Connection, find_socket
+
+    root = ctx.find_root().command  # every line goes through the same commands as the CLI's
+    opts = merged_options(ctx, local)
+    try:
+        conn = Connection(find_socket(opts.get("profile")))
+    except ReinsError as exc:
+        fail(exc.to_wire(), True)
+    failures = 0
+    with conn:
+        for raw in sys.stdin:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                argv = shlex.split(line)
+                if argv and argv[0] == "batch":
+                    _bad_line("batch does not nest")
+                    failures += 1
+                    continue
+                base = {k: v for k, v in opts.items() if k in GLOBALS}
+                root.main(args=argv, prog_name="reins", standalone_mode=False,
+                          obj={**base, "json_out": True, "_batch": conn})
+            except BatchLineFailed:
+                failures += 1
+            except (click.ClickException, ValueError) as exc:
+                failures += 1
+                message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+                _bad_line(f"{line!r}: {message}")
+            except SystemExit as exc:
+                failures += 1 if exc.code else 0
+            sys.stdout.flush()
+    sys.exit(EXIT_FAILED if failures else EXIT_OK)

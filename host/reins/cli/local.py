@@ -1,0 +1,162 @@
+"""Commands the CLI runs itself, without the host: registration, launch, settings, the guide."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from reins._errors import ReinsError
+from reins.cli.options import global_options, merged_options
+from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
+
+__all__ = ["config", "doctor", "guide", "install", "launch", "shutdown", "uninstall"]
+
+
+def _local_result(ctx: click.Context, /, local: dict[str, Any], action: Callable[[], dict[str, Any]],
+                  human: Callable[[dict[str, Any]], str]) -> None:
+    opts = merged_options(ctx, local)
+    json_out = bool(opts.get("json_out"))
+    try:
+        result = action()
+    except ReinsError as exc:
+        fail(exc.to_wire(), json_out)
+    if json_out:
+        click.echo(json.dumps({"ok": True, **result}, ensure_ascii=False))
+    else:
+        click.echo(human(result))
+
+
+_BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
+
+
+@click.command()
+def guide() -> None:
+    """Print the agent guide: observe, act, read the effect, what each error means."""
+    from importlib import resources
+
+    click.echo((resources.files("reins") / "agent-guide.md").read_text(encoding="utf-8"))
+
+
+@click.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
+              help="Register in this profile's own NativeMessagingHosts folder instead.")
+@global_options
+@click.pass_context
+def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Register the native host for your browser(s); --profile NAME names the profile(s) it serves."""
+    from reins.setup.install import install as do_install
+
+    profile = merged_options(ctx, dict(local)).get("profile")
+    _local_result(ctx, local, lambda: do_install(browser, user_data_dir, profile=profile),
+                  lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
+
+
+@click.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
+@global_options
+@click.pass_context
+def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Remove the native host registration."""
+    from reins.setup.install import uninstall as do_uninstall
+
+    _local_result(ctx, local, lambda: do_uninstall(browser, user_data_dir),
+                  lambda r: "\n".join(f"removed: {p}" for p in r["removed"]) or "nothing to remove")
+
+
+@click.command()
+@click.option("--browser", type=_BROWSERS, default="all", show_default=True)
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None)
+@global_options
+@click.pass_context
+def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
+    """Check each link: manifest, launcher, allowed origin, host start, extension connected."""
+    from reins.setup.install import doctor as run_doctor
+
+    opts = merged_options(ctx, local)
+    report = run_doctor(browser, user_data_dir, profile=opts.get("profile"))
+    if opts.get("json_out"):
+        click.echo(json.dumps({"ok": report["healthy"], **report}))
+    else:
+        for check in report["checks"]:
+            mark = "ok  " if check["ok"] else "FAIL"
+            click.echo(f"[{mark}] {check['name']}: {check['detail']}")
+            if not check["ok"] and check.get("fix"):
+                click.echo(f"       fix: {check['fix']}")
+    sys.exit(EXIT_OK if report["healthy"] else EXIT_FAILED)
+
+
+@click.command()
+@click.argument("url", required=False)
+@click.option("--headless", is_flag=True, help="Run without a window.")
+@click.option("--browser", "browser_path", default=None, help="Chromium or Chrome binary.")
+@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
+              help="Profile folder (default: under REINS_HOME).")
+@global_options
+@click.pass_context
+def launch(ctx: click.Context, /, url: str | None, headless: bool, browser_path: str | None,
+           user_data_dir: str | None, **local: Any) -> None:
+    """Start a dedicated browser profile with reins loaded; returns once the host answers."""
+    from reins.setup.launch import launch as do_launch
+
+    opts = merged_options(ctx, local)
+    name = opts.get("profile") or "launch"
+    timeout_s = (opts.get("timeout_ms") or 30_000) / 1000.0
+    _local_result(ctx, {"json_out": opts.get("json_out")},
+                  lambda: do_launch(name, url=url, headless=headless, browser=browser_path,
+                                    user_data_dir=user_data_dir, timeout_s=timeout_s),
+                  lambda r: f"launched {r['browser']} (pid {r['pid']}) profile {r['profile']}")
+
+
+@click.command()
+@global_options
+@click.pass_context
+def shutdown(ctx: click.Context, /, **local: Any) -> None:
+    """Close a browser started by `reins launch` (its host exits with it)."""
+    from reins.setup.launch import shutdown as do_shutdown
+
+    opts = merged_options(ctx, local)
+    _local_result(ctx, {"json_out": opts.get("json_out")},
+                  lambda: do_shutdown(opts.get("profile")),
+                  lambda r: f"stopped profile {r['profile']}")
+
+
+def _settings_profile(given: str | None) -> str:
+    import os
+
+    from reins.bridge.client import live_profiles
+
+    if given or os.environ.get("REINS_PROFILE"):
+        return str(given or os.environ.get("REINS_PROFILE"))
+    live = live_profiles()
+    return live[0] if len(live) == 1 else "default"
+
+
+@click.command("config")
+@click.argument("key", type=click.Choice(["evaluate"]))
+@click.argument("value", type=click.Choice(["on", "off"]), required=False)
+@global_options
+@click.pass_context
+def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> None:
+    """Show or change a per-profile setting: `reins config evaluate off` refuses every eval.
+
+    Settings live in REINS_HOME/config/PROFILE.json; the host reads them at each use.
+    """
+    from reins.setup.config import config_path, read_config, write_setting
+
+    opts = merged_options(ctx, local)
+    profile = _settings_profile(opts.get("profile"))
+
+    def apply() -> dict[str, Any]:
+        settings = (write_setting(profile, key, value == "on") if value is not None
+                    else read_config(profile))
+        return {"profile": profile, key: settings[key], "path": str(config_path(profile))}
+
+    _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
+                  lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
+

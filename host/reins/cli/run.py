@@ -1,0 +1,99 @@
+"""Send one request, print its answer, exit with the contract's code.
+
+Exit codes: 0 ok · 1 the command failed (typed error) · 2 usage error · 3 no host reachable.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import click
+
+from reins._errors import ReinsError
+from reins.cli.options import merged_options
+
+__all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "exit_code",
+           "fail", "plain", "run", "send"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_HOST = 0, 1, 2, 3
+_NO_HOST_CODES = {"no_host", "not_connected"}
+_USAGE_CODES = {"ambiguous_profile", "bad_request", "unknown_command", "invalid_selector"}
+
+
+def exit_code(code: str) -> int:
+    if code in _NO_HOST_CODES:
+        return EXIT_NO_HOST
+    if code in _USAGE_CODES:
+        return EXIT_USAGE
+    return EXIT_FAILED
+
+
+def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
+    if json_out:
+        click.echo(json.dumps({"ok": False, "error": error}, ensure_ascii=False))
+    else:
+        click.echo(f"error [{error.get('code')}]: {error.get('message')}", err=True)
+    sys.exit(exit_code(str(error.get("code"))))
+
+
+class BatchLineFailed(ReinsError):
+    """A batch line's error answer has been printed; go on with the next line."""
+
+
+def send(cmd: str, args: dict[str, Any], *, profile: str | None, tab: int | None,
+         timeout_ms: int | None) -> dict[str, Any]:
+    """One request to the host over its socket (the contract test replaces this)."""
+    from reins.bridge.client import request
+
+    return request(cmd, args, profile=profile, tab=tab, timeout_ms=timeout_ms)
+
+
+def run(
+    ctx: click.Context, cmd: str, args: dict[str, Any], local: dict[str, Any],
+    human: Callable[[dict[str, Any]], str] | None = None, *, quiet: bool = False,
+) -> dict[str, Any]:
+    """Send one command to the host and print its answer; exits on failure.
+
+    quiet: print nothing on success (the caller prints); human: the text form (default: plain).
+    """
+    opts = merged_options(ctx, local)
+    json_out = bool(opts.get("json_out"))
+    batch = opts.get("_batch")
+    answer: dict[str, Any]
+    try:
+        if batch is not None:  # `reins batch`: one connection for every line
+            answer = batch.call(cmd, args, tab=opts.get("tab"), timeout_ms=opts.get("timeout_ms"))
+        else:
+            answer = send(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
+                          timeout_ms=opts.get("timeout_ms"))
+    except ReinsError as exc:
+        answer = {"ok": False, "error": exc.to_wire()}
+    answer.pop("request_id", None)
+    if batch is not None:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+        if not answer.get("ok"):
+            raise BatchLineFailed("printed", code=str(answer.get("error", {}).get("code")))
+        return answer
+    if not answer.get("ok"):
+        fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
+    if quiet:
+        return answer
+    if json_out:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+    else:
+        body = {k: v for k, v in answer.items() if k != "ok"}
+        click.echo(human(answer) if human else plain(body))
+    return answer
+
+
+def plain(body: dict[str, Any]) -> str:
+    """The text form of an answer no renderer knows: one `key: value` line each."""
+    if not body:
+        return "ok"
+    return "\n".join(
+        f"{k}: {v if isinstance(v, str | int | float | bool) or v is None else json.dumps(v, ensure_ascii=False)}"
+        for k, v in body.items()
+    )

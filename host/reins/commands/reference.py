@@ -1,0 +1,59 @@
+"""The command reference (docs/commands.md), rendered from the table's description (pure).
+
+Written with the CLI's description by ``python -m reins.commands.table --write`` and checked with
+it, so the docs list exactly the commands, arguments and budgets the host serves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["render_reference"]
+
+_HEADER = """# reins commands
+
+Generated from the command table (`python -m reins.commands.table --write`); do not edit.
+Every command also takes the global options `--json`, `--tab ID`, `--timeout-ms N` and
+`--profile NAME`. The budget is what a command gets without `--timeout-ms`. Read-only commands
+change nothing in the page or the browser.
+"""
+
+
+def _usage(cmd: dict[str, Any]) -> str:
+    words = ["reins", *cmd["words"]]
+    for arg in cmd["arguments"]:
+        name = str(arg.get("metavar") or arg["name"]).upper()
+        name += "…" if arg["type"] == "list" else ""
+        words.append(name if arg["required"] else f"[{name}]")
+    if cmd["options"]:
+        words.append("[OPTIONS]")
+    return " ".join(words)
+
+
+def _kind(param: dict[str, Any]) -> str:
+    if param["type"] == "choice":
+        return "|".join(param["choices"])
+    if param["type"] == "bool":
+        return "flag"
+    return str(param["type"])
+
+
+def render_reference(description: dict[str, Any]) -> str:
+    out = [_HEADER]
+    for cmd in description["commands"]:
+        if not cmd["words"]:
+            continue  # served to other clients, not on the CLI
+        budget = f"{cmd['timeout_ms'] / 1000:g} s"
+        out.append(f"## `reins {' '.join(cmd['words'])}`\n")
+        out.append(f"`{_usage(cmd)}` — budget {budget}"
+                   + (", read-only" if cmd["read_only"] else "") + "\n")
+        out.append(f"{cmd['help']}\n")
+        params = [*cmd["arguments"], *cmd["options"]]
+        if params:
+            out.append("| argument | kind | |\n|---|---|---|")
+            for p in params:
+                label = p.get("flag") or str(p.get("metavar") or p["name"]).upper()
+                required = " (required)" if p["required"] and "flag" in p else ""
+                out.append(f"| `{label}` | {_kind(p)}{required} | {p.get('help', '')} |")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,13 @@
+// Every function the host calls by name, and nothing else. The build (build.mjs) turns each into
+// a self-contained function declaration in host/reins/js/functions.json, which the host sends
+// with Runtime.callFunctionOn (an element as the first argument) or calls from Runtime.evaluate.
+
+export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
+export { readState } from "./effects.js";
+export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
+export {
+  describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
+  storedElement, storedElements,
+} from "./find.js";
+export { contentOrigin } from "./geometry.js";
+export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

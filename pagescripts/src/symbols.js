@@ -1,0 +1,20 @@
+// The names reins keeps on a page's global object, and the messages the host recognizes.
+// Symbol.for keys: invisible to the page's own property enumeration, shared by every reins script
+// that runs in the same window (the collection, the host's calls, the evaluate helpers).
+
+// The elements of the latest collection, in record order (index = the record's position).
+export const ELEMENTS = Symbol.for("reins.elements");
+// Which collection ELEMENTS came from (a short random id per collection).
+export const GENERATION = Symbol.for("reins.gen");
+// Helpers installed by the collection for later single-element calls ({describe}).
+export const API = Symbol.for("reins.api");
+// The matches of the latest CSS/XPath query, for the host to take handles of.
+export const MATCHES = Symbol.for("reins.matches");
+// The mutation observer an action arms before it acts and reads after.
+export const EFFECT = Symbol.for("reins.effect");
+// `reins eval`'s parking slots: a Map from a per-call nonce to a value.
+export const PARKED = Symbol.for("reins.eval");
+
+// Thrown when a parked element cannot be found from the evaluating frame; the host answers
+// frame_unreachable when it sees this message.
+export const UNREACHABLE = "reins: the element is not reachable from its frame's main document";

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { checkedState, fieldValue, isTextual, nodeLabel, pickOptions } from "../src/actions.js";
+
+test("a covering node is named by tag, id, two classes and its text", () => {
+  assert.equal(nodeLabel(null), "nothing");
+  assert.equal(nodeLabel({ localName: "div", id: "", className: "", innerText: "" }), "div");
+  assert.equal(
+    nodeLabel({ localName: "div", id: "veil", className: " modal  open wide ", innerText: "  Accept\n  cookies " }),
+    'div#veil.modal.open "Accept cookies"',
+  );
+  const long = "x".repeat(40);
+  assert.equal(nodeLabel({ localName: "p", className: "", innerText: long }), `p "${"x".repeat(30)}"`);
+  // an SVG element's className is an object, not a string
+  assert.equal(nodeLabel({ localName: "svg", className: { baseVal: "icon" }, textContent: "" }), "svg");
+});
+
+test("text fields are textareas and inputs that hold text", () => {
+  for (const type of ["text", "email", "password", "search", "number", "tel", "url", ""]) {
+    assert.equal(isTextual("input", type), true, type);
+  }
+  for (const type of ["checkbox", "radio", "button", "submit", "reset", "file", "image", "range", "color", "hidden"]) {
+    assert.equal(isTextual("input", type), false, type);
+  }
+  assert.equal(isTextual("textarea", undefined), true);
+  assert.equal(isTextual("div", undefined), false);
+});
+
+const OPTIONS = [
+  { value: "nl", label: "Netherlands" },
+  { value: "de", label: " Germany " },
+  { value: "fr", label: "France" },
+];
+
+test("options are picked by value, then label, then label in any case", () => {
+  assert.deepEqual(pickOptions(OPTIONS, ["nl"], false), { picked: [OPTIONS[0]] });
+  assert.deepEqual(pickOptions(OPTIONS, ["Germany"], false), { picked: [OPTIONS[1]] });
+  assert.deepEqual(pickOptions(OPTIONS, [" france"], false), { picked: [OPTIONS[2]] });
+  assert.deepEqual(pickOptions(OPTIONS, ["nl", "France"], true), { picked: [OPTIONS[0], OPTIONS[2]] });
+});
+
+test("a missing option lists the ones there are; one select takes one value", () => {
+  assert.deepEqual(pickOptions(OPTIONS, ["Spain"], false), {
+    error: "select_mismatch",
+    message: 'no option "Spain"; options: Netherlands,  Germany , France',
+  });
+  assert.deepEqual(pickOptions(OPTIONS, ["nl", "de"], false), {
+    error: "select_mismatch", message: "this select takes one value",
+  });
+});
+
+test("checkable state of inputs and ARIA widgets", () => {
+  const attrs = (map) => ({ getAttribute: (name) => (name in map ? map[name] : null) });
+  assert.deepEqual(checkedState({ type: "checkbox", checked: true, ...attrs({}) }), { kind: "checkbox", checked: true });
+  assert.deepEqual(checkedState({ type: "radio", checked: false, ...attrs({}) }), { kind: "radio", checked: false });
+  assert.deepEqual(checkedState({ ...attrs({ role: "switch", "aria-checked": "true" }) }), { kind: "switch", checked: true });
+  assert.deepEqual(checkedState({ ...attrs({ role: "menuitemcheckbox", "aria-checked": "mixed" }) }),
+    { kind: "menuitemcheckbox", checked: false });
+  assert.deepEqual(checkedState({ type: "text", ...attrs({ role: "button" }) }), { kind: null });
+});
+
+test("a contenteditable's value is its text without the last newline", () => {
+  assert.equal(fieldValue({ isContentEditable: true, innerText: "one\ntwo\n" }), "one\ntwo");
+  assert.equal(fieldValue({ isContentEditable: false, value: "typed\n" }), "typed\n");
+});

@@ -1,0 +1,63 @@
+"""The one way browser tests run the reins CLI: a real `python -m reins.cli` process, as a user
+runs it, under a given REINS_HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PROFILE = "test"  # the session browser's reins profile (conftest.py)
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """A finished CLI process."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict[str, Any]:
+        """The answer on the last stdout line; ``{"stderr": ...}`` when there is no output."""
+        out = self.stdout.strip().splitlines()
+        return json.loads(out[-1]) if out else {"stderr": self.stderr}  # type: ignore[no-any-return]
+
+    def json_lines(self) -> list[dict[str, Any]]:
+        """Every stdout line that is a JSON object (`--json` answers, one per line)."""
+        return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
+
+
+def cli_process_args(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
+                     env: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """argv and environment for one CLI run: ``--profile PROFILE`` unless profile is None,
+    ``--json`` when as_json, ARGS as given; REINS_HOME=home plus `env` over os.environ."""
+    argv = [sys.executable, "-m", "reins.cli"]
+    if profile is not None:
+        argv += ["--profile", profile]
+    if as_json:
+        argv.append("--json")
+    return [*argv, *args], {**os.environ, "REINS_HOME": str(home), **(env or {})}
+
+
+def run_cli(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
+            env: Mapping[str, str] | None = None, stdin: str | None = None,
+            cwd: Path | None = None, timeout: float = 60) -> CliRun:
+    """Run the CLI to completion (see `cli_process_args`); stdin is the process's input."""
+    argv, full_env = cli_process_args(home, *args, profile=profile, as_json=as_json, env=env)
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout,
+                          env=full_env, cwd=cwd)
+    return CliRun(proc.returncode, proc.stdout, proc.stderr)
+
+
+def start_cli(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
+              env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start the CLI without waiting for it (for a test that signals it mid-command)."""
+    argv, full_env = cli_process_args(home, *args, profile=profile, as_json=as_json, env=env)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=full_env)

@@ -1,0 +1,118 @@
+"""What an action changed (reins.act.effects.effect_of), from two hand-built state reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from reins.act.effects import effect_of
+
+URL = "http://app.test/form"
+
+
+def read(**changes: Any) -> dict[str, Any]:
+    """One state read as the page's observer returns it (counts only in the "after" read)."""
+    state: dict[str, Any] = {
+        "connected": True, "value": "", "checked": None, "selected": None, "expanded": None,
+        "focus": None, "url": URL, "document": 1234.5, "counts": None,
+    }
+    state.update(changes)
+    return state
+
+
+def test_no_before_read_means_unknown() -> None:
+    assert effect_of(None, read(), None) == ({"unknown": True}, [])
+    assert effect_of(None, None, "http://elsewhere.test/") == ({"unknown": True}, [])
+
+
+def test_no_after_read_is_a_navigation_with_the_new_url() -> None:
+    assert effect_of(read(), None, "http://app.test/done") == (
+        {"navigated": True, "url": {"from": URL, "to": "http://app.test/done"}}, [])
+
+
+def test_no_after_read_and_no_url_is_still_a_navigation() -> None:
+    assert effect_of(read(), None, None) == ({"navigated": True}, [])
+
+
+def test_navigation_to_the_same_url_still_reports_both() -> None:
+    assert effect_of(read(), None, URL) == ({"navigated": True, "url": {"from": URL, "to": URL}}, [])
+
+
+@pytest.mark.parametrize(("key", "old", "new"), [
+    ("value", "", "hello"),
+    ("value", "a", None),
+    ("checked", False, True),
+    ("checked", True, "mixed"),
+    ("selected", ["One"], ["Two"]),
+    ("expanded", False, True),
+    ("expanded", None, False),
+    ("focus", None, "input#name[email]"),
+    ("url", URL, URL + "#step-2"),
+])
+def test_each_changed_key_is_reported_from_to(key: str, old: Any, new: Any) -> None:
+    effect, warnings = effect_of(read(**{key: old}), read(**{key: new}), None)
+    assert effect == {key: {"from": old, "to": new}}
+    assert warnings == []
+
+
+def test_several_changes_at_once() -> None:
+    effect, warnings = effect_of(read(), read(value="x", focus="input#q", url=URL + "?q=x"), None)
+    assert effect == {"value": {"from": "", "to": "x"}, "focus": {"from": None, "to": "input#q"},
+                      "url": {"from": URL, "to": URL + "?q=x"}}
+    assert list(effect) == ["value", "focus", "url"]  # in the order the keys are read
+    assert warnings == []
+
+
+def test_a_missing_key_counts_as_none() -> None:
+    before = read()
+    del before["checked"]
+    assert effect_of(before, read(checked=None), None) == ({}, ["no_effect"])
+    assert effect_of(before, read(checked=True), None)[0] == {"checked": {"from": None, "to": True}}
+
+
+def test_the_document_marker_is_not_an_effect() -> None:
+    assert effect_of(read(document=1.0), read(document=2.0), None) == ({}, ["no_effect"])
+
+
+def test_a_target_removed_from_the_page_is_detached() -> None:
+    assert effect_of(read(), read(connected=False), None) == ({"target_detached": True}, [])
+
+
+def test_connected_defaults_to_true() -> None:
+    after = read()
+    del after["connected"]
+    assert effect_of(read(), after, None) == ({}, ["no_effect"])
+
+
+def test_dom_changes_in_the_target_and_elsewhere_are_counted() -> None:
+    effect, warnings = effect_of(read(), read(counts={"inside": 3, "elsewhere": 2}), None)
+    assert effect == {"dom_changed_in_target": 3, "dom_changed_elsewhere": 2}
+    assert warnings == []
+
+
+@pytest.mark.parametrize(("counts", "want"), [
+    ({"inside": 1, "elsewhere": 0}, {"dom_changed_in_target": 1}),
+    ({"inside": 0, "elsewhere": 7}, {"dom_changed_elsewhere": 7}),
+    ({"inside": 2.0}, {"dom_changed_in_target": 2}),
+])
+def test_zero_counts_are_left_out(counts: dict[str, Any], want: dict[str, int]) -> None:
+    effect, _ = effect_of(read(), read(counts=counts), None)
+    assert effect == want
+    assert all(type(v) is int for v in effect.values())
+
+
+@pytest.mark.parametrize("counts", [None, {}, {"inside": 0, "elsewhere": 0}])
+def test_nothing_changed_warns_no_effect(counts: dict[str, int] | None) -> None:
+    assert effect_of(read(), read(counts=counts), None) == ({}, ["no_effect"])
+
+
+def test_url_after_is_ignored_when_the_after_read_exists() -> None:
+    assert effect_of(read(), read(), "http://elsewhere.test/") == ({}, ["no_effect"])
+
+
+def test_everything_together_in_report_order() -> None:
+    after = read(value="v", checked=True, connected=False, counts={"inside": 1, "elsewhere": 4})
+    effect, warnings = effect_of(read(checked=False), after, None)
+    assert list(effect) == ["value", "checked", "target_detached", "dom_changed_in_target",
+                            "dom_changed_elsewhere"]
+    assert warnings == []
