@@ -70,17 +70,24 @@ const started = Promise.all([
     options = { allowFile: !!v.allowFile };
   }),
   dropStaleAttachments(),
-  ownership.load(),
+  ownership.load().catch((err) => console.warn("reins: could not read reins's tabs", err)),
   keptId(chrome.storage.local, "instance").then((id) => (ids.instance = id)),
   keptId(chrome.storage.session, "session").then((id) => (ids.session = id)),
 ]);
 
+// A random id kept in a storage area, made on first use. Without one (storage failing) the host
+// names the profile as older extensions had it named: by start order.
 async function keptId(area, key) {
-  const kept = (await area.get(key))[key];
-  if (kept) return kept;
-  const made = crypto.randomUUID();
-  await area.set({ [key]: made });
-  return made;
+  try {
+    const kept = (await area.get(key))[key];
+    if (kept) return kept;
+    const made = crypto.randomUUID();
+    await area.set({ [key]: made });
+    return made;
+  } catch (err) {
+    console.warn(`reins: no ${key} id`, err);
+    return null;
+  }
 }
 
 function wake() {
@@ -220,6 +227,13 @@ async function handle(msg) {
       return describeTab(await sendTab(msg.tabId, enforce(checkUrl(msg.url, options)).url));
     case "tabs.select":
       return describeTab(await selectTab(msg.tabId));
+    case "tabs.activate": {
+      // In front of the user: only a tab of reins's.
+      enforce(ownership.check(msg.tabId));
+      const tab = await chrome.tabs.update(msg.tabId, { active: true });
+      await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+      return describeTab(tab);
+    }
     case "tabs.close":
       enforce(ownership.check(msg.tabId));
       await chrome.tabs.remove(msg.tabId);
