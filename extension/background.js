@@ -488,12 +488,6 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   post({ type: "tab_removed", tabId });
 });
 
-// A tab opened by a page reins drives (a link to a new tab, window.open) is reins's too; Chrome
-// puts it in its opener's group.
-chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.openerTabId !== undefined && ownership.owned.has(tab.openerTabId)) ownership.opened(tab.id);
-});
-
 // ---- the popup's switches, and waking up ------------------------------------------------------
 
 chrome.storage.onChanged.addListener((changes, area) => {

@@ -2,9 +2,10 @@
 // service worker passes in where the sets are kept (chrome.storage.session), and
 // tests/extension/ runs this under node.
 //
-// In the user's own browser reins drives only its own tabs: those it opened (`reins tab new`), those
-// opened from them, and those handed over (the popup's "Let reins use this tab", or
-// `reins tab select ID`). In a browser `reins launch` started (the host says so in host_hello) every
+// In the user's own browser reins drives only its own tabs: those it opened (`reins tab new`) and
+// those handed over (the popup's "Let reins use this tab", or `reins tab select ID`). A tab that a
+// page opens is not among them: Chrome's openerTabId names the tab that was active then, not the
+// page that opened it, so it cannot tell an agent's link from the user's. In a browser `reins launch` started (the host says so in host_hello) every
 // tab is reins's. In both, a tab the user stopped reins on (Cancel on the "started debugging this
 // browser" bar) stays refused until the user hands it back in the popup; the agent cannot.
 //
@@ -54,7 +55,7 @@ export class Ownership {
     return this.check(tabId).ok;
   }
 
-  /** The agent opened the tab, or the page in a tab of reins's did. */
+  /** The agent opened the tab. */
   opened(tabId) {
     this.owned.add(tabId);
     return this.save();

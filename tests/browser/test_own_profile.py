@@ -8,6 +8,7 @@ selenium (their page, their key presses) and through the extension's worker (clo
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -192,3 +193,31 @@ def test_profile_names_stay_with_their_profiles_whatever_the_start_order(
     finally:
         first.quit()
         second.quit()
+
+
+def test_a_tab_a_page_opens_is_reins_only_once_handed_over(
+        own: OwnBrowser, site: Site) -> None:
+    """Chrome's openerTabId names the tab that was active, not the page that opened the new one,
+    so the extension cannot tell an agent's link from the user's: the agent takes it explicitly."""
+    own.user_opens(site.url("static/bridge.html", who="user"))
+    opened = own.ok("tab", "new", site.url("static/bridge.html", who="agent"))["id"]
+    child_url = site.url("static/bridge.html", who="child")
+    code, _ = own.cli("cdp", "Runtime.evaluate", json.dumps(
+        {"expression": f"window.open({json.dumps(child_url)}) !== null", "userGesture": True}))
+    assert code == 0
+    marker = child_url.rsplit("t=", 1)[-1]
+    deadline = time.monotonic() + 5
+    while not (child := [t for t in own.ok("tabs")["tabs"] if marker in t["url"]]):
+        assert time.monotonic() < deadline, "the page opened no tab"
+        time.sleep(0.1)
+    child_id = str(child[0]["id"])
+    try:
+        assert child[0]["reins"] is False
+        code, body = own.cli("eval", "1", "--tab", child_id)
+        assert code == 1 and body["error"]["code"] == "tab_not_reins"
+        own.ok("tab", "select", child_id)
+        code, body = own.cli("eval", "new URLSearchParams(location.search).get('who')")
+        assert code == 0 and body["value"] == "child"
+    finally:
+        own.cli("tab", "close", child_id)
+        own.cli("tab", "close", str(opened))
