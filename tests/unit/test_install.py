@@ -106,9 +106,12 @@ def test_launcher_keeps_a_preset_reins_home(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_launcher_without_profile_leaves_it_to_the_environment(tmp_path: Path) -> None:
+def test_launcher_without_profile_ignores_one_in_the_browsers_environment(tmp_path: Path) -> None:
+    # REINS_PROFILE in the shell Chrome was started from selects a profile for the CLI; it must not
+    # rename the browser's profile (names come from the extension's id, reins.bridge.names).
     launcher = write_launcher(tmp_path / "bin" / "reins-host", home=tmp_path / "st", profile=None)
-    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                      "REINS_PROFILE": "work"})
     assert "REINS_PROFILE" not in env
 
 

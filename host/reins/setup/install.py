@@ -80,13 +80,14 @@ def write_launcher(path: Path, *, home: Path, profile: str | None, launched: boo
     """A small script that runs the host with this Python, this REINS_HOME and this profile name.
 
     ``launched``: the browser is one reins started (`reins launch`), so every tab in it is reins's;
-    otherwise it is the user's own, where reins drives only the tabs it opened or was handed."""
+    otherwise it is the user's own, where reins drives only the tabs it opened or was handed.
+    Without a profile name the launcher clears ``REINS_PROFILE``: a browser started from a shell
+    where it selects a profile for the CLI must not take that name (``reins.bridge.names``)."""
     ensure_private_dir(path.parent, root=home)
     if sys.platform == "win32":
         path = path.with_suffix(".bat")
         lines = ["@echo off", f'if "%REINS_HOME%"=="" set "REINS_HOME={home}"']
-        if profile:
-            lines.append(f'set "REINS_PROFILE={profile}"')
+        lines.append(f'set "REINS_PROFILE={profile or ""}"')
         lines.append(f'set "REINS_LAUNCHED={1 if launched else 0}"')
         lines.append(f'"{sys.executable}" -u -m reins._host %*')
         write_private(path, ("\r\n".join(lines) + "\r\n").encode())
@@ -95,6 +96,8 @@ def write_launcher(path: Path, *, home: Path, profile: str | None, launched: boo
              f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}', "export REINS_HOME"]
     if profile:
         lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
+    else:
+        lines.append("unset REINS_PROFILE")
     lines.append(f"REINS_LAUNCHED={1 if launched else 0}; export REINS_LAUNCHED")
     lines.append(f'exec {shlex.quote(sys.executable)} -u -m reins._host "$@"')
     # Chrome runs this file as the user: written without following a planted symlink, 0700.
@@ -196,7 +199,7 @@ def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
 def _probe_host(launcher: str) -> tuple[bool, str]:
     """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
     with tempfile.TemporaryDirectory(prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None) as tmp:
-        env = dict(os.environ, REINS_HOME=tmp, REINS_PROFILE="doctor")
+        env = dict(os.environ, REINS_HOME=tmp)
         try:
             proc = subprocess.Popen([launcher, ORIGIN], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
