@@ -34,21 +34,14 @@ export class Ownership {
     return this.loaded;
   }
 
-  /** May reins drive this tab? {ok: true} or {ok: false, code, message}. */
+  /** May reins drive this tab? {ok: true} or {ok: false, code, message}; the host adds the next
+   * step for the code. */
   check(tabId) {
     if (this.stopped.has(tabId)) {
-      return {
-        ok: false,
-        code: "detached_by_user",
-        message: `the user stopped reins on tab ${tabId} (Cancel on the debugging bar); reins stays off it until the user hands it back in the reins popup`,
-      };
+      return { ok: false, code: "detached_by_user", message: `the user stopped reins on tab ${tabId} (Cancel on the debugging bar)` };
     }
     if (this.launched || this.owned.has(tabId)) return { ok: true };
-    return {
-      ok: false,
-      code: "tab_not_reins",
-      message: `tab ${tabId} is the user's, not reins's: \`reins tab new URL\` opens one of reins's own, or \`reins tab select ${tabId}\` takes this one over`,
-    };
+    return { ok: false, code: "tab_not_reins", message: `tab ${tabId} is the user's, not reins's` };
   }
 
   isReins(tabId) {

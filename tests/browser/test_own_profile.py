@@ -125,7 +125,8 @@ def test_commands_never_reach_the_users_tab(own: OwnBrowser, site: Site, worker:
     user_tab = own.user_opens(site.url("static/bridge.html", who="user"))
     code, body = own.cli("eval", "window.__mark = 'agent'", "--tab", str(user_tab))
     assert code == 1 and body["error"]["code"] == "tab_not_reins"
-    assert f"reins tab select {user_tab}" in body["error"]["message"]
+    assert f"tab {user_tab} is the user's" in body["error"]["message"]
+    assert "reins tab select ID" in body["error"]["message"]
 
     opened = own.ok("tab", "new", site.url("static/bridge.html", who="agent"))["id"]
     worker.run(f"chrome.tabs.remove({opened})")  # the user closes the agent's tab

@@ -19,7 +19,7 @@ describe("Ownership in the user's own browser", () => {
   test("only tabs reins opened or was handed are reins's", async () => {
     const own = new Ownership(memoryStore());
     assert.equal(own.check(7).code, "tab_not_reins");
-    assert.match(own.check(7).message, /reins tab select 7/);
+    assert.match(own.check(7).message, /tab 7 is the user's/);
     await own.opened(8);
     assert.deepEqual(own.check(8), { ok: true });
     assert.deepEqual(own.take(7), { ok: true });
@@ -33,7 +33,7 @@ describe("Ownership in the user's own browser", () => {
     await own.opened(8);
     own.canceled(8);
     assert.equal(own.check(8).code, "detached_by_user");
-    assert.match(own.check(8).message, /popup/);
+    assert.match(own.check(8).message, /Cancel/);
     assert.equal(own.take(8).code, "detached_by_user"); // `reins tab select` does not override it
     assert.equal(own.check(8).code, "detached_by_user");
     await own.handOver(8);
