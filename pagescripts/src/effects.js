@@ -63,8 +63,14 @@ export async function readState(el, phase) {
     rec.tally(rec.observer.takeRecords());
     counts = rec.counts;
   }
+  let top = false;
+  try {
+    top = doc.defaultView === doc.defaultView.top;
+  } catch {
+    top = false;
+  }
   return {
-    connected: el.isConnected, value, checked, selected,
+    connected: el.isConnected, value, checked, selected, top,
     expanded: expanded === null ? null : expanded === "true", focus: focusLabel(doc.activeElement, doc.body),
     url: location.href, document: performance.timeOrigin, counts,
   };

@@ -428,3 +428,34 @@ def test_smart_refs_match_state(browser: Browser, page: Any) -> None:
     refs = refs_by_name(browser.ok("state", "--tab", tab))
     browser.ok("click", refs["Covered button"], "--tab", tab)
     assert page_log(browser)[-1] == "covered:click"
+
+
+def test_fill_checks_what_the_field_keeps_once_the_page_settled(browser: Browser,
+                                                                page: Any) -> None:
+    tab = str(page("static/actions.html")[0])
+    code, body = browser.cli("fill", "#late", "hello", "--tab", tab)
+    assert code == 1, body
+    assert body["error"]["code"] == "fill_mismatch"
+    assert body["error"]["kept"] == "hello!" == _value(browser, "#late")
+    assert body["error"]["expected"] == "hello"
+
+
+def test_an_after_read_that_times_out_is_unknown_not_a_navigation(browser: Browser,
+                                                                   page: Any) -> None:
+    tab, url = page("static/actions.html")
+    code, body = browser.cli("click", "#busy-after", "--tab", str(tab), "--timeout-ms", "2500")
+    assert code == 0, body
+    assert body["effect"].get("unknown") is True and "navigated" not in body["effect"]
+    assert "effect_unknown" in body["warnings"]
+    time.sleep(2.5)  # the page's busy loop ends; then the page is read as it is
+    assert page_log(browser)[-1] == "busy-after:click"
+    assert browser.driver.current_url == url  # nothing navigated
+
+
+def test_a_click_that_closes_the_tab_says_so(browser: Browser, page: Any) -> None:
+    tab = page("static/actions.html")[0]
+    body = browser.ok("click", "#closer", "--tab", str(tab))
+    assert body["effect"] == {"tab_closed": True}
+    assert body["warnings"] in ([], ["tab_closed_during_action"])
+    listed = browser.ok("tabs")["tabs"]
+    assert tab not in [t["id"] for t in listed]

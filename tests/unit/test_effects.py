@@ -21,21 +21,36 @@ def read(**changes: Any) -> dict[str, Any]:
 
 
 def test_no_before_read_means_unknown() -> None:
-    assert effect_of(None, read(), None) == ({"unknown": True}, [])
-    assert effect_of(None, None, "http://elsewhere.test/") == ({"unknown": True}, [])
+    assert effect_of(None, read(), None) == ({"unknown": True}, ["effect_unknown"])
+    assert effect_of(None, None, {"navigated": "http://elsewhere.test/"}) == (
+        {"unknown": True}, ["effect_unknown"])
 
 
-def test_no_after_read_is_a_navigation_with_the_new_url() -> None:
-    assert effect_of(read(), None, "http://app.test/done") == (
+def test_a_confirmed_navigation_reports_the_new_url() -> None:
+    assert effect_of(read(), None, {"navigated": "http://app.test/done"}) == (
         {"navigated": True, "url": {"from": URL, "to": "http://app.test/done"}}, [])
 
 
-def test_no_after_read_and_no_url_is_still_a_navigation() -> None:
-    assert effect_of(read(), None, None) == ({"navigated": True}, [])
+def test_a_navigation_whose_url_is_not_known_yet() -> None:
+    assert effect_of(read(), None, {"navigated": None}) == ({"navigated": True}, [])
 
 
 def test_navigation_to_the_same_url_still_reports_both() -> None:
-    assert effect_of(read(), None, URL) == ({"navigated": True, "url": {"from": URL, "to": URL}}, [])
+    assert effect_of(read(), None, {"navigated": URL}) == (
+        {"navigated": True, "url": {"from": URL, "to": URL}}, [])
+
+
+def test_a_closed_tab_is_said_so() -> None:
+    assert effect_of(read(), None, {"tab_closed": True}) == ({"tab_closed": True}, [])
+
+
+@pytest.mark.parametrize("instead", [None, {"unknown": "the page did not answer (timeout)"}])
+def test_a_failed_after_read_is_unknown_never_a_navigation(instead: dict[str, Any] | None) -> None:
+    effect, warnings = effect_of(read(), None, instead)
+    assert effect["unknown"] is True and "navigated" not in effect
+    assert warnings == ["effect_unknown"]
+    if instead:
+        assert effect["reason"] == instead["unknown"]
 
 
 @pytest.mark.parametrize(("key", "old", "new"), [
@@ -106,8 +121,8 @@ def test_nothing_changed_warns_no_effect(counts: dict[str, int] | None) -> None:
     assert effect_of(read(), read(counts=counts), None) == ({}, ["no_effect"])
 
 
-def test_url_after_is_ignored_when_the_after_read_exists() -> None:
-    assert effect_of(read(), read(), "http://elsewhere.test/") == ({}, ["no_effect"])
+def test_instead_is_ignored_when_the_after_read_exists() -> None:
+    assert effect_of(read(), read(), {"navigated": "http://elsewhere.test/"}) == ({}, ["no_effect"])
 
 
 def test_everything_together_in_report_order() -> None:

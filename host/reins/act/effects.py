@@ -24,26 +24,70 @@ __all__ = ["act_on", "effect_of"]
 # the target, "after" first lets the page finish the frame the action started.
 
 
-async def _observe(ctx: CommandContext, el: Resolved, phase: str) -> dict[str, Any] | None:
+# After-read failures that prove the element's document went away (a navigation, or its frame
+# removed), as Chrome words them (see _errors.from_cdp_error).
+_DOCUMENT_GONE = ("navigated while the call ran", "cannot find context", "context was destroyed",
+                  "could not find object")
+
+
+async def _observe(ctx: CommandContext, el: Resolved, phase: str,
+                   ) -> tuple[dict[str, Any] | None, ReinsError | None]:
+    """The element's state, or why it could not be read."""
     try:
         value = await call_function(ctx, el.object_id, "readState", phase,
                                     session_id=el.session_id, await_promise=True, what="read state")
-        return value if isinstance(value, dict) else None
-    except ReinsError:
-        return None  # the context went away: a navigation
+    except ReinsError as exc:
+        return None, exc
+    if not isinstance(value, dict):
+        return None, ReinsError("the page answered nothing", code="cdp_error")
+    return value, None
+
+
+async def _instead(ctx: CommandContext, before: dict[str, Any], failure: ReinsError | None,
+                   ) -> dict[str, Any]:
+    """When the after-read failed: did the tab navigate, close, or is it simply unknown?
+    A timed-out or failed read is never reported as a navigation (the page may have done nothing
+    at all: a slow handler in a hidden tab)."""
+    if failure is not None and failure.code == "target_closed":
+        return {"tab_closed": True}
+    text = str(failure.args[0] if failure is not None and failure.args else "").lower()
+    gone = failure is not None and any(mark in text for mark in _DOCUMENT_GONE)
+    try:
+        identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
+    except ReinsError as exc:
+        if exc.code == "target_closed":
+            return {"tab_closed": True}
+        identity = None
+    if before.get("top") and isinstance(identity, list) and len(identity) == 2:
+        origin, url = identity
+        if gone or origin != before.get("document"):
+            return {"navigated": str(url)}
+    elif gone and before.get("top"):
+        return {"navigated": None}
+    reason = "the element's document went away" if gone else (
+        f"the page did not answer the read after the action ({failure.code})" if failure
+        else "the element's document changed")
+    return {"unknown": reason}
 
 
 def effect_of(before: dict[str, Any] | None, after: dict[str, Any] | None,
-              url_after: str | None) -> tuple[dict[str, Any], list[str]]:
-    """What changed between two state reads (pure)."""
+              instead: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """What changed between two state reads (pure). With no ``after`` read, ``instead`` says what
+    the tab did: ``{"navigated": url or None}``, ``{"tab_closed": True}`` or ``{"unknown": why}``
+    (also when it is missing)."""
     effect: dict[str, Any] = {}
     if before is None:
-        return {"unknown": True}, []
+        return {"unknown": True}, ["effect_unknown"]
     if after is None:
-        effect["navigated"] = True
-        if url_after is not None:
-            effect["url"] = {"from": before.get("url"), "to": url_after}
-        return effect, []
+        instead = instead or {"unknown": "no read after the action"}
+        if "navigated" in instead:
+            effect["navigated"] = True
+            if instead["navigated"] is not None:
+                effect["url"] = {"from": before.get("url"), "to": instead["navigated"]}
+            return effect, []
+        if instead.get("tab_closed"):
+            return {"tab_closed": True}, []
+        return {"unknown": True, "reason": str(instead.get("unknown"))}, ["effect_unknown"]
     for key in ("value", "checked", "selected", "expanded", "focus", "url"):
         if before.get(key) != after.get(key):
             effect[key] = {"from": before.get(key), "to": after.get(key)}
@@ -63,43 +107,46 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, An
 
     If the action opens a JavaScript dialog, the page waits for it: the answer is then the dialog
     itself as the effect (answer it with `reins dialog accept|dismiss`)."""
-    before = await _observe(ctx, el, "before")
+    before, _ = await _observe(ctx, el, "before")
     try:
         return await until_dialog(_act_and_read(ctx, el, action, before), ctx.part(DialogWatch))
     except DialogOpened as opened:
-        out: dict[str, Any] = {"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}
-        if el.recovered:
-            out["recovered"] = el.recovered
-        if el.ref:
-            out["ref"] = el.ref
-        return out
+        return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
 
 
 async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
                         before: dict[str, Any] | None) -> dict[str, Any]:
-    extra = await action(el) or {}
-    after = await _observe(ctx, el, "after")
-    if after is not None and before is not None and not effect_of(before, after, None)[0]:
+    try:
+        extra = await action(el) or {}
+    except ReinsError as exc:
+        if exc.code != "target_closed":
+            raise
+        # The tab went away while the input was being given (a page that closes itself on the
+        # click, or the user at that moment): what the agent needs to know is that it is gone.
+        return _with_target({"effect": {"tab_closed": True},
+                             "warnings": ["tab_closed_during_action"]}, el)
+    after, failure = await _observe(ctx, el, "after")
+    if after is not None and before is not None and not effect_of(before, after)[0]:
         # Nothing yet: a navigation or a slower update may still be on its way; look once more.
         await asyncio.sleep(min(0.15, max(0.0, ctx.deadline.remaining() - 0.3)))
-        after = await _observe(ctx, el, "after")
+        after, failure = await _observe(ctx, el, "after")
         if after is not None:
             try:  # in the element's own frame: its document may have moved on meanwhile
                 now = await call_function(ctx, el.object_id, "elementDocument",
                                           session_id=el.session_id, what="document")
                 if now != before.get("document"):
-                    after = None
-            except ReinsError:
-                after = None
-    url_after = None
-    if after is None:
-        try:
-            url_after = str(await evaluate(ctx, page_call("documentUrl"), what="url"))
-        except ReinsError:
-            url_after = None
-    effect, warnings = effect_of(before, after, url_after)
+                    after, failure = None, None
+            except ReinsError as exc:
+                after, failure = None, exc
+    instead = await _instead(ctx, before, failure) if after is None and before else None
+    effect, warnings = effect_of(before, after, instead)
     out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
     out.update(extra)
+    return _with_target(out, el)
+
+
+def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:
+    """Which element the answer is about: its ref, and how a stale ref was recovered."""
     if el.recovered:
         out["recovered"] = el.recovered
     if el.ref:

@@ -45,7 +45,25 @@ async def fill_element(ctx: CommandContext, el: Resolved, text: str, *, append: 
                 code="fill_mismatch", details={"kept": kept, "expected": expected})
         return {"value": kept}
 
-    return await act_on(ctx, el, do)
+    result = await act_on(ctx, el, do)
+    if "value" in result:
+        await _check_kept(ctx, el, str(result["value"]))
+    return result
+
+
+async def _check_kept(ctx: CommandContext, el: Resolved, expected: str) -> None:
+    """Once the page has settled (the effect read waited for its frame): does the field still hold
+    what was typed? A page script, or the user typing into the tab, may have changed it since."""
+    try:
+        settled = await call_function(ctx, el.object_id, "fieldValue", session_id=el.session_id,
+                                      what="field value")
+    except ReinsError:
+        return  # the field left the page (a navigation the effect reports)
+    if settled != expected:
+        raise ActionError(
+            f"the field holds {settled!r} now, not {expected!r}: it changed after the fill (the "
+            "page or someone typing in this tab)", code="fill_mismatch",
+            details={"kept": settled, "expected": expected})
 
 
 async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> dict[str, Any]:
