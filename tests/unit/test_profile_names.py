@@ -62,6 +62,10 @@ def test_a_launched_profile_takes_its_name_back_after_its_data_was_reset(tmp_pat
     # …but not from one that is running.
     assert claim_name(tmp_path, instance="third", wanted="solo", launched=True,
                       is_live=lambda name: name == "solo") == "solo-2"
+    # …and never from the user's own profile.
+    claim_name(tmp_path, instance="own", wanted="work", launched=False, is_live=_none_live)
+    assert claim_name(tmp_path, instance="launched", wanted="work", launched=True,
+                      is_live=_none_live) == "work-2"
 
 
 def test_a_bad_name_is_refused(tmp_path: Path) -> None:

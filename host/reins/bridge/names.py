@@ -10,9 +10,9 @@ cannot tell them apart; the id can.
 How a connecting profile is named (under a file lock: two profiles of one browser start together):
 
 - the launcher's name (``reins install --profile NAME``, ``reins launch --profile NAME``) when no
-  other profile holds it; a profile ``reins launch`` started takes its name back from an id that
-  is not live (its user data was reset: it is still that profile), any other gets ``NAME-2``…,
-  bound to it from then on;
+  other profile holds it; a profile ``reins launch`` started takes its name back from an earlier
+  id of a launched profile that is not running (its user data was reset: it is still that
+  profile); otherwise ``NAME-2``…, bound to it from then on;
 - else the name already bound to its id;
 - else the first of ``default``, ``default-2``, … that no other profile holds.
 
@@ -81,18 +81,18 @@ def claim_name(home: Path, *, instance: str, wanted: str | None, launched: bool,
         raise UsageError(f"profile name {wanted!r}: use letters, digits, . _ - (at most 64)")
     with _locked(home):
         entries = _entries(home)
-        known = known_profiles(home)
 
         def free(name: str) -> bool:
-            held = known.get(name)
-            return held is None or held.instance == instance
+            held = entries.get(name)
+            return held is None or held["instance"] == instance
 
-        mine = sorted(n for n, p in known.items() if p.instance == instance)
+        def reclaimable(name: str) -> bool:
+            """A launched profile's name, held by an earlier id of it that is not running."""
+            return launched and bool(entries[name].get("launched")) and not is_live(name)
+
+        mine = sorted(n for n, e in entries.items() if e["instance"] == instance)
         if wanted is not None:
-            if free(wanted) or (launched and not is_live(wanted)):
-                name = wanted
-            else:
-                name = _first_free(wanted, free)
+            name = wanted if free(wanted) or reclaimable(wanted) else _first_free(wanted, free)
         elif mine:
             name = mine[0]
         else:
