@@ -14,10 +14,16 @@
 // after every navigation of an attached tab (however it happened): a tab that lands on a refused
 // page is detached at once and the host told ({type: "detached", code: "page_refused"}).
 //
+// Which tabs reins may drive is ownership.js: in the user's own browser only its own tabs (opened by
+// reins, or handed over), each refused otherwise before anything attaches; the tabs reins opens
+// there go in the background, into a tab group named "reins", so the user's view stays theirs. The
+// user's Cancel on the debugging bar stops reins on those tabs until the user hands them back.
+//
 // Host -> extension: {id, type, ...}; the answer is {id, ok: true, result} or
 // {id, ok: false, error: {code, message}}. Extension -> host, unasked: {type: "hello" | "event" |
 // "detached" | "paused" | "tab_removed", ...}.
 
+import { DetachReasons, Ownership } from "./ownership.js";
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, NAVIGATING_METHODS } from "./policy.js";
 import { aroundPresses } from "./userfocus.js";
 
@@ -27,6 +33,9 @@ const VERSION = chrome.runtime.getManifest().version;
 const MAX_TO_HOST = 60 * 1024 * 1024;
 const WAKE_ALARM = "reins-wake";
 const NAVIGATE_TIMEOUT_MS = 15000;
+const GROUP_TITLE = "reins";
+// How long a command answered "Detached while handling command." waits for onDetach's reason.
+const DETACH_REASON_WAIT_MS = 500;
 
 let port = null;
 let hostInfo = null;
@@ -36,6 +45,11 @@ let backoffMs = 250;
 let reconnectTimer = null;
 // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
 const tabs = new Map();
+const ownership = new Ownership(chrome.storage.session);
+const detachReasons = new DetachReasons();
+// Random ids said in hello: this browser profile (the host names its socket after it) and this run
+// of the browser (tab ids mean something only within one).
+const ids = { instance: null, session: null };
 
 class Refusal extends Error {
   constructor(code, message) {
@@ -57,7 +71,25 @@ const started = Promise.all([
     options = { allowFile: !!v.allowFile };
   }),
   dropStaleAttachments(),
+  ownership.load().catch((err) => console.warn("reins: could not read reins's tabs", err)),
+  keptId(chrome.storage.local, "instance").then((id) => (ids.instance = id)),
+  keptId(chrome.storage.session, "session").then((id) => (ids.session = id)),
 ]);
+
+// A random id kept in a storage area, made on first use. Without one (storage failing) the host
+// names the profile as older extensions had it named: by start order.
+async function keptId(area, key) {
+  try {
+    const kept = (await area.get(key))[key];
+    if (kept) return kept;
+    const made = crypto.randomUUID();
+    await area.set({ [key]: made });
+    return made;
+  } catch (err) {
+    console.warn(`reins: no ${key} id`, err);
+    return null;
+  }
+}
 
 function wake() {
   started.then(() => {
@@ -86,10 +118,11 @@ function connect() {
     const reason = chrome.runtime.lastError?.message ?? "host exited";
     port = null;
     hostInfo = null;
+    ownership.launched = false;
     detachAll("host_disconnected");
     scheduleReconnect(reason);
   });
-  post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused });
+  post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, ...ids });
   updateBadge();
 }
 
@@ -121,7 +154,10 @@ function updateBadge() {
 async function onHostMessage(msg) {
   backoffMs = 250; // the host is alive: the next reconnect starts fast again
   if (msg?.type === "host_hello") {
-    hostInfo = { version: msg.version, profile: msg.profile };
+    hostInfo = { version: msg.version, profile: msg.profile, launched: !!msg.launched };
+    // Said by the launcher `reins launch` wrote into the profile it started; the user's own
+    // browser's launcher never says it.
+    ownership.launched = !!msg.launched;
     return;
   }
   if (typeof msg?.id === "undefined") return;
@@ -178,21 +214,29 @@ async function handle(msg) {
     case "tabs.list":
       return (await chrome.tabs.query({})).map(describeTab);
     case "tabs.current": {
+      // Only the host of a browser `reins launch` started asks: there the tab in front is reins's.
       const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
       const fallback = tab ?? (await chrome.tabs.query({ active: true }))[0];
       if (!fallback) throw new Refusal("target_closed", "no open tab");
+      enforce(ownership.check(fallback.id));
       return describeTab(fallback);
     }
     case "tabs.create":
-      return describeTab(await openTab(enforce(checkUrl(msg.url || "about:blank", options)).url, msg.active !== false));
+      return describeTab(await openTab(enforce(checkUrl(msg.url || "about:blank", options)).url));
     case "tabs.navigate":
+      enforce(ownership.check(msg.tabId));
       return describeTab(await sendTab(msg.tabId, enforce(checkUrl(msg.url, options)).url));
+    case "tabs.select":
+      return describeTab(await selectTab(msg.tabId));
     case "tabs.activate": {
+      // In front of the user: only a tab of reins's.
+      enforce(ownership.check(msg.tabId));
       const tab = await chrome.tabs.update(msg.tabId, { active: true });
       await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
       return describeTab(tab);
     }
     case "tabs.close":
+      enforce(ownership.check(msg.tabId));
       await chrome.tabs.remove(msg.tabId);
       return {};
     default:
@@ -215,23 +259,69 @@ async function cdpSequence(msg) {
 }
 
 function describeTab(t) {
-  return { id: t.id, url: t.url ?? t.pendingUrl ?? "", title: t.title ?? "", active: !!t.active, windowId: t.windowId, status: t.status };
+  return {
+    id: t.id, url: t.url ?? t.pendingUrl ?? "", title: t.title ?? "", active: !!t.active, windowId: t.windowId,
+    status: t.status, reins: ownership.isReins(t.id), stopped: ownership.stopped.has(t.id),
+  };
 }
 
 function status() {
-  return { version: VERSION, extensionId: chrome.runtime.id, paused, allowFile: options.allowFile, attached: [...tabs.keys()], host: hostInfo };
+  return {
+    version: VERSION, extensionId: chrome.runtime.id, paused, allowFile: options.allowFile, attached: [...tabs.keys()],
+    host: hostInfo, launched: ownership.launched, reinsTabs: [...ownership.owned], stoppedTabs: [...ownership.stopped],
+  };
 }
 
 // ---- tabs --------------------------------------------------------------------------------------
 
-async function openTab(url, active) {
-  try {
-    return await chrome.tabs.create({ url, active });
-  } catch (err) {
-    if (!/no current window/i.test(String(err?.message))) throw err;
-    // The user closed the last window and the browser runs on: open one.
-    return (await chrome.windows.create({ url, focused: false })).tabs[0];
+// A tab of reins's own. In a browser reins launched it comes to the front as any new tab does; in
+// the user's own it opens in the background of the window the user used last (or a window of its
+// own when there is none), in the "reins" group, so what the user is looking at stays in front.
+async function openTab(url) {
+  const launched = ownership.launched;
+  const win = await chrome.windows.getLastFocused({ windowTypes: ["normal"] }).catch(() => null);
+  const tab = win
+    ? await chrome.tabs.create({ url, active: launched, windowId: win.id })
+    : (await chrome.windows.create({ url, focused: launched })).tabs[0];
+  await ownership.opened(tab.id);
+  if (!launched) await groupTab(tab.id);
+  return chrome.tabs.get(tab.id).catch(() => tab);
+}
+
+// `reins tab select ID`: hands the tab to reins, unless the user stopped reins on it.
+async function selectTab(tabId) {
+  const tab = await chrome.tabs.get(tabId);
+  enforce(ownership.take(tabId));
+  if (ownership.launched) {
+    await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    return chrome.tabs.update(tabId, { active: true });
   }
+  await groupTab(tabId);
+  return chrome.tabs.get(tabId);
+}
+
+// The "reins" group of the tab's window shows the user which tabs the agent drives. A courtesy:
+// a tab that cannot be grouped (a pinned tab, a window type without groups) is reins's all the same.
+async function groupTab(tabId) {
+  try {
+    const tab = await chrome.tabs.get(tabId);
+    const [group] = await chrome.tabGroups.query({ windowId: tab.windowId, title: GROUP_TITLE });
+    if (group) {
+      if (tab.groupId !== group.id) await chrome.tabs.group({ groupId: group.id, tabIds: [tabId] });
+      return;
+    }
+    const groupId = await chrome.tabs.group({ tabIds: [tabId], createProperties: { windowId: tab.windowId } });
+    await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue", collapsed: false });
+  } catch (err) {
+    console.warn("reins: could not group tab", tabId, err);
+  }
+}
+
+async function ungroupTab(tabId) {
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  if (!tab || tab.groupId === chrome.tabGroups.TAB_GROUP_ID_NONE) return;
+  const group = await chrome.tabGroups.get(tab.groupId).catch(() => null);
+  if (group?.title === GROUP_TITLE) await chrome.tabs.ungroup(tabId).catch(() => {});
 }
 
 // Navigation without the debugger, for a tab on a page reins may not attach to (chrome://…):
@@ -251,6 +341,7 @@ async function sendTab(tabId, url) {
 // ---- chrome.debugger ---------------------------------------------------------------------------
 
 function ensureAttached(tabId) {
+  enforce(ownership.check(tabId));
   let state = tabs.get(tabId);
   if (!state) {
     state = { events: new Set(), inflight: new Set() };
@@ -282,6 +373,7 @@ async function attach(tabId, state) {
 
 async function cdp(tabId, sessionId, method, params) {
   const verdict = enforce(checkCommand(method, params, options));
+  enforce(ownership.check(tabId));
   const state = await ensureAttached(tabId);
   const target = sessionId ? { tabId, sessionId } : { tabId };
   if (NAVIGATING_METHODS.includes(method)) {
@@ -307,10 +399,13 @@ function send(state, target, method, params) {
   });
 }
 
-// Chrome answers "Detached while handling command." before onDetach says why; a tab that is
-// still there and on a refused page was let go of for that page.
+// Chrome answers "Detached while handling command." before onDetach says why: wait a moment for
+// the reason. The user's Cancel answers detached_by_user; a tab that is still there and on a
+// refused page was let go of for that page.
 async function whyDetached(tabId, err) {
   if (!/Detached while handling/i.test(String(err?.message))) return err;
+  const reason = ownership.stopped.has(tabId) ? "canceled_by_user" : await detachReasons.wait(tabId, DETACH_REASON_WAIT_MS);
+  if (reason === "canceled_by_user") return new Refusal("detached_by_user", `${err.message} ${ownership.check(tabId).message}`);
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   const verdict = tab ? checkTab(tab, options) : { ok: true };
   return verdict.ok ? err : new Refusal("page_refused", `${err.message} ${verdict.message}`);
@@ -352,9 +447,16 @@ function failInflight(state, code, reason) {
   state.inflight.clear();
 }
 
+// Cancel on the debugging bar detaches reins from every tab it is attached to, one event each:
+// each of those tabs is the user's again until they hand it back.
 chrome.debugger.onDetach.addListener(async ({ tabId }, reason) => {
   const state = tabs.get(tabId);
   tabs.delete(tabId);
+  if (reason === "canceled_by_user") {
+    ownership.canceled(tabId);
+    ungroupTab(tabId);
+  }
+  detachReasons.record(tabId, reason);
   let code = reason === "canceled_by_user" ? "detached_by_user" : "target_closed";
   if (code === "target_closed") {
     // Chrome itself lets go of a tab that goes to a chrome:// page: that is a refusal, not a close.
@@ -383,6 +485,7 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   const state = tabs.get(tabId);
   if (state) failInflight(state, "target_closed", "tab closed");
   tabs.delete(tabId);
+  ownership.closed(tabId);
   post({ type: "tab_removed", tabId });
 });
 
@@ -402,9 +505,32 @@ chrome.storage.onChanged.addListener((changes, area) => {
   }
 });
 
-chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+// The popup: status, and the user handing a tab to reins or taking it back. Only the extension's
+// own pages can send these (no externally_connectable, no content scripts).
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id) return;
   if (msg?.type === "popup_status") sendResponse({ ...status(), connected: port !== null });
+  if (msg?.type === "popup_hand_over" && Number.isInteger(msg.tabId)) {
+    ownership.handOver(msg.tabId).then(() => ownership.launched || groupTab(msg.tabId)).then(() => sendResponse({ ok: true }));
+    return true;
+  }
+  if (msg?.type === "popup_take_back" && Number.isInteger(msg.tabId)) {
+    takeBack(msg.tabId).then(() => sendResponse({ ok: true }));
+    return true;
+  }
 });
+
+async function takeBack(tabId) {
+  await ownership.takeBack(tabId);
+  const state = tabs.get(tabId);
+  if (state) {
+    tabs.delete(tabId);
+    failInflight(state, "tab_not_reins", "the user took the tab back");
+    await chrome.debugger.detach({ tabId }).catch(() => {});
+    post({ type: "detached", tabId, reason: "taken back by the user", code: "tab_not_reins" });
+  }
+  await ungroupTab(tabId);
+}
 
 chrome.alarms.onAlarm.addListener(wake);
 chrome.runtime.onStartup.addListener(wake);

@@ -7,7 +7,8 @@
     │                               (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, tab_crashed, frame_unreachable,
-    │                               navigation_failed, dialog_open, tab_hidden, browser_unresponsive
+    │                               navigation_failed, dialog_open, tab_hidden, browser_unresponsive,
+    │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
     ├── ActionError                 fill_mismatch, select_mismatch, check_failed
@@ -44,14 +45,17 @@ _NEXT_STEP: dict[str, str] = {
     "unsafe_home": "make REINS_HOME a directory of your own with mode 0700, or point REINS_HOME elsewhere",
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
-    "no_host": "start the browser with `reins launch`, or run `reins doctor`",
+    "no_host": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "host_unresponsive": "the reins host is hung: end its process (the extension starts a new host within seconds), then `reins status`",
     "ambiguous_profile": "pass --profile NAME",
     "cdp_blocked": "this CDP method is not on the extension's allowlist (extension/allowlist.js)",
     "cdp_error": "check the method's parameters against the DevTools protocol",
     "paused": "resume reins from the extension's popup",
     "target_closed": "the tab is gone: `reins tabs`, then `reins tab select ID` or `reins tab new URL`",
-    "detached_by_user": "the debugger was cancelled in the browser; run the command again to re-attach",
+    "detached_by_user": "Cancel stops reins on the tab: it stays off it until the user hands it back in the reins popup (Let reins use this tab); `reins tab select` cannot override that, ask the user",
+    "tab_closed": "`reins tabs`, then `reins tab select ID` or `reins tab new URL`",
+    "no_tab": "`reins tab new URL` opens one; `reins tabs`, then `reins tab select ID` takes one the user gave you",
+    "tab_not_reins": "`reins tab new URL` opens one of reins's own; `reins tab select ID` takes this one over (only if the user wants you in it)",
     "navigation_failed": "check the URL and that the site is reachable from this browser",
     "page_refused": "reins drives only http(s) pages and about:blank (not chrome://, other about: pages, extension pages, the Web Store, javascript:/data:, or file: unless allowed in the extension's popup); `reins navigate URL` leads the tab out",
     "dialog_open": "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
@@ -162,6 +166,7 @@ for _cls, _codes in (
          "not_editable", "not_stable"),
     ),
     (ActionError, ("fill_mismatch", "select_mismatch", "check_failed")),
+    (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),
     (DeadlineExceeded, ("timeout",)),
 ):

@@ -5,6 +5,9 @@ request from the control socket is validated against its command's argument mode
 deadline, run through the command's policy gates (connected and not paused, the dialog gate, the
 unresponsive-tab probe) and answered once. On stdin EOF (or SIGTERM/SIGINT/SIGHUP) the host removes
 its socket and exits.
+
+The host opens its socket only once the extension has said ``hello``: the socket is named after the
+browser profile, which the extension's id for it tells (``reins.bridge.names``).
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ from reins._paths import (
 from reins.bridge.client import socket_alive
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext, Host
+from reins.bridge.current import CurrentTab
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
+from reins.bridge.names import claim_name
 from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
 from reins.bridge.server import ControlServer
@@ -46,6 +51,9 @@ log = logging.getLogger("reins.host")
 
 # An answer may arrive this much after the deadline at most (serialization, the event loop).
 _LATE_MS = 0.2
+# A new host for a profile whose previous host still answers waits this long for it to go (Chrome
+# ends a host whose port closed after 2 s), then takes the socket over.
+_TAKEOVER_WAIT_S = 3.0
 
 
 @dataclass
@@ -120,7 +128,8 @@ class Dispatcher:
 
 
 def _pick_profile(requested: str, home: Path) -> str:
-    """Keep a live host's socket: a second host for the same name takes ``name-2``, ``name-3``…"""
+    """For an extension too old to say which profile it is: keep a live host's socket (a second
+    host for the same name takes ``name-2``, ``name-3``…)."""
     for n in range(1, 50):
         name = requested if n == 1 else f"{requested}-{n}"
         path = socket_path(name, home)
@@ -132,24 +141,69 @@ def _pick_profile(requested: str, home: Path) -> str:
     raise UsageError(f"too many live hosts named {requested}")
 
 
-async def _serve(profile: str, home: Path) -> None:
+def _name_profile(link: ExtensionLink, home: Path, wanted: str | None, launched: bool) -> str:
+    instance = link.hello.instance if link.hello else None
+    if instance is None:
+        return _pick_profile(wanted or "default", home)
+    return claim_name(home, instance=instance, wanted=wanted, launched=launched,
+                      is_live=lambda name: socket_alive(socket_path(name, home)))
+
+
+async def _leave_to_us(path: Path) -> None:
+    """The profile's previous host (its port closed) is on its way out: give it a moment."""
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + _TAKEOVER_WAIT_S
+    while time.monotonic() < deadline and await loop.run_in_executor(None, socket_alive, path):
+        await asyncio.sleep(0.1)
+
+
+def _log_to(path: Path) -> None:
+    stream = os.fdopen(open_private_append(path), "a", encoding="utf-8")
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
+async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     loop = asyncio.get_running_loop()
     eof = asyncio.Event()
     link = ExtensionLink(send=lambda m: port.send(m))
     port = NativePort(loop, link.receive, eof.set)
-    host = Host(profile, home, link)
-    dispatcher = Dispatcher(host, all_commands())
     # Chrome closes stdin when the port goes; a browser shut down as a process group sends
     # SIGTERM instead. Either way: remove the socket and exit.
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, eof.set)
     port.start()
-    port.send({"type": "host_hello", "version": __version__, "profile": profile})
-    server = ControlServer(socket_path(profile, home), dispatcher.dispatch)
-    await server.start()
-    log.info("host %s for profile %s listening on %s", os.getpid(), profile, server.path)
-    stopper = asyncio.ensure_future(dispatcher.stop.wait())
     eof_wait = asyncio.ensure_future(eof.wait())
+    hello_wait = asyncio.ensure_future(link.connected.wait())
+    await asyncio.wait({eof_wait, hello_wait}, return_when=asyncio.FIRST_COMPLETED)
+    hello_wait.cancel()
+    if eof.is_set():
+        eof_wait.cancel()
+        port.close()
+        log.info("host %s: the browser left before saying hello", os.getpid())
+        return
+    profile = await loop.run_in_executor(None, _name_profile, link, home, wanted, launched)
+    _log_to(home / "logs" / f"host-{profile}.log")
+    session = link.hello.session if link.hello else None
+    current = CurrentTab.load(ensure_private_dir(home / "tabs") / f"{profile}.json", session,
+                              launched=launched)
+    host = Host(profile, home, link, launched=launched, current=current)
+    dispatcher = Dispatcher(host, all_commands())
+    port.send({"type": "host_hello", "version": __version__, "profile": profile,
+               "launched": launched})
+    path = socket_path(profile, home)
+    await _leave_to_us(path)
+    server = ControlServer(path, dispatcher.dispatch)
+    await server.start()
+    log.info("host %s for profile %s (%s) listening on %s", os.getpid(), profile,
+             "launched" if launched else "own", server.path)
+    stopper = asyncio.ensure_future(dispatcher.stop.wait())
     try:
         await asyncio.wait({stopper, eof_wait}, return_when=asyncio.FIRST_COMPLETED)
     finally:
@@ -162,24 +216,21 @@ async def _serve(profile: str, home: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the native host (``python -m reins.host chrome-extension://ID/``)."""
+    """Entry point of the native host (``python -m reins.host chrome-extension://ID/``).
+
+    The launcher says which name it was installed for (``REINS_PROFILE``) and whether ``reins
+    launch`` started the browser (``REINS_LAUNCHED=1``: every tab in it is reins's)."""
     argv = list(sys.argv if argv is None else argv)
     home = reins_home()
     ensure_private_dir(home)
     ensure_private_dir(socket_dir(home))
     logs = ensure_private_dir(home / "logs")
-    requested = os.environ.get("REINS_PROFILE") or "default"
-    profile = _pick_profile(requested, home)
-    # Opened without following symlinks: a link planted in logs/ must not redirect the writes.
-    stream = os.fdopen(open_private_append(logs / f"host-{profile}.log"), "a", encoding="utf-8")
-    logging.basicConfig(
-        stream=stream,
-        level=logging.INFO,
-        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
-    )
+    _log_to(logs / "host.log")  # until the extension says which profile this is
     log.info("started by %s", argv[1:] or "hand")
+    wanted = os.environ.get("REINS_PROFILE") or None
+    launched = os.environ.get("REINS_LAUNCHED") == "1"
     try:
-        asyncio.run(_serve(profile, home))
+        asyncio.run(_serve(home, wanted, launched))
     except ReinsError as exc:
         log.error("host could not start: %s", exc.message)
         return 1

@@ -168,7 +168,7 @@ def start_browser(home: Path) -> Browser:
 
     user_data = home / "chrome-profile"
     user_data.mkdir(parents=True, exist_ok=True)
-    install(user_data_dir=str(user_data), profile=PROFILE)
+    install(user_data_dir=str(user_data), profile=PROFILE, launched=True)  # as `reins launch` does
     service = Service(os.environ.get("REINS_TEST_DRIVER", "/usr/bin/chromedriver"))
     driver = webdriver.Chrome(service=service, options=_chrome_options(user_data))
     driver.set_script_timeout(30)

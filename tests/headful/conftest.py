@@ -252,6 +252,11 @@ def agent_tab(user_browser: UserBrowser) -> Iterator[Callable[..., AgentTab]]:
         tab = AgentTab(user_browser, int(body["id"]), tag)
         tab.reported("load")
         opened.append(tab)
+        # In the person's own browser `tab new` opens in the background (the person's view stays
+        # theirs). The scenarios start from the agent's tab in front, as if the person looked at
+        # it, and then hide it the way a person does.
+        user_browser.reins.ok("tab", "show", str(tab.tab_id))
+        tab.reported("visibility", state="visible")
         return tab
 
     yield open_tab

@@ -7,6 +7,7 @@ person left them.
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,10 @@ def test_the_person_keeps_their_tab_and_window(agent_tab: OpenTab, user_browser:
     else:
         assert cover is not None and person.stacking()[-1] == cover, \
             "the browser window was raised over the person's application"
-    # Still hidden from the person: the page saw no second visibility change from the window.
-    assert [r["state"] for r in tab.beacons.of(tab.tag, "visibility")] == ["hidden", "visible"]
+    # Still hidden from the person: since it was hidden, the page saw one change only (focus
+    # emulation), none from the window.
+    states = [r["state"] for r in tab.beacons.of(tab.tag, "visibility")]
+    assert states[states.index("hidden"):] == ["hidden", "visible"], states
 
 
 def test_the_person_keeps_typing_in_their_own_tab(agent_tab: OpenTab,
@@ -154,3 +157,21 @@ def test_tab_show_puts_the_tab_in_front_of_the_person(agent_tab: OpenTab,
     assert tabs[tab.tab_id]["active"] is True
     assert not person.is_minimized()
     assert person.stacking()[-1] != cover
+
+
+def test_tab_new_opens_behind_the_person(user_browser: UserBrowser) -> None:
+    """In the person's own browser the agent's new tab loads in the background, in reins's group:
+    the person's page stays in front."""
+    reins = user_browser.reins
+    tag = uuid.uuid4().hex[:8]
+    body = reins.ok("tab", "new", user_browser.site.url("headful/widgets.html", tag))
+    try:
+        load = user_browser.site.beacons.wait(tag, lambda r: r.get("kind") == "load",
+                                              what="load")
+        assert load["visibility"] == "hidden"
+        tabs = {t["id"]: t for t in reins.ok("tabs")["tabs"]}
+        assert tabs[user_browser.home_tab]["active"] is True
+        assert tabs[body["id"]]["active"] is False and tabs[body["id"]]["reins"] is True
+        assert tabs[user_browser.home_tab]["reins"] is False
+    finally:
+        reins.cli("tab", "close", str(body["id"]))

@@ -283,12 +283,13 @@ def test_manifest_key_gives_the_extension_id_the_host_allows() -> None:
     assert re.fullmatch(r"[a-p]{32}", EXTENSION_ID)
 
 
-def test_manifest_permissions_are_exactly_the_five() -> None:
+def test_manifest_permissions_are_exactly_the_six() -> None:
     manifest = json.loads((EXTENSION / "manifest.json").read_text())
     assert manifest["manifest_version"] == 3
     # alarms: wakes a stopped service worker so it reconnects to the host by itself.
+    # tabGroups: the "reins" group shows the user which of their tabs the agent drives.
     assert sorted(manifest["permissions"]) == sorted(["debugger", "nativeMessaging", "tabs",
-                                                      "storage", "alarms"])
+                                                      "tabGroups", "storage", "alarms"])
     assert "host_permissions" not in manifest
     assert "optional_permissions" not in manifest
     assert "content_scripts" not in manifest

@@ -37,19 +37,17 @@ def test_budgets_as_before_the_table() -> None:
 
 
 def test_policies_as_before_the_table() -> None:
-    # Tab management neither watches for dialogs nor touches the page.
-    assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
-        "tab_show", "tab_close"}
+    # Tab management runs without a current tab: it is how the agent recovers from tab_closed.
+    assert {n for n, c in TABLE.items() if not c.needs_tab} == {
+        "status", "tabs", "tab_new", "tab_select", "tab_close", "stats", "ping"}
+    # Bringing a tab to the front touches no page: no dialog watch, no probe.
+    assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {"tab_show"}
     # What may run while a dialog is open (the others answer dialog_open at once).
-    assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
-        "dialog", "tab_show", "tab_close"}
+    assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {"dialog", "tab_show"}
     # What recovers a tab (or does not run on its main thread) is never held back by the probe,
     # nor refused on a crashed tab.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
-        "tab_show", "tab_close", "navigate", "reload"}
-    # `tabs` lists what there is, also when no tab is open.
-    assert {n for n, c in TABLE.items() if not c.needs_tab} == {
-        "status", "tabs", "tab_new", "tab_select", "stats", "ping"}
+        "tab_show", "navigate", "reload"}
 
 
 def test_cli_words() -> None:

@@ -129,20 +129,20 @@ def test_a_current_tab_that_closed_by_itself_is_not_replaced_by_another(
         host: FakeExtension, client: Client) -> None:
     connect_extension(host, client)
     client.send({"id": "sel", "cmd": "tab_select", "args": {"id": 3}})
-    answer_next(host, "tabs.activate", {"id": 3, "url": "u", "title": "t", "active": True})
+    answer_next(host, "tabs.select", {"id": 3, "url": "u", "title": "t", "active": True})
     assert client.answer()["ok"] is True
     # The page ran window.close() (or the user closed it): the extension says so.
     host.send_frame({"type": "tab_removed", "tabId": 3})
     time.sleep(0.1)
     answer = client.call(evaluate("next", 3) | {"tab": None})
-    assert answer["error"]["code"] == "target_closed", answer
+    assert answer["error"]["code"] == "tab_closed", answer
     assert "reins tab select" in answer["error"]["message"]
     assert host.frames.empty()  # the host did not go and read whatever tab is active now
     answer = client.call(evaluate("explicit", 3))
     assert answer["error"]["code"] == "target_closed"
     # Choosing a tab again works.
     client.send({"id": "sel2", "cmd": "tab_select", "args": {"id": 8}})
-    answer_next(host, "tabs.activate", {"id": 8, "url": "u", "title": "t", "active": True})
+    answer_next(host, "tabs.select", {"id": 8, "url": "u", "title": "t", "active": True})
     assert client.answer()["ok"] is True
 
 

@@ -36,11 +36,20 @@ ARMING = ("Inspector.enable", "Page.enable", "Emulation.setFocusEmulationEnabled
 
 
 class FakeExtension:
-    """Both ends of the host process: frames on stdio, JSON lines on the socket."""
+    """Both ends of the host process: frames on stdio, JSON lines on the socket.
 
-    def __init__(self, home: Path) -> None:
+    It says hello at once, as the extension does when it connects, naming its browser profile
+    (``instance``) and browser run (``session``); ``profile`` is what the launcher sets
+    (REINS_PROFILE, None for none) and ``name`` the socket name the test expects."""
+
+    def __init__(self, home: Path, *, instance: str | None = "profile-a", session: str = "run-1",
+                 profile: str | None = PROFILE, name: str | None = None, launched: bool = False,
+                 hello: bool = True) -> None:
         self.home = home
-        env = dict(os.environ, REINS_HOME=str(home), REINS_PROFILE=PROFILE)
+        env = dict(os.environ, REINS_HOME=str(home), REINS_LAUNCHED="1" if launched else "0")
+        env.pop("REINS_PROFILE", None)
+        if profile is not None:
+            env["REINS_PROFILE"] = profile
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -48,7 +57,17 @@ class FakeExtension:
         self.frames: queue.Queue[Any] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.socket_path = home / "run" / f"{PROFILE}.sock"
+        self.name = name or profile or "default"
+        self.socket_path = home / "run" / f"{self.name}.sock"
+        self.instance, self.session = instance, session
+        if hello:
+            self.say_hello()
+
+    def say_hello(self) -> None:
+        hello: dict[str, Any] = {"type": "hello", "version": "t", "session": self.session}
+        if self.instance is not None:
+            hello["instance"] = self.instance
+        self.send_frame(hello)
 
     def _read(self) -> None:
         decoder = FrameDecoder()
@@ -180,13 +199,9 @@ def client(host: FakeExtension) -> Iterator[Client]:
 
 
 def connect_extension(host: FakeExtension, client: Client) -> None:
-    """Say hello as the extension would, and wait until the host counts it as connected."""
+    """The extension said hello at start; the host answered host_hello and counts it connected."""
     assert host.next_frame()["type"] == "host_hello"
-    host.send_frame({"type": "hello", "version": "t"})
-    deadline = time.monotonic() + 5
-    while not client.call({"id": "wait", "cmd": "ping"})["connected"]:
-        assert time.monotonic() < deadline, "the hello never registered"
-        time.sleep(0.02)
+    assert client.call({"id": "wait", "cmd": "ping"})["connected"] is True
 
 
 def answer_next(host: FakeExtension, kind: str, result: Any) -> dict[str, Any]:
@@ -204,6 +219,7 @@ def test_host_says_hello_on_stdout(host: FakeExtension) -> None:
     hello = host.next_frame()
     assert hello["type"] == "host_hello"
     assert hello["profile"] == PROFILE
+    assert hello["launched"] is False
     assert isinstance(hello["version"], str) and hello["version"]
 
 
@@ -216,7 +232,7 @@ def test_socket_and_its_dir_are_private(host: FakeExtension) -> None:
 
 def test_ping(client: Client) -> None:
     assert client.call({"id": 1, "cmd": "ping"}) == {
-        "request_id": 1, "ok": True, "pong": True, "connected": False,
+        "request_id": 1, "ok": True, "pong": True, "connected": True,
     }
 
 
@@ -226,13 +242,16 @@ def test_string_request_id_is_echoed(client: Client) -> None:
     assert answer["ok"] is True
 
 
-def test_tab_command_before_hello_is_not_connected(client: Client) -> None:
-    answer = client.call({"id": 2, "cmd": "tabs"})
-    assert answer["request_id"] == 2
-    assert answer["ok"] is False
-    assert answer["error"]["code"] == "not_connected"
-    assert answer["error"]["transient"] is False
-    assert answer["error"]["message"]
+def test_the_socket_opens_once_the_extension_says_which_profile_it_is(short_home: Path) -> None:
+    fake = FakeExtension(short_home, hello=False)
+    try:
+        time.sleep(0.8)
+        assert not fake.socket_path.exists(), "no name before hello, so no socket"
+        fake.say_hello()
+        fake.wait_for_socket()
+        assert fake.next_frame()["type"] == "host_hello"
+    finally:
+        fake.stop()
 
 
 def test_bad_requests_are_answered_and_the_connection_stays_up(client: Client) -> None:
@@ -260,19 +279,39 @@ def test_hello_then_tabs_goes_through_the_extension(host: FakeExtension, client:
     frame = answer_next(host, "tabs.list", listed)
     assert set(frame) >= {"id", "type"}
     answer = client.answer()
-    assert answer == {"request_id": 2, "ok": True, "tabs": listed, "current": 5}
+    # `current` is the tab commands without --tab use: none picked yet.
+    assert answer == {"request_id": 2, "ok": True, "current": None, "tabs": [
+        {**listed[0], "reins": False, "stopped": False}]}
 
 
-def test_tabs_without_a_tab_asks_the_extension_for_the_current_one(
+def test_in_the_users_own_browser_nothing_falls_back_to_the_tab_in_front(
     host: FakeExtension, client: Client
 ) -> None:
     connect_extension(host, client)
     client.send({"id": 7, "cmd": "tabs"})
     answer_next(host, "tabs.list", [{"id": 9, "url": "u", "title": "t", "active": True}])
-    answer_next(host, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
     answer = client.answer()
-    assert answer["ok"] is True
-    assert answer["current"] == 9
+    assert answer["ok"] is True and answer["current"] is None
+    answer = client.call({"id": 8, "cmd": "press", "args": {"keys": "q"}})
+    assert answer["error"]["code"] == "no_tab"
+    assert "reins tab new" in answer["error"]["message"]
+    with pytest.raises(queue.Empty):
+        host.frames.get(timeout=0.2)  # the extension was not even asked for the tab in front
+
+
+def test_a_launched_browser_starts_from_the_tab_in_front(short_home: Path) -> None:
+    fake = FakeExtension(short_home, launched=True)
+    try:
+        fake.wait_for_socket()
+        conn = Client(fake.socket_path)
+        assert fake.next_frame()["launched"] is True
+        conn.send({"id": 7, "cmd": "cdp", "args": {"method": "DOM.enable"}})
+        answer_next(fake, "tabs.current", {"id": 9, "url": "u", "title": "t", "active": True})
+        assert answer_next(fake, "cdp", {})["tabId"] == 9
+        assert conn.answer()["ok"] is True
+        conn.close()
+    finally:
+        fake.stop()
 
 
 def test_tabs_with_no_tab_open_lists_nothing(host: FakeExtension, client: Client) -> None:

@@ -106,10 +106,46 @@ def test_launcher_keeps_a_preset_reins_home(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_launcher_without_profile_leaves_it_to_the_environment(tmp_path: Path) -> None:
+def test_launcher_without_profile_ignores_one_in_the_browsers_environment(tmp_path: Path) -> None:
+    # REINS_PROFILE in the shell Chrome was started from selects a profile for the CLI; it must not
+    # rename the browser's profile (names come from the extension's id, reins.bridge.names).
     launcher = write_launcher(tmp_path / "bin" / "reins-host", home=tmp_path / "st", profile=None)
-    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                      "REINS_PROFILE": "work"})
     assert "REINS_PROFILE" not in env
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
+def test_only_a_launcher_for_a_browser_reins_starts_says_every_tab_is_reins(tmp_path: Path) -> None:
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    own = write_launcher(tmp_path / "bin" / "own", home=tmp_path / "st", profile=None)
+    launched = write_launcher(tmp_path / "bin" / "launched", home=tmp_path / "st", profile="l",
+                              launched=True)
+    assert _env_of_launcher(own, {"PATH": path, "REINS_LAUNCHED": "1"})["REINS_LAUNCHED"] == "0"
+    assert _env_of_launcher(launched, {"PATH": path})["REINS_LAUNCHED"] == "1"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
+def test_cli_install_profile_bakes_the_name_into_the_launcher(home: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, HOME=str(home), REINS_HOME=str(tmp_path / "state"))
+    env.pop("REINS_PROFILE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "reins.cli", "install", "--user-data-dir", str(tmp_path / "ud"),
+         "--profile", "work", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["profile"] == "work"
+    launcher = Path(report["launcher"])
+    assert launcher.name == "reins-host-work"
+    exported = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    assert exported["REINS_PROFILE"] == "work" and exported["REINS_LAUNCHED"] == "0"
+    manifest = json.loads((tmp_path / "ud" / "NativeMessagingHosts" / "dev.reins.host.json").read_text())
+    assert manifest["path"] == str(launcher)
+
+
+def test_install_refuses_a_bad_profile_name(home: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        install(user_data_dir=str(tmp_path / "ud"), profile="../evil")
 
 
 def test_write_manifest(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from reins._errors import ConnectionFailure, ReinsError
-from reins._paths import socket_dir, socket_path
+from reins._paths import reins_home, socket_dir, socket_path
+from reins.bridge.names import KnownProfile, known_profiles
 
 __all__ = ["Connection", "answer_wait_s", "find_socket", "live_profiles", "peer_uid", "request",
            "socket_alive"]
@@ -67,18 +68,41 @@ def live_profiles(home: Path | None = None) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.sock") if socket_alive(p))
 
 
+def _bring_back(profile: KnownProfile) -> str:
+    if profile.launched:
+        flag = "" if profile.name == "launch" else f" --profile {profile.name}"
+        return f"`reins launch{flag}` starts it again"
+    return ("it is your own browser profile: open it (the reins extension connects by itself "
+            "within seconds) and run the command again; `reins doctor` if it does not connect")
+
+
+def _how_to_start(home: Path, profile: str | None) -> str:
+    """What to do when no host answers, for the way that browser is started."""
+    known = known_profiles(home)
+    if profile is not None and profile in known:
+        return f"profile {profile}: {_bring_back(known[profile])}"
+    listed = "; ".join(f"profile {p.name}: {_bring_back(p)}" for p in known.values())
+    if listed:
+        return listed
+    return ("start a browser for reins with `reins launch`, or open your own Chrome with the reins "
+            "extension (set up with `reins install`); `reins doctor` checks each step")
+
+
 def find_socket(profile: str | None, home: Path | None = None) -> Path:
     if profile:
         path = socket_path(profile, home)
         if not path.exists():
-            raise ConnectionFailure(f"no reins host for profile {profile!r}", code="no_host")
+            raise ConnectionFailure(f"no reins host for profile {profile!r}", code="no_host",
+                                    hint=_how_to_start(home or reins_home(), profile))
         return path
     names = live_profiles(home)
     if not names:
-        raise ConnectionFailure("no reins host is running", code="no_host")
+        raise ConnectionFailure("no reins host is running", code="no_host",
+                                hint=_how_to_start(home or reins_home(), None))
     if len(names) > 1:
         raise ConnectionFailure(
-            f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME",
+            f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME "
+            "or REINS_PROFILE=NAME",
             code="ambiguous_profile",
             details={"profiles": names},
         )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from reins._errors import BrowserError, ReinsError, UsageError
+from reins.bridge.current import CurrentTab
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent, Request
@@ -79,14 +80,15 @@ class Host:
     profile: str
     home: Path
     link: ExtensionLink
-    current_tab: int | None = None
+    # Started by `reins launch` (or a test harness that counts as one): every tab is reins's.
+    launched: bool = False
+    current: CurrentTab = field(default_factory=CurrentTab)
     tabs: dict[int, TabState] = field(default_factory=dict)
     stats: Stats = field(default_factory=Stats)
     started: float = field(default_factory=time.time)
-    # Tabs that closed (the extension's `tab_removed`), oldest first: a command there answers
-    # `target_closed` at once. A current tab that closes by itself (`window.close()`, the user)
-    # stays current, so the next command without --tab answers that too instead of reading
-    # whatever tab is active now; `tab new` / `tab select` / `tab close` choose again.
+    # Tabs that closed (the extension's `tab_removed`), oldest first: a command given one with
+    # --tab answers `target_closed` at once. (The current tab closing is `CurrentTab.lost`: the
+    # next command without --tab answers `tab_closed` until the agent picks a tab.)
     closed: dict[int, None] = field(default_factory=dict)
     # One worker: background writes (registries) happen in the order they were asked for.
     _io: ThreadPoolExecutor = field(
@@ -114,17 +116,19 @@ class Host:
 
     def refuse_closed(self, tab_id: int) -> None:
         if tab_id in self.closed:
-            which = "the current tab" if tab_id == self.current_tab else "that tab"
+            which = "the current tab" if tab_id == self.current.tab else "that tab"
             raise BrowserError(f"tab {tab_id} ({which}) was closed", code="target_closed")
 
     def _tab_gone(self, tab_id: int, code: str, removed: bool) -> None:
         if removed:
             self.tabs.pop(tab_id, None)
+            self.current.lost(tab_id)
             self.closed[tab_id] = None
             while len(self.closed) > _CLOSED_KEPT:
                 del self.closed[next(iter(self.closed))]
         elif code == "target_closed":  # detached as the tab closes; `tab_removed` says it is gone
             self.tabs.pop(tab_id, None)
+            self.current.lost(tab_id)
         else:
             state = self.tabs.get(tab_id)
             if state is not None:  # detached: subscriptions and enabled domains must be made again
@@ -136,11 +140,24 @@ class Host:
             state.dispatch(event)
 
     async def default_tab(self, deadline: Deadline) -> int:
-        if self.current_tab is not None:
-            return self.current_tab
+        """The tab a command without ``--tab`` runs in: the one the agent picked. Never another
+        one in its place (``tab_closed``); in the user's own profile never one the agent did not
+        pick (``no_tab``)."""
+        current = self.current
+        if current.unconfirmed and current.tab is not None:  # remembered by an earlier host
+            listed = await self.link.request("tabs.list", deadline)
+            if any(t.get("id") == current.tab for t in listed):
+                current.confirmed()
+            else:
+                current.lost(current.tab)
+        tab_id = current.require()
+        if tab_id is not None:
+            return tab_id
+        if not self.launched:
+            raise BrowserError("reins has no tab in this browser yet", code="no_tab")
         tab = await self.link.request("tabs.current", deadline)
-        self.current_tab = int(tab["id"])
-        return self.current_tab
+        current.choose(int(tab["id"]))
+        return int(tab["id"])
 
 
 @dataclass

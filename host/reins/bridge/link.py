@@ -32,6 +32,12 @@ __all__ = ["ExtensionLink"]
 log = logging.getLogger("reins.bridge")
 
 EventHandler = Callable[[CdpEvent], None]
+# Why the extension let go of a tab, by the code it gave (a command in flight is answered with it).
+_WHY_GONE = {
+    "detached_by_user": "was stopped by the user (Cancel on the debugging bar)",
+    "tab_not_reins": "was taken back by the user",
+    "page_refused": "went to a page reins does not drive",
+}
 # (tab id, error code for what was in flight, whether the tab itself is gone rather than detached)
 TabGoneHandler = Callable[[int, str, bool], None]
 
@@ -167,10 +173,11 @@ class ExtensionLink:
                 gone(message.tabId, code, removed)
 
     def _fail_tab(self, tab_id: int, code: str) -> None:
+        why = _WHY_GONE.get(code, "went away")
         for pending in list(self._pending.values()):
             if pending.tab_id == tab_id and not pending.future.done():
                 pending.future.set_exception(
-                    BrowserError(f"{pending.what}: tab {tab_id} went away", code=code)
+                    BrowserError(f"{pending.what}: tab {tab_id} {why}", code=code)
                 )
 
     def disconnected(self) -> None:

@@ -88,11 +88,20 @@ class ExtensionAnswer(BaseModel):
     error: ErrorPayload | None = None
 
 
+# A random id the extension keeps: per browser profile (storage.local) or per browser session
+# (storage.session). Older extensions send neither.
+_TOKEN = r"^[A-Za-z0-9-]{1,64}$"
+
+
 class Hello(BaseModel):
     type: Literal["hello"]
     version: str = "?"
     extensionId: str = ""
     paused: bool = False
+    # Which browser profile this is, stable across restarts: the host names its socket from it.
+    instance: str | None = Field(default=None, pattern=_TOKEN)
+    # Which run of the browser: tab ids mean something only within one.
+    session: str | None = Field(default=None, pattern=_TOKEN)
 
 
 class CdpEvent(BaseModel):

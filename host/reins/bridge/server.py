@@ -29,6 +29,7 @@ class ControlServer:
         self._dispatch = dispatch
         self._max_request = max_request
         self._server: asyncio.Server | None = None
+        self._inode: tuple[int, int] | None = None
 
     async def start(self) -> None:
         if len(os.fsencode(self.path)) >= 104:
@@ -47,13 +48,18 @@ class ControlServer:
             os.umask(old_umask)
         sock.listen(64)
         os.replace(tmp, self.path)
+        info = os.stat(self.path)
+        self._inode = (info.st_dev, info.st_ino)
         self._server = await asyncio.start_unix_server(self._client, sock=sock)
 
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()
+        # Only our own socket file: a newer host of the same profile may have taken the path over.
         try:
-            self.path.unlink()
+            info = os.stat(self.path)
+            if (info.st_dev, info.st_ino) == self._inode:
+                self.path.unlink()
         except FileNotFoundError:
             pass
 

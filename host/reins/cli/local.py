@@ -48,10 +48,11 @@ def guide() -> None:
 @global_options
 @click.pass_context
 def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
-    """Register the native host for your browser(s)."""
+    """Register the native host for your browser(s); --profile NAME names the profile(s) it serves."""
     from reins.setup.install import install as do_install
 
-    _local_result(ctx, local, lambda: do_install(browser, user_data_dir),
+    profile = merged_options(ctx, dict(local)).get("profile")
+    _local_result(ctx, local, lambda: do_install(browser, user_data_dir, profile=profile),
                   lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
 
 

@@ -28,8 +28,12 @@ def status(a: Answer) -> str:
 
 
 def tabs(a: Answer) -> str:
+    def whose(t: dict[str, Any]) -> str:
+        return "stopped" if t.get("stopped") else "reins" if t.get("reins") else "user"
+
     return "\n".join(
-        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {t['title'][:40]:<40}  {t['url']}"
+        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {whose(t):<7}  "
+        f"{t['title'][:40]:<40}  {t['url']}"
         for t in a["tabs"]
     ) or "no tabs"
 

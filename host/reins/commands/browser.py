@@ -25,8 +25,11 @@ __all__ = ["COMMANDS"]
 
 
 def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
+    # reins: reins may drive it (it opened it, or it was handed over; in a launched browser every
+    # tab); stopped: the user pressed Cancel on the debugging bar while reins drove it.
     view = {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
-            "active": bool(tab.get("active"))}
+            "active": bool(tab.get("active")), "reins": bool(tab.get("reins")),
+            "stopped": bool(tab.get("stopped"))}
     state = host.tabs.get(tab["id"]) if host is not None else None
     if state is not None and state.part(CrashWatch).crashed:
         view["crashed"] = True  # its page is gone until `reins reload`
@@ -48,7 +51,9 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
                  "home": str(host.home)},
         "connected": link.connected.is_set(),
         "paused": link.paused,
-        "extension": link.hello.model_dump(exclude={"type"}) if link.hello else None,
+        "launched": host.launched,
+        "extension": link.hello.model_dump(exclude={"type", "instance", "session"})
+        if link.hello else None,
         "tab": None,
     }
     if not link.connected.is_set():
@@ -77,15 +82,12 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 @command("tabs", NoArgs, needs_tab=False, read_only=True)
 async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
-    """List the browser's tabs (* marks the one commands use)."""
+    """List the browser's tabs: * marks the one commands use, reins the ones reins may drive."""
     host = ctx.host
     if not host.link.connected.is_set():
         raise ConnectionFailure("the extension is not connected to this host")
     listed = await host.link.request("tabs.list", ctx.deadline)
-    current: int | None = None
-    if listed:  # no tab open (the last one was closed): nothing is current, and that is no error
-        current = ctx.request.tab if ctx.request.tab is not None else await host.default_tab(ctx.deadline)
-    return {"tabs": [_tab_view(t, host) for t in listed], "current": current}
+    return {"tabs": [_tab_view(t, host) for t in listed], "current": host.current.tab}
 
 
 class TabNewArgs(Args):
@@ -94,11 +96,14 @@ class TabNewArgs(Args):
 
 @command("tab_new", TabNewArgs, needs_tab=False, timeout_ms=30_000, cli_args=("url",))
 async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
-    """Open a tab (and make it the one later commands use)."""
+    """Open a tab of reins's own and make it the one later commands use.
+
+    In your own profile it opens in the background, in the "reins" tab group of the window you
+    used last, so what you are looking at stays in front."""
     host = ctx.host
     created = await host.link.request("tabs.create", ctx.deadline, url=args.url or "about:blank")
     tab_id = int(created["id"])
-    host.current_tab = tab_id
+    host.current.choose(tab_id)
     ctx.tab_id = tab_id
     page: dict[str, Any] = {}
     if args.url:
@@ -113,9 +118,13 @@ class TabIdArgs(Args):
 
 @command("tab_select", TabIdArgs, needs_tab=False, cli_args=("id",))
 async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
-    """Make tab ID the current one and bring it to the front."""
-    tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=args.id)
-    ctx.host.current_tab = args.id
+    """Make tab ID the one later commands use; a tab of the user's is handed over to reins.
+
+    A tab the user stopped reins on (Cancel on the debugging bar) stays refused until the user
+    hands it back in the reins popup. In a browser `reins launch` started, the tab also comes to
+    the front; in your own profile it stays where it is."""
+    tab = await ctx.host.link.request("tabs.select", ctx.deadline, tabId=args.id)
+    ctx.host.current.choose(args.id)
     return {"tab": _tab_view(tab)}
 
 
@@ -135,19 +144,23 @@ async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
     """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
     tab_id = args.id if args.id is not None else ctx.tab
     tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=tab_id)
-    ctx.host.current_tab = tab_id
-    return {"tab": _tab_view(tab)}
+    ctx.host.current.choose(tab_id)
+    return {"tab": _tab_view(tab, ctx.host)}
 
 
-@command("tab_close", TabCloseArgs, watch_dialogs=False, dialog_free=True, probe=False,
-         cli_args=("id",))
+@command("tab_close", TabCloseArgs, needs_tab=False, cli_args=("id",))
 async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
-    """Close tab ID (default: the current tab)."""
-    tab_id = args.id if args.id is not None else ctx.tab
-    await ctx.host.link.request("tabs.close", ctx.deadline, tabId=tab_id)
-    if ctx.host.current_tab == tab_id:
-        ctx.host.current_tab = None
-    ctx.host.tabs.pop(tab_id, None)
+    """Close tab ID (default: the current tab); only tabs reins may drive."""
+    host = ctx.host
+    if args.id is not None:
+        tab_id = args.id
+    elif ctx.request.tab is not None:
+        tab_id = ctx.request.tab
+    else:
+        tab_id = await host.default_tab(ctx.deadline)
+    await host.link.request("tabs.close", ctx.deadline, tabId=tab_id)
+    host.current.lost(tab_id)
+    host.tabs.pop(tab_id, None)
     return {"closed": tab_id}
 
 

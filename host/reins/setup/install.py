@@ -27,8 +27,10 @@ from reins._paths import (
     ensure_private_dir,
     reins_home,
     socket_dir,
+    valid_profile_name,
     write_private,
 )
+from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
 
 __all__ = ["doctor", "install", "manifest_dirs", "uninstall", "write_launcher", "write_manifest"]
 
@@ -74,14 +76,19 @@ def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, P
     return {b: home / table[b] / "NativeMessagingHosts" for b in _selected(browser)}
 
 
-def write_launcher(path: Path, *, home: Path, profile: str | None) -> Path:
-    """A small script that runs the host with this Python, this REINS_HOME and this profile."""
+def write_launcher(path: Path, *, home: Path, profile: str | None, launched: bool = False) -> Path:
+    """A small script that runs the host with this Python, this REINS_HOME and this profile name.
+
+    ``launched``: the browser is one reins started (`reins launch`), so every tab in it is reins's;
+    otherwise it is the user's own, where reins drives only the tabs it opened or was handed.
+    Without a profile name the launcher clears ``REINS_PROFILE``: a browser started from a shell
+    where it selects a profile for the CLI must not take that name (``reins.bridge.names``)."""
     ensure_private_dir(path.parent, root=home)
     if sys.platform == "win32":
         path = path.with_suffix(".bat")
         lines = ["@echo off", f'if "%REINS_HOME%"=="" set "REINS_HOME={home}"']
-        if profile:
-            lines.append(f'set "REINS_PROFILE={profile}"')
+        lines.append(f'set "REINS_PROFILE={profile or ""}"')
+        lines.append(f'set "REINS_LAUNCHED={1 if launched else 0}"')
         lines.append(f'"{sys.executable}" -u -m reins._host %*')
         write_private(path, ("\r\n".join(lines) + "\r\n").encode())
         return path
@@ -89,6 +96,9 @@ def write_launcher(path: Path, *, home: Path, profile: str | None) -> Path:
              f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}', "export REINS_HOME"]
     if profile:
         lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
+    else:
+        lines.append("unset REINS_PROFILE")
+    lines.append(f"REINS_LAUNCHED={1 if launched else 0}; export REINS_LAUNCHED")
     lines.append(f'exec {shlex.quote(sys.executable)} -u -m reins._host "$@"')
     # Chrome runs this file as the user: written without following a planted symlink, 0700.
     write_private(path, ("\n".join(lines) + "\n").encode(), mode=0o700)
@@ -117,10 +127,16 @@ def _launcher_path(home: Path, profile: str | None) -> Path:
 
 
 def install(browser: str = "all", user_data_dir: str | None = None, *,
-            profile: str | None = None) -> dict[str, Any]:
+            profile: str | None = None, launched: bool = False) -> dict[str, Any]:
+    """Register the host. ``profile`` names the browser profiles this registration serves (see
+    ``reins.bridge.names``); ``launched`` marks a browser reins started itself (every tab is
+    reins's) — `reins launch` and the test harness, never a user's own browser."""
     home = reins_home()
     ensure_private_dir(home)
-    launcher = write_launcher(_launcher_path(home, profile), home=home, profile=profile)
+    if profile is not None and not valid_profile_name(profile):
+        raise UsageError(f"profile name {profile!r}: use letters, digits, . _ - (at most 64)")
+    launcher = write_launcher(_launcher_path(home, profile), home=home, profile=profile,
+                              launched=launched)
     written: list[str] = []
     if sys.platform == "win32" and not user_data_dir:
         written += _install_windows(_selected(browser), launcher)
@@ -138,7 +154,8 @@ def install(browser: str = "all", user_data_dir: str | None = None, *,
             else:
                 write_manifest(directory, launcher)
             written.append(str(directory / f"{HOST_NAME}.json"))
-    return {"launcher": str(launcher), "manifests": written, "extension_id": EXTENSION_ID}
+    return {"launcher": str(launcher), "manifests": written, "extension_id": EXTENSION_ID,
+            "profile": profile}
 
 
 def _install_windows(browsers: tuple[str, ...], launcher: Path) -> list[str]:  # pragma: no cover
@@ -182,20 +199,30 @@ def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
 def _probe_host(launcher: str) -> tuple[bool, str]:
     """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
     with tempfile.TemporaryDirectory(prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None) as tmp:
-        env = dict(os.environ, REINS_HOME=tmp, REINS_PROFILE="doctor")
+        env = dict(os.environ, REINS_HOME=tmp)
         try:
             proc = subprocess.Popen([launcher, ORIGIN], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         except OSError as exc:
             return False, f"cannot run {launcher}: {exc.strerror}"
+        assert proc.stdin is not None
+        # The host opens its socket once the extension says which profile it is: say it.
+        hello = {"type": "hello", "version": "doctor", "instance": "reins-doctor"}
+        try:
+            proc.stdin.write(encode_frame(hello, max_size=MAX_FROM_BROWSER))
+            proc.stdin.flush()
+        except OSError:
+            pass  # it exited already: reported below
         # A launcher written for a profile names its own socket; any socket means it started.
         sockets = socket_dir(Path(tmp))
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock")):
             time.sleep(0.05)
         started = any(sockets.glob("*.sock"))
-        assert proc.stdin is not None
-        proc.stdin.close()
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
         try:
             code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -196,7 +196,7 @@ def launch(
 
 def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
     """The host's launcher and its manifest in the profile's own NativeMessagingHosts folder."""
-    launcher = write_launcher(pdir / "reins-host", home=home, profile=name)
+    launcher = write_launcher(pdir / "reins-host", home=home, profile=name, launched=True)
     write_manifest(data_dir / "NativeMessagingHosts", launcher)
 
 
