@@ -128,8 +128,10 @@ def test_an_action_answers_its_effect_in_one_compact_line() -> None:
     result = tool_result("click", answer, Limits())
     assert not result.is_error
     assert json.loads(_text(result)) == {
-        "method": "cdp", "effect": {"expanded": {"from": False, "to": True},
-                                    "dom_changed_elsewhere": 12}, "ref": "@categorytrig"}
+        "effect": {"expanded": {"from": False, "to": True}, "dom_changed_elsewhere": 12},
+        "ref": "@categorytrig"}
+    fallback = tool_result("click", {**answer, "method": "js_fallback"}, Limits())
+    assert json.loads(_text(fallback))["method"] == "js_fallback"
     assert answer_tokens(result) < 60
 
 

@@ -41,8 +41,10 @@ DEFAULT_STATE_TOKENS = 8_000
 _WRAPPER_TOKENS = 100
 _MIN_ANSWER_TOKENS = 1_000
 
-# Answer fields an agent has no use for (where the mouse went, the host's own timings).
+# Answer fields an agent has no use for (where the mouse went, the host's own timings), and values
+# that are the norm and say nothing (real mouse events; any other method comes with a warning).
 _NOISE = frozenset({"point", "elapsed_ms"})
+_NORM = {"method": "cdp"}
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,8 @@ def error_result(error: dict[str, Any], limits: Limits,
 
 def _compact(body: dict[str, Any]) -> str:
     """One line of JSON without the noise and the empty lists."""
-    kept = {k: v for k, v in body.items() if k not in _NOISE and v is not None and v != []}
+    kept = {k: v for k, v in body.items()
+            if k not in _NOISE and v is not None and v != [] and _NORM.get(k, ...) != v}
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
 
 
