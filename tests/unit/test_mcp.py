@@ -316,3 +316,48 @@ def test_reins_mcp_help_states_the_defaults() -> None:
     assert result.exit_code == 0
     assert f"default {DEFAULT_ANSWER_TOKENS:,}" in result.output
     assert f"default {DEFAULT_STATE_TOKENS:,}" in result.output
+
+
+def test_a_cancelled_call_hangs_up_so_the_host_cancels_the_command(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host that never answers: the client cancels, and the host sees the connection close."""
+    import socket
+    import threading
+    import time
+
+    home = tmp_path / "h"
+    (home / "run").mkdir(parents=True)
+    path = home / "run" / "p.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    hung_up = threading.Event()
+
+    def silent_host() -> None:
+        conn, _ = listener.accept()
+        conn.recv(1 << 16)  # the request; never answered
+        if conn.recv(1) == b"":
+            hung_up.set()
+        conn.close()
+
+    threading.Thread(target=silent_host, daemon=True).start()
+    monkeypatch.setenv("REINS_HOME", str(home))
+    server = ToolServer(Settings(profile="p"), TABLE)
+
+    async def cancelled() -> None:
+        with anyio.move_on_after(0.3):
+            await server.call("tabs", {})
+            raise AssertionError("the silent host answered")
+
+    started = time.monotonic()
+    anyio.run(cancelled)
+    assert time.monotonic() - started < 2
+    assert hung_up.wait(2), "the host never saw the connection close"
+    listener.close()
+
+
+def test_the_package_surface_is_pinned() -> None:
+    import reins.mcp
+
+    assert reins.mcp.__all__ == ["DEFAULT_ANSWER_TOKENS", "DEFAULT_STATE_TOKENS", "Limits",
+                                 "Settings", "ToolServer", "serve"]
