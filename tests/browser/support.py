@@ -61,3 +61,17 @@ def start_cli(home: Path, *args: str, profile: str | None = PROFILE, as_json: bo
     argv, full_env = cli_process_args(home, *args, profile=profile, as_json=as_json, env=env)
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=full_env)
+
+
+def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
+    """`python -m reins.cli --profile PROFILE mcp ARGS` as an MCP client starts it (the SDK's
+    StdioServerParameters): the client passes on only a few variables of its own environment, so
+    REINS_HOME (and PYTHONPATH, for a source checkout) are given explicitly."""
+    from mcp import StdioServerParameters
+
+    env = {"REINS_HOME": str(home)}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "reins.cli", "--profile", profile, "mcp", *args],
+                                 env=env)

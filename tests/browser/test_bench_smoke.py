@@ -1,4 +1,5 @@
-"""`scripts/bench --quick` still runs end to end, so the benchmark script cannot rot.
+"""`scripts/bench --quick` and `scripts/bench-mcp --quick` still run end to end, so the benchmark
+scripts cannot rot.
 
 It launches its own headless Chromium through `reins launch` under a temporary REINS_HOME and
 uses whichever peers (agent-browser, Playwright) are installed. No timing is asserted: only that it
@@ -37,3 +38,14 @@ def test_bench_quick_prints_reins_rows() -> None:
         # a median was measured (not "—"), i.e. at least one repetition answered ok
         assert matching[0].split("|")[2 if label.count("|") == 2 else 3].strip() != "—", matching[0]
     assert "| idle, after launch and one small page |" in out
+
+
+def test_bench_mcp_quick_prints_reins_rows() -> None:
+    proc = subprocess.run([str(ROOT / "scripts" / "bench-mcp"), "--quick"], capture_output=True,
+                          text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    for heading in ("## Tokens per step through MCP", "## One click on big.html?n=N"):
+        assert heading in out, f"missing table {heading!r}:\n{out}"
+    assert "| **whole flow** | 5 calls |" in out
+    assert "| 100 | " in out and "The tool list itself" in out

@@ -175,7 +175,8 @@ def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
     assert probe["code"] == 3
     modules = set(probe["modules"])
     assert "reins.cli" in modules and "reins.bridge.client" in modules
-    heavy = {m for m in modules if m == "pydantic" or m.startswith(("pydantic.", "pydantic_core"))}
+    heavy = {m for m in modules if m in ("pydantic", "mcp", "reins.mcp")
+             or m.startswith(("pydantic.", "pydantic_core", "mcp.", "mcp_types", "reins.mcp."))}
     assert heavy == set()
     host_side = {"reins._host", "reins.bridge.protocol", "reins.bridge.link", "reins.bridge.server",
                  "reins.bridge.native", "reins.bridge.command", "reins.commands.browser",

@@ -276,19 +276,31 @@ def test_doctor_with_nothing_installed(home: Path) -> None:
     assert report["healthy"] is False
     assert report["first_failure"]["name"] == "manifest"
     assert report["first_failure"]["fix"].startswith("reins install")
-    names = [c["name"] for c in report["checks"]]
-    assert names == ["manifest", "extension connected"]
-    assert all(c["ok"] is False for c in report["checks"])
+    by_name = {c["name"]: c for c in report["checks"]}
+    assert list(by_name) == ["manifest", "extension connected", "mcp server"]
+    assert by_name["manifest"]["ok"] is False and by_name["extension connected"]["ok"] is False
+    # `reins mcp --check` ran in a process of its own and built every tool.
+    assert by_name["mcp server"]["ok"] is True, by_name["mcp server"]
+    assert "tools, MCP SDK" in by_name["mcp server"]["detail"]
+
+
+@pytest.fixture
+def mcp_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP check's own process is tested once (above); the other doctor tests skip it."""
+    import reins.setup.install
+
+    monkeypatch.setattr(reins.setup.install, "_probe_mcp", lambda: (True, "checked"))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_doctor_after_install_fails_only_on_the_extension(home: Path, tmp_path: Path) -> None:
+def test_doctor_after_install_fails_only_on_the_extension(home: Path, tmp_path: Path,
+                                                          mcp_checked: None) -> None:
     profile_dir = tmp_path / "profile"
     install(user_data_dir=str(profile_dir))  # as `reins install --user-data-dir X` does
     report = doctor(user_data_dir=str(profile_dir))
     by_name = {c["name"]: c for c in report["checks"]}
     assert list(by_name) == ["manifest", "manifest content", "launcher", "allowed origin",
-                             "host start", "extension connected"]
+                             "host start", "extension connected", "mcp server"]
     for name in ("manifest", "manifest content", "launcher", "allowed origin", "host start"):
         assert by_name[name]["ok"] is True, by_name[name]
     assert by_name["extension connected"]["ok"] is False
@@ -300,7 +312,8 @@ def test_doctor_after_install_fails_only_on_the_extension(home: Path, tmp_path: 
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_doctor_reports_a_wrong_origin_and_a_broken_launcher(home: Path, tmp_path: Path) -> None:
+def test_doctor_reports_a_wrong_origin_and_a_broken_launcher(home: Path, tmp_path: Path,
+                                                             mcp_checked: None) -> None:
     profile_dir = tmp_path / "profile"
     install(user_data_dir=str(profile_dir), profile="p")
     target = profile_dir / "NativeMessagingHosts" / "dev.reins.host.json"
@@ -330,7 +343,7 @@ class _FastClock:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
 def test_doctor_host_start_with_a_profile_launcher(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mcp_checked: None
 ) -> None:
     import reins.setup.install
 

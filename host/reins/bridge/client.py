@@ -1,4 +1,5 @@
-"""The lean socket client the CLI uses: standard library only, no pydantic, no host modules."""
+"""The lean socket client the CLI (and `reins mcp`) uses: standard library only, no pydantic, no
+host modules."""
 
 from __future__ import annotations
 
@@ -134,6 +135,15 @@ class Connection:
         self._ids: Iterator[int] = itertools.count(1)
 
     def close(self) -> None:
+        self._sock.close()
+
+    def abort(self) -> None:
+        """End a call waiting in another thread (a cancelled MCP request): its recv returns at
+        once, and the host, seeing the disconnect, cancels the command."""
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed, or never connected further than this
         self._sock.close()
 
     def __enter__(self) -> Connection:

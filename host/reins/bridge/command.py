@@ -3,11 +3,14 @@
 A handler module declares each command with ``@command(...)``: its wire name, its argument model
 (pydantic, validated at the boundary), its help (the handler's docstring), its budget, and its policy
 (needs a tab, probes a suspect tab first, may run while a JavaScript dialog is open, watches for
-dialogs at all, only reads). ``reins.commands.table`` gathers them; the dispatcher reads the policy
-from there, and the CLI builds its commands from the table's description (``describe``).
+dialogs at all, only reads, may be repeated), and where it is offered (the CLI's words; an MCP tool
+or not). ``reins.commands.table`` gathers them; the dispatcher reads the policy from there, the CLI
+builds its commands from the table's description (``describe``), and ``reins mcp`` its tools.
 
 An argument's CLI help is its ``Field(description=...)``; what only the CLI needs to know about it (a
-metavar, choices the host checks itself, a field the CLI never offers) goes in ``cli_hints``.
+metavar, choices the host checks itself, a field the CLI never offers) goes in ``cli_hints``. The
+argument model's JSON schema (``model_json_schema()``) is what MCP tools take as their input schema:
+the hints stay out of it, except choices, which every client may know (an ``enum``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "Command", "NoArgs", "build_table", "cli_hints", "command"]
+__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "CliHints", "Command", "NoArgs", "build_table", "cli_hints",
+           "command"]
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -38,10 +42,28 @@ class NoArgs(Args):
     pass
 
 
+class CliHints:
+    """What the CLI shows of one args field, kept as the field's ``json_schema_extra``.
+
+    Pydantic calls it while it writes the field's JSON schema: it adds the choices as an ``enum``
+    and nothing else, so the schema says what holds for every client and no CLI detail.
+    """
+
+    __slots__ = ("hints",)
+
+    def __init__(self, hints: dict[str, JsonValue]) -> None:
+        self.hints = hints
+
+    def __call__(self, schema: dict[str, JsonValue]) -> None:
+        choices = self.hints.get("choices")
+        if isinstance(choices, list):
+            schema["enum"] = list(choices)
+
+
 def cli_hints(
     *, hidden: bool = False, metavar: str | None = None, choices: Iterable[str] = (),
-) -> dict[str, JsonValue]:
-    """What the CLI shows of one args field, as the field's ``json_schema_extra``.
+) -> CliHints:
+    """What the CLI shows of one args field; give it as the field's ``json_schema_extra``.
 
     hidden: the CLI never offers it (the host's own, or set by a CLI quirk); metavar: the word in
     the usage line; choices: offered as a click.Choice although the model takes any string.
@@ -53,7 +75,7 @@ def cli_hints(
         hints["metavar"] = metavar
     if choices:
         hints["choices"] = list(choices)
-    return {"cli": hints}
+    return CliHints(hints)
 
 
 Handler = Callable[[CommandContext, A], Awaitable[dict[str, Any]]]
@@ -78,6 +100,9 @@ class Command(Generic[A]):
     probe: bool = True
     # Changes nothing in the page or the browser (MCP tool annotations; docs).
     read_only: bool = False
+    # Sets something to the value given, so a second identical call changes nothing more: safe to
+    # repeat after a transient error (MCP's idempotentHint; meaningless for read-only commands).
+    idempotent: bool = False
     # May start on a tab showing a page reins does not attach to (chrome://…): it can take the tab
     # away from it (the extension's `tabs.navigate`), so a refused dialog watch does not stop it.
     leaves_refused_page: bool = False
@@ -85,19 +110,22 @@ class Command(Generic[A]):
     # order (field names).
     cli: tuple[str, ...] = ()
     cli_args: tuple[str, ...] = ()
+    # Offered as a tool by `reins mcp` (under its wire name).
+    mcp: bool = True
 
 
 def command(
     name: str, args: type[A], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, needs_tab: bool = True,
     watch_dialogs: bool = True, dialog_free: bool = False, probe: bool = True,
-    read_only: bool = False, leaves_refused_page: bool = False, cli: str | None = None,
-    cli_args: Iterable[str] = (), on_cli: bool = True,
+    read_only: bool = False, idempotent: bool = False, leaves_refused_page: bool = False,
+    cli: str | None = None, cli_args: Iterable[str] = (), on_cli: bool = True,
+    on_mcp: bool = True,
 ) -> Callable[[Handler[A]], Command[A]]:
     """Declare a command; the decorated handler's docstring is its help.
 
     cli: its words on the command line (default: the name, ``_`` read as a space); cli_args: the
     fields taken as positional arguments, in order (the others are options); on_cli=False: the
-    host serves it but the CLI does not offer it.
+    host serves it but the CLI does not offer it; on_mcp=False: not a tool of ``reins mcp``.
     """
 
     def wrap(fn: Handler[A]) -> Command[A]:
@@ -109,8 +137,11 @@ def command(
             raise ReinsError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
                              f"{args.__name__}", code="internal")
         words = tuple((cli or name.replace("_", " ")).split()) if on_cli else ()
-        return Command(name, args, fn, doc, timeout_ms, needs_tab, watch_dialogs, dialog_free,
-                       probe, read_only, leaves_refused_page, words, tuple(cli_args))
+        return Command(name, args, fn, doc, timeout_ms=timeout_ms, needs_tab=needs_tab,
+                       watch_dialogs=watch_dialogs, dialog_free=dialog_free, probe=probe,
+                       read_only=read_only, idempotent=idempotent,
+                       leaves_refused_page=leaves_refused_page, cli=words,
+                       cli_args=tuple(cli_args), mcp=on_mcp)
 
     return wrap
 

@@ -15,6 +15,11 @@ from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 __all__ = ["batch"]
 
 
+# Commands that read stdin themselves: on a batch line they would take the rest of the batch.
+_NOT_A_LINE = {"batch": "batch does not nest",
+               "mcp": "mcp is a server on stdin/stdout, not a batch line"}
+
+
 def _bad_line(message: str) -> None:
     click.echo(json.dumps({"ok": False, "error": {
         "code": "bad_request", "message": message, "transient": False}}))
@@ -48,8 +53,8 @@ def batch(ctx: click.Context, /, **local: Any) -> None:
                 continue
             try:
                 argv = shlex.split(line)
-                if argv and argv[0] == "batch":
-                    _bad_line("batch does not nest")
+                if argv and argv[0] in _NOT_A_LINE:
+                    _bad_line(_NOT_A_LINE[argv[0]])
                     failures += 1
                     continue
                 base = {k: v for k, v in opts.items() if k in GLOBALS}

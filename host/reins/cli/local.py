@@ -1,4 +1,5 @@
-"""Commands the CLI runs itself, without the host: registration, launch, settings, the guide."""
+"""Commands the CLI runs itself, without the host: registration, launch, settings, the guide, and the
+MCP server (which talks to the host as the CLI does, one request per tool call)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from reins._errors import ReinsError
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
 
-__all__ = ["config", "doctor", "guide", "install", "launch", "shutdown", "uninstall"]
+__all__ = ["config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"]
 
 
 def _local_result(ctx: click.Context, /, local: dict[str, Any], action: Callable[[], dict[str, Any]],
@@ -160,3 +161,44 @@ def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> 
     _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
                   lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
 
+
+
+@click.command("mcp")
+@click.option("--max-tokens-per-answer", "answer_tokens", type=click.IntRange(1_000), default=None,
+              help="No tool answer is longer (tokens ≈ chars/4; default 20,000, under the 25,000 "
+                   "hosts fail at): text is cut and says so, screenshots are re-encoded or scaled.")
+@click.option("--state-tokens", type=click.IntRange(1), default=None,
+              help="The budget of `state` when the agent names none (default 8,000).")
+@click.option("--check", is_flag=True,
+              help="Build the server and its tool list, print them and exit (`reins doctor` runs it).")
+@click.option("--profile", default=None, help="Which connected browser profile (default: the one "
+                                              "connected, looked up at each tool call).")
+@click.option("--json", "json_out", is_flag=True, default=None, help="With --check: one JSON object.")
+@click.pass_context
+def mcp(ctx: click.Context, /, answer_tokens: int | None, state_tokens: int | None, check: bool,
+        **local: Any) -> None:
+    """Serve the host's commands as MCP tools on stdin/stdout (Claude Code, Cursor, VS Code …).
+
+    `claude mcp add reins -- reins mcp`; see the README for other hosts. Tool answers are frugal:
+    an action answers its effect, not the page; `state` is budgeted; nothing is over the cap.
+    """
+    # The one import the CLI defers to a handler: the MCP SDK and every host layer come with it,
+    # and no other command needs them.
+    from reins.mcp import Limits, Settings, ToolServer, serve
+
+    opts = merged_options(ctx, local)
+    limits = Limits(**{k: v for k, v in (("answer_tokens", answer_tokens),
+                                         ("state_tokens", state_tokens)) if v is not None})
+    settings = Settings(profile=opts.get("profile"), limits=limits)
+    if not check:
+        serve(settings)
+        return
+    from importlib.metadata import version
+
+    tools = ToolServer(settings).tools
+    summary = {"tools": [tool.name for tool in tools], "sdk": version("mcp"),
+               "max_tokens_per_answer": limits.answer_tokens, "state_tokens": limits.state_tokens}
+    _local_result(ctx, {"json_out": opts.get("json_out")}, lambda: summary,
+                  lambda r: f"reins mcp: {len(r['tools'])} tools ({', '.join(r['tools'])}); "
+                            f"MCP SDK {r['sdk']}; answers ≤ {r['max_tokens_per_answer']:,} tokens, "
+                            f"state ≤ {r['state_tokens']:,} unless asked")

@@ -27,8 +27,8 @@ __all__ = ["main"]
 # The commands the CLI runs itself, and the module that defines each (under the same name).
 _LOCAL = {
     "batch": "reins.cli.batch",
-    **dict.fromkeys(("config", "doctor", "guide", "install", "launch", "shutdown", "uninstall"),
-                    "reins.cli.local"),
+    **dict.fromkeys(("config", "doctor", "guide", "install", "launch", "mcp", "shutdown",
+                     "uninstall"), "reins.cli.local"),
 }
 
 

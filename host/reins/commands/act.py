@@ -76,7 +76,7 @@ async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
     return await _click(ctx, args, 2)
 
 
-@command("hover", SmartArgs, cli_args=("target",))
+@command("hover", SmartArgs, idempotent=True, cli_args=("target",))
 async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     """Move the mouse over TARGET."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
@@ -87,7 +87,7 @@ class FillArgs(SmartArgs):
     value: str = Field(description="The text.")
 
 
-@command("fill", FillArgs, cli_args=("target", "value"))
+@command("fill", FillArgs, idempotent=True, cli_args=("target", "value"))
 async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     """Replace the text of TARGET with VALUE and verify what the page kept."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
@@ -131,7 +131,7 @@ class SelectArgs(Args):
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
-@command("select", SelectArgs, cli_args=("target", "values"))
+@command("select", SelectArgs, idempotent=True, cli_args=("target", "values"))
 async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame)
@@ -143,13 +143,13 @@ class CheckArgs(Args):
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
 
 
-@command("check", CheckArgs, cli_args=("target",))
+@command("check", CheckArgs, idempotent=True, cli_args=("target",))
 async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Check a checkbox, radio or switch (verified by its checked state)."""
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), True)
 
 
-@command("uncheck", CheckArgs, cli_args=("target",))
+@command("uncheck", CheckArgs, idempotent=True, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)

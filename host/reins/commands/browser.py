@@ -41,7 +41,10 @@ def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
 EXTENSION_ANSWER_MS = 1500
 
 
-@command("status", NoArgs, needs_tab=False, read_only=True, timeout_ms=3000)
+# Not MCP tools: `status`, `stats` and `ping` describe reins itself (an MCP agent learns of a missing
+# browser from any tool's `not_connected` error, and `tabs` names the current tab); `settle` is the
+# host's own; `cdp` is left out on purpose (see its declaration).
+@command("status", NoArgs, needs_tab=False, read_only=True, timeout_ms=3000, on_mcp=False)
 async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Host, extension and current tab."""
     host = ctx.host
@@ -116,7 +119,7 @@ class TabIdArgs(Args):
                     json_schema_extra=cli_hints(metavar="TAB_ID"))
 
 
-@command("tab_select", TabIdArgs, needs_tab=False, cli_args=("id",))
+@command("tab_select", TabIdArgs, needs_tab=False, idempotent=True, cli_args=("id",))
 async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
     """Make tab ID the one later commands use; a tab of the user's is handed over to reins.
 
@@ -182,8 +185,8 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
     return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
 
 
-@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, leaves_refused_page=True,
-         cli_args=("url",))
+@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, idempotent=True,
+         leaves_refused_page=True, cli_args=("url",))
 async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
     """Open URL in the current tab; returns once the page has loaded and settled."""
     old = await _origin(ctx)
@@ -230,7 +233,7 @@ async def forward(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return await _history_step(ctx, +1)
 
 
-@command("reload", NoArgs, timeout_ms=30_000, probe=False)
+@command("reload", NoArgs, timeout_ms=30_000, probe=False, idempotent=True)
 async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Reload the tab and wait until it has settled."""
     old = await _origin(ctx)
@@ -238,7 +241,7 @@ async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return _page(await wait_for_new_document(ctx, old))
 
 
-@command("settle", NoArgs, read_only=True, on_cli=False)
+@command("settle", NoArgs, read_only=True, on_cli=False, on_mcp=False)
 async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Wait until the page has loaded and its DOM has been quiet for a moment."""
     return _page(await settle(ctx))
@@ -252,20 +255,24 @@ class CdpArgs(Args):
                                    json_schema_extra=cli_hints(hidden=True))
 
 
-@command("cdp", CdpArgs, cli_args=("method", "params"))
+# Not an MCP tool. Raw CDP would let a tool call run page JavaScript past the profile's evaluate
+# switch (`Runtime.evaluate` is allowlisted for reins's own page scripts; `reins config evaluate off`
+# gates only `eval`), its answers are raw protocol objects of any size, and it reports no effect.
+# Hosts approve MCP tools by name, often once for good; every typed command is there instead.
+@command("cdp", CdpArgs, cli_args=("method", "params"), on_mcp=False)
 async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
     """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 
 
-@command("stats", NoArgs, needs_tab=False, read_only=True)
+@command("stats", NoArgs, needs_tab=False, read_only=True, on_mcp=False)
 async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Per command: count, failures by code, duration percentiles."""
     # pending_requests: extension requests in flight (0 when idle: nothing left by an aborted eval).
     return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
-@command("ping", NoArgs, needs_tab=False, read_only=True, on_cli=False)
+@command("ping", NoArgs, needs_tab=False, read_only=True, on_cli=False, on_mcp=False)
 async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Is the host up, and is the extension connected to it?"""
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}

@@ -94,7 +94,8 @@ class MapArgs(Args):
     force: bool = Field(default=False, description="Regenerate even if the cached map is fresh.")
 
 
-@command("map", MapArgs, timeout_ms=30_000, read_only=True)
+# Not an MCP tool: the whole map is tens of thousands of tokens on a real page; `find` queries it.
+@command("map", MapArgs, timeout_ms=30_000, read_only=True, on_mcp=False)
 async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
     """The interaction map (JSON): elements, selectors, indexes, statistics."""
     return {"map": await current_map(ctx, force=args.force)}

@@ -15,7 +15,8 @@ _HEADER = """# reins commands
 Generated from the command table (`python -m reins.commands.table --write`); do not edit.
 Every command also takes the global options `--json`, `--tab ID`, `--timeout-ms N` and
 `--profile NAME`. The budget is what a command gets without `--timeout-ms`. Read-only commands
-change nothing in the page or the browser.
+change nothing in the page or the browser. `reins mcp` offers the commands marked "MCP tool" as
+tools of that name, with the same arguments (snake_case: `--viewport-only` is `viewport_only`).
 """
 
 
@@ -46,7 +47,8 @@ def render_reference(description: dict[str, Any]) -> str:
         budget = f"{cmd['timeout_ms'] / 1000:g} s"
         out.append(f"## `reins {' '.join(cmd['words'])}`\n")
         out.append(f"`{_usage(cmd)}` — budget {budget}"
-                   + (", read-only" if cmd["read_only"] else "") + "\n")
+                   + (", read-only" if cmd["read_only"] else "")
+                   + (f", MCP tool `{cmd['name']}`" if cmd.get("mcp") else "") + "\n")
         out.append(f"{cmd['help']}\n")
         params = [*cmd["arguments"], *cmd["options"]]
         if params:

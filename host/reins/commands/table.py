@@ -6,7 +6,7 @@ changing a command with ``python -m reins.commands.table --write``; ``--check`` 
 ``scripts/check``, and a unit test) fails while it is stale.
 
 What the description says of each command: its wire name, CLI words, help, budget, whether it only
-reads; its positional arguments in order (``cli_args``) and its options (the other fields), each with
+reads, whether ``reins mcp`` offers it as a tool (named by its wire name); its positional arguments in order (``cli_args``) and its options (the other fields), each with
 a type (string, int, bool, choice, list, object), whether it is required, its default, its help (the
 field's description), and the ``cli_hints`` (metavar, choices). Hidden fields are left out.
 """
@@ -24,7 +24,7 @@ from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
-from reins.bridge.command import Command, build_table
+from reins.bridge.command import CliHints, Command, build_table
 from reins.commands import act, browser, eval, observe
 from reins.commands.reference import render_reference
 
@@ -66,6 +66,7 @@ def _command(cmd: Command[Any]) -> dict[str, Any]:
         "help": cmd.help,
         "timeout_ms": cmd.timeout_ms,
         "read_only": cmd.read_only,
+        "mcp": cmd.mcp,
         "arguments": [_param(cmd, name, shown[name], positional=True) for name in cmd.cli_args],
         "options": [_param(cmd, name, info, positional=False) for name, info in shown.items()
                     if name not in cmd.cli_args],
@@ -74,8 +75,7 @@ def _command(cmd: Command[Any]) -> dict[str, Any]:
 
 def _hints(info: FieldInfo) -> dict[str, Any]:
     extra = info.json_schema_extra
-    hints = extra.get("cli") if isinstance(extra, dict) else None
-    return dict(hints) if isinstance(hints, dict) else {}
+    return dict(extra.hints) if isinstance(extra, CliHints) else {}
 
 
 def _param(cmd: Command[Any], name: str, info: FieldInfo, *, positional: bool) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Registration of the native host: launcher, manifests, and `reins doctor`.
+"""Registration of the native host: launcher, manifests, and `reins doctor` (which also checks the
+MCP front end, `reins mcp`, as an MCP client would start it).
 
 Where browsers look for native-messaging host manifests (per user):
 - Linux: ~/.config/{google-chrome,chromium,microsoft-edge,BraveSoftware/Brave-Browser}/NativeMessagingHosts
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -234,6 +236,26 @@ def _probe_host(launcher: str) -> tuple[bool, str]:
         return True, "starts, opens its socket and exits on EOF"
 
 
+def _probe_mcp() -> tuple[bool, str]:
+    """Build `reins mcp`'s server and tool list in a process of its own, as a host would start it
+    (`reins mcp --check`: the SDK imports and every tool's schema is made from the table)."""
+    argv = [sys.executable, "-m", "reins.cli", "mcp", "--check", "--json"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"`reins mcp --check` did not run: {exc}"
+    try:
+        summary = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        summary = {}
+    if done.returncode != 0 or not summary.get("tools"):
+        return False, f"`reins mcp --check` failed ({done.returncode}): {done.stderr.strip()[-400:]}"
+    exe = shutil.which("reins")
+    where = (f"hosts start `{exe} mcp`" if exe else
+             f"reins is not on PATH: give hosts the full path, {Path(sys.executable).parent / 'reins'}")
+    return True, f"{len(summary['tools'])} tools, MCP SDK {summary.get('sdk')}; {where}"
+
+
 def doctor(browser: str = "all", user_data_dir: str | None = None, *,
            profile: str | None = None) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
@@ -280,6 +302,9 @@ def doctor(browser: str = "all", user_data_dir: str | None = None, *,
         "extension connected", connected, detail,
         f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
         f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}"))
+    ok, detail = _probe_mcp()
+    checks.append(_check("mcp server", ok, detail,
+                         "install reins with its dependencies in this Python (pip install -e .)"))
     healthy = all(c["ok"] for c in checks)
     first = next((c for c in checks if not c["ok"]), None)
     return {"healthy": healthy, "checks": checks, "first_failure": first}
