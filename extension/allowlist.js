@@ -56,6 +56,10 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.insertText",
   // Child sessions for out-of-process iframes
   "Target.setAutoAttach",
+  // What Chrome itself logs about the page (failed loads, CORS/CSP refusals, uncaught errors) for
+  // `reins console`/`network` and traces. Its Log.entryAdded events pass through
+  // policy.js/eventParams, which drops `args` (remote objects) before they leave the extension.
+  "Log.enable",
 ]);
 
 const allowed = new Set(ALLOWED_METHODS);

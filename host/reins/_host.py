@@ -45,6 +45,7 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.health import probe_if_suspect
+from reins.trace.recorder import record
 
 __all__ = ["Dispatcher", "main"]
 
@@ -63,6 +64,10 @@ class Dispatcher:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def dispatch(self, request: Request) -> dict[str, Any]:
+        # While a trace runs, every command is recorded as a step (reins/trace/recorder.py).
+        return await record(self.host, request, self.table.get(request.cmd), self._answer)
+
+    async def _answer(self, request: Request) -> dict[str, Any]:
         started = time.monotonic()
         name = request.cmd
         stats = self.host.stats

@@ -25,7 +25,7 @@ from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
 from reins.bridge.command import Command, build_table
-from reins.commands import act, browser, eval, observe
+from reins.commands import act, browser, eval, observe, trace
 from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
@@ -38,7 +38,7 @@ _FORMAT = 1
 
 def all_commands() -> dict[str, Command[Any]]:
     return build_table(
-        browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS
+        browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS, trace.COMMANDS
     )
 
 
