@@ -179,3 +179,31 @@ def test_a_trace_survives_a_host_restart_and_says_so(
     assert [s["args"].get("value") for s in steps if s["cmd"] == "fill"] == ["before", "after"]
     assert kinds.index("gap") < max(i for i, k in enumerate(kinds) if k == "step")
     assert not (browser.home / "traces" / "test.json").exists()
+
+
+def test_what_happened_before_the_capture_chromes_log_has_failed_loads_only(
+        browser: Browser, page: Any) -> None:
+    """A page that fails before any reins command on it: the failed load is known from Chrome's
+    log (Log.enable replays it); its console.error and uncaught error are not (docs/tracing.md)."""
+    tab, _ = page("static/trace.html", atload=1)
+    t = str(tab)
+    time.sleep(0.3)  # the page's own load-time errors are done
+    browser.ok("console", "--tab", t)  # switches the capture on, late for this document
+    failed = browser.ok("network", "--failed", "--tab", t)["requests"]
+    assert [r["url"].rsplit("/", 1)[-1] for r in failed] == ["missing-at-load.json"]
+    assert failed[0]["status"] == 404 and failed[0]["via"] == "chrome"
+    texts = [e["text"] for e in browser.ok("console", "--tab", t)["entries"]]
+    assert not any("at load" in text for text in texts)
+
+
+def test_batch_trace_records_its_lines(browser: Browser, page: Any, tmp_path: Path) -> None:
+    tab, _ = page("static/trace.html")
+    trace_dir = tmp_path / "batch"
+    run = run_cli(browser.home, "batch", "--trace", str(trace_dir), "--tab", str(tab),
+                  stdin="fill #note 'from batch'\nclick #save --timeout-ms 2000\n")
+    assert run.code == 1  # the second line failed
+    assert [a["ok"] for a in run.json_lines()] == [True, False]
+    assert f"report: reins report {trace_dir}" in run.stderr
+    steps = [line for line in _lines(trace_dir) if line["type"] == "step"]
+    assert [(s["cmd"], s["ok"]) for s in steps] == [("fill", True), ("click", False)]
+    assert "shots" not in steps[0]  # no --screenshots

@@ -38,14 +38,15 @@ def test_policies_as_before_the_table() -> None:
     # Tab management neither watches for dialogs nor touches the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
         "tabs", "tab_close"}
-    # What may run while a dialog is open (the others answer dialog_open at once).
+    # What may run while a dialog is open (the others answer dialog_open at once); console and
+    # network then show what the host already has, without asking the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
-        "dialog", "tabs", "tab_close"}
+        "dialog", "tabs", "tab_close", "console", "network"}
     # What recovers a tab (or does not run on its main thread) is never held back by the probe.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
         "tabs", "tab_close", "navigate", "reload"}
     assert {n for n, c in TABLE.items() if not c.needs_tab} == {
-        "status", "tab_new", "tab_select", "stats", "ping"}
+        "status", "tab_new", "tab_select", "stats", "ping", "trace_start", "trace_stop"}
 
 
 def test_cli_words() -> None:

@@ -30,6 +30,16 @@ def md_text(value: Any, *, limit: int = 300) -> str:
     return _SPECIAL.sub(r"\\\1", text.replace("&", "&amp;"))
 
 
+def _code(value: Any) -> str:
+    """Inline code, shown as it is (no escapes work inside a code span): fenced with more
+    backticks than the text holds."""
+    text = " ".join(str(value if value is not None else "").split())[:300]
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _fence(text: str, lang: str = "") -> str:
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
@@ -87,7 +97,7 @@ def render_markdown(run: RunView, directory: Path) -> str:
     for failure in run.failures:
         step = failure.step
         error = step.error or {}
-        lines += ["", f"### Failure at step {step.number}: `{md_text(error.get('code'))}`", "",
+        lines += ["", f"### Failure at step {step.number}: {_code(error.get('code'))}", "",
                   md_text(error.get("message"), limit=1000), "",
                   f"on {md_text(step.url or step.url_before or '?')}", "",
                   "Command sequence:", "",
@@ -101,7 +111,7 @@ def render_markdown(run: RunView, directory: Path) -> str:
             lines += ["", "Evidence of that step:", "", *evidence]
         shots = [p for p in (step.before, step.after) if p]
         if shots:
-            lines += ["", "Pictures: " + ", ".join(f"`{p}`" for p in shots)]
+            lines += ["", "Pictures: " + ", ".join(_code(p) for p in shots)]
     lines += ["", "### Steps", "", "| # | command | result | ms | page | console errors | "
               "failed requests |", "|---|---|---|---|---|---|---|"]
     for step in run.steps:
@@ -109,5 +119,5 @@ def render_markdown(run: RunView, directory: Path) -> str:
                           f"FAIL {(step.error or {}).get('code', '')}", step.duration_ms,
                           step.url or step.url_before or "", len(step.console_errors),
                           len(step.failed_requests)))
-    lines += ["", f"_Trace: {md_text(str(directory))} — made by `reins report`._", ""]
+    lines += ["", f"Trace: {_code(directory)}, made by `reins report`.", ""]
     return "\n".join(lines)

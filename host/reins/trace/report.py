@@ -36,7 +36,8 @@ pre { background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-
       word-break: break-word; margin: 6px 0; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top;
-         word-break: break-word; }
+         overflow-wrap: break-word; }
+td code { overflow-wrap: anywhere; }
 th { background: var(--soft); font-weight: 600; }
 .badge { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff;
          font-weight: 700; font-size: 13px; }
@@ -181,8 +182,10 @@ def _network_table(entries: list[dict[str, Any]]) -> Markup | None:
     shown = failed + [n for n in entries if not n.get("failed")][:max(0, 15 - len(failed))]
     rows = [el("tr", {"class": "bad" if n.get("failed") else None},
                el("td", None, "—" if n.get("status") is None else n.get("status")),
-               el("td", None, n.get("type", "")), el("td", None, el("code", None, n.get("url", ""))),
-               el("td", None, f"{n.get('duration_ms', 0)} ms"))
+               el("td", None, n.get("type", "")),
+               el("td", None, el("code", None, n.get("url", "")),
+                  el("div", {"class": "muted"}, n["error"]) if n.get("error") else None),
+               el("td", None, "—" if n.get("duration_ms") is None else f"{n['duration_ms']} ms"))
             for n in shown]
     title = f"Network ({len(failed)} failed of {len(entries)} requests)"
     more = len(entries) - len(shown)

@@ -3,6 +3,7 @@ secrets masked, the answer cut to a readable size (pure functions over plain dat
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from typing import Any
@@ -20,11 +21,16 @@ _SECRET = re.compile(r"pass|pwd|secret|token|otp|\bpin\b|cvv|cvc|card.?num|ssn|2
 _VALUE_COMMANDS = frozenset({"fill", "type"})
 
 
-def _hidden(cmd: Command[Any], name: str) -> bool:
+def _left_out(cmd: Command[Any], name: str, value: Any) -> bool:
+    """Not on a person's command line: a field the CLI never offers, or the field's default."""
     info = cmd.args.model_fields.get(name)
-    extra = info.json_schema_extra if info is not None else None
+    if info is None:
+        return False
+    extra = info.json_schema_extra
     hints = extra.get("cli") if isinstance(extra, dict) else None
-    return isinstance(hints, dict) and bool(hints.get("hidden"))
+    if isinstance(hints, dict) and hints.get("hidden"):
+        return True
+    return not info.is_required() and info.get_default(call_default_factory=True) == value
 
 
 def cli_line(cmd: Command[Any] | None, wire_name: str, args: dict[str, Any]) -> str:
@@ -40,7 +46,7 @@ def cli_line(cmd: Command[Any] | None, wire_name: str, args: dict[str, Any]) -> 
         parts += [str(v) for v in value] if isinstance(value, list) else [_plain(value)]
     for name, value in args.items():
         if name in positional or value is None or value is False or value == [] or (
-                cmd is not None and _hidden(cmd, name)):
+                cmd is not None and _left_out(cmd, name, value)):
             continue
         flag = "--" + name.replace("_", "-")
         if value is True:
@@ -55,8 +61,6 @@ def cli_line(cmd: Command[Any] | None, wire_name: str, args: dict[str, Any]) -> 
 
 def _plain(value: Any) -> str:
     if isinstance(value, dict):
-        import json
-
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return str(value)
 
