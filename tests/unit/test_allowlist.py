@@ -82,6 +82,7 @@ NEEDED_METHODS = [
     "Input.dispatchKeyEvent",
     "Input.insertText",
     "Target.setAutoAttach",
+    "Log.enable",  # Chrome's log of the page for console/network evidence (docs/security.md)
 ]
 
 REFUSED_URLS = [

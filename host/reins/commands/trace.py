@@ -21,7 +21,8 @@ __all__ = ["COMMANDS"]
 
 
 class TraceStartArgs(Args):
-    dir: str = Field(min_length=1, description="A new (or empty) directory for the trace.")
+    dir: str = Field(min_length=1, description="A new (or empty) directory for the trace; on the "
+                     "CLI by default ./reins-trace-DATE-TIME.")
     name: str | None = Field(default=None, max_length=200,
                              description="What the run is called in the report.")
     screenshots: bool = Field(default=False,

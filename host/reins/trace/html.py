@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from reins._errors import ReinsError
+
 __all__ = ["Markup", "el", "esc", "join", "raw"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -56,12 +58,12 @@ def join(*children: Child) -> Markup:
 def el(tag: str, attrs: dict[str, Any] | None = None, *children: Child) -> Markup:
     """``<tag attrs>children</tag>``, everything escaped but ``Markup``."""
     if not _NAME.match(tag):
-        raise ValueError(f"not a tag name: {tag!r}")
+        raise ReinsError(f"not a tag name: {tag!r}", code="internal")
     parts = [tag]
     for name, value in (attrs or {}).items():
         name = name.rstrip("_").replace("_", "-")
         if not _NAME.match(name):
-            raise ValueError(f"not an attribute name: {name!r}")
+            raise ReinsError(f"not an attribute name: {name!r}", code="internal")
         if value is None or value is False:
             continue
         parts.append(name if value is True else f'{name}="{esc(value)}"')
