@@ -35,7 +35,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reins._errors import ReinsError, UsageError
+from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext, Host, HostPart
@@ -70,6 +70,9 @@ TICK_MS = 1500
 SHOT_MS = 4000
 TARGET_MS = 1200
 MEASURE_MS = 20_000
+# The recorder's own time per step, before and after the command together.
+SPARE_MS = 4000
+SPARE_UNBOUNDED_MS = 30_000
 # In short form (past the size cap) a step keeps this much evidence.
 SHORT_EVIDENCE = 5
 _PAGE_SCHEMES = ("http:", "https:", "file:")
@@ -210,16 +213,19 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
     if tab_before is not None and name not in EVIDENCE_READERS:
         host.tab(tab_before).part(PageEvidence).command_starts.append(time.time())
     touches_page = cmd is not None and name not in NO_PAGE
+    # The client waits for an answer up to 5 s past the budget it gave: the recorder's own work
+    # stays within that; without a budget from the client (60 s then) it may take longer.
+    spare_ms = SPARE_MS if request.timeout_ms is not None else SPARE_UNBOUNDED_MS
     if not tracer.running:  # capture only: drain after each page command
         try:
             return await run(request)
         except ReinsError:
             if touches_page:
-                await _after_tick(host, request, [])
+                await _after_tick(host, request, [], Deadline.after_ms(TICK_MS))
             raise
         else:
             if touches_page:
-                await _after_tick(host, request, [])
+                await _after_tick(host, request, [], Deadline.after_ms(TICK_MS))
     step, started = tracer.next_step()
     writer = tracer.writer
     assert writer is not None
@@ -228,12 +234,15 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
     action = cmd is not None and touches_page and not cmd.read_only
     pictures = action and writer.trace.screenshots and not writer.over_cap
     target: Resolved | None = None
+    before_started = time.monotonic()
     if pictures and tab_before is not None and _page_free(host, tab_before):
-        target, shot = await _before(host, request, cmd, tab_before, notes)
+        target, shot = await _before(host, request, cmd, tab_before, notes,
+                                     Deadline.after_ms(spare_ms // 3))
         if shot is not None:
             shots["before"] = shot
     url_before = _tab_url(host, tab_before)
     clock = time.monotonic()
+    before_ms = int((clock - before_started) * 1000)
     answer: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     try:
@@ -263,7 +272,8 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
             line["error"] = error
         page: list[dict[str, Any]] = []
         if error is None or error.get("code") != "aborted":
-            await _after(host, tracer, request, cmd, line, shots, target, pictures, page)
+            await _after(host, tracer, request, cmd, line, shots, target, pictures, page,
+                         Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)))
         tracer._write(host, line, shots, label=_label(request))
         for measured in page:
             tracer._write(host, measured)
@@ -292,22 +302,28 @@ def _page_free(host: Host, tab_id: int) -> bool:
     return not state.suspect and state.part(DialogWatch).current is None
 
 
-def _ctx(host: Host, request: Request, tab_id: int, budget_ms: int) -> CommandContext:
-    return CommandContext(host, Deadline.after_ms(budget_ms), tab_id, request)
+def _ctx(host: Host, request: Request, tab_id: int, budget_ms: int, cap: Deadline,
+         ) -> CommandContext:
+    """A context for one piece of the recorder's own page work: its budget, within the step's
+    ``cap`` (the client waits for the answer only so long beyond the command's budget)."""
+    budget = min(budget_ms, cap.remaining_ms())
+    if budget <= 0:
+        raise DeadlineExceeded("the recorder's time for this step is used up")
+    return CommandContext(host, Deadline.after_ms(budget), tab_id, request)
 
 
 async def _before(host: Host, request: Request, cmd: Command[Any] | None, tab_id: int,
-                  notes: list[str]) -> tuple[Resolved | None, _Shot | None]:
+                  notes: list[str], cap: Deadline) -> tuple[Resolved | None, _Shot | None]:
     target: Resolved | None = None
     box: list[float] | None = None
     scale = 1.0
     if cmd is not None and (request.args.get("target") or request.args.get("text")):
         try:
-            target = await _resolve(_ctx(host, request, tab_id, TARGET_MS), cmd, request)
-            box, scale = await _box(_ctx(host, request, tab_id, TICK_MS), target)
+            target = await _resolve(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
+            box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
         except (ReinsError, ValidationError) as exc:
             notes.append(f"target not marked: {_why(exc)}")
-    shot = await _screenshot(host, request, tab_id, notes, "before")
+    shot = await _screenshot(host, request, tab_id, notes, "before", cap)
     if shot is not None:
         shot.box, shot.scale = box, scale
     return target, shot
@@ -336,9 +352,9 @@ async def _box(ctx: CommandContext, el: Resolved) -> tuple[list[float] | None, f
 
 
 async def _screenshot(host: Host, request: Request, tab_id: int, notes: list[str],
-                      phase: str) -> _Shot | None:
-    ctx = _ctx(host, request, tab_id, SHOT_MS)
+                      phase: str, cap: Deadline) -> _Shot | None:
     try:
+        ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
         shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
         return _Shot(base64.b64decode(shot.get("data", "")))
     except (ReinsError, ValueError) as exc:
@@ -346,12 +362,13 @@ async def _screenshot(host: Host, request: Request, tab_id: int, notes: list[str
         return None
 
 
-async def _after_tick(host: Host, request: Request, notes: list[str]) -> Tick | None:
+async def _after_tick(host: Host, request: Request, notes: list[str], cap: Deadline,
+                      ) -> Tick | None:
     tab_id = request.tab if request.tab is not None else host.current_tab
     if tab_id is None or not _page_free(host, tab_id):
         return None
     try:
-        got = await tick(_ctx(host, request, tab_id, TICK_MS), drain=True)
+        got = await tick(_ctx(host, request, tab_id, TICK_MS, cap), drain=True)
     except ReinsError as exc:
         notes.append(f"console and network not read: {_why(exc)}")
         return None
@@ -360,14 +377,14 @@ async def _after_tick(host: Host, request: Request, notes: list[str]) -> Tick | 
 
 async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any] | None,
                  line: dict[str, Any], shots: dict[str, _Shot], target: Resolved | None,
-                 pictures: bool, page: list[dict[str, Any]]) -> None:
+                 pictures: bool, page: list[dict[str, Any]], cap: Deadline) -> None:
     """After the command: evidence, the picture after, the figures of a new document (``page``
     gets its line)."""
     if cmd is None or cmd.name in NO_PAGE:
         return
     notes: list[str] = line["notes"]
     tab_id = request.tab if request.tab is not None else host.current_tab
-    got = await _after_tick(host, request, notes)
+    got = await _after_tick(host, request, notes, cap)
     if got is None or tab_id is None:
         return
     line["tab"] = tab_id
@@ -382,25 +399,25 @@ async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any]
         scale = 1.0
         if target is not None:
             try:
-                box, scale = await _box(_ctx(host, request, tab_id, TICK_MS), target)
+                box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
             except ReinsError:
                 box = None  # the element is gone (a navigation): the picture without a mark
-        shot = await _screenshot(host, request, tab_id, notes, "after")
+        shot = await _screenshot(host, request, tab_id, notes, "after", cap)
         if shot is not None:
             shot.box, shot.scale = box, scale
             shots["after"] = shot
     if tracer.measured.get(tab_id) != got.document and got.url.startswith(_PAGE_SCHEMES):
         tracer.measured[tab_id] = got.document
-        measured = await _measure(host, request, tab_id, got, int(line["step"]), notes)
+        measured = await _measure(host, request, tab_id, got, int(line["step"]), notes, cap)
         if measured is not None:
             page.append(measured)
 
 
 async def _measure(host: Host, request: Request, tab_id: int, got: Tick, step: int,
-                   notes: list[str]) -> dict[str, Any] | None:
+                   notes: list[str], cap: Deadline) -> dict[str, Any] | None:
     """The compare-sources figures of a document new to the trace, as a ``page`` line."""
     try:
-        figures = await compare_sources(_ctx(host, request, tab_id, MEASURE_MS))
+        figures = await compare_sources(_ctx(host, request, tab_id, MEASURE_MS, cap))
     except ReinsError as exc:
         notes.append(f"page not measured: {_why(exc)}")
         return None
