@@ -62,6 +62,10 @@ export const ALLOWED_METHODS = Object.freeze([
   "Page.stopScreencast",
   // Crash reports: Inspector.targetCrashed / targetReloadedAfterCrash (enable re-sends a crash)
   "Inspector.enable",
+  // What Chrome itself logs about the page (failed loads, CORS/CSP refusals, uncaught errors) for
+  // `reins console`/`network` and traces. Its Log.entryAdded events pass through
+  // policy.js/eventParams, which drops `args` (remote objects) before they leave the extension.
+  "Log.enable",
 ]);
 
 // Methods allowed only with these exact parameters: name -> check of the params object.

@@ -24,7 +24,7 @@
 // "detached" | "paused" | "tab_removed", ...}.
 
 import { DetachReasons, Ownership } from "./ownership.js";
-import { checkCommand, checkHistoryEntry, checkTab, checkUrl, NAVIGATING_METHODS } from "./policy.js";
+import { checkCommand, checkHistoryEntry, checkTab, checkUrl, eventParams, NAVIGATING_METHODS } from "./policy.js";
 import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
@@ -470,7 +470,7 @@ chrome.debugger.onDetach.addListener(async ({ tabId }, reason) => {
 chrome.debugger.onEvent.addListener((source, method, params) => {
   const state = tabs.get(source.tabId);
   if (!state || !state.events.has(method)) return;
-  post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params });
+  post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: eventParams(method, params) });
 });
 
 // Every navigation of an attached tab, whoever started it (a link, a redirect, the user typing a

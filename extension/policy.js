@@ -137,6 +137,19 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS) {
   return rule ? rule(params, options) : { ok: true, params };
 }
 
+// What the extension forwards of an event the host subscribed to. Log.entryAdded may carry `args`,
+// remote objects that could live in another extension's world (why Runtime.enable is refused):
+// dropped, with anything that is not plain log text.
+const LOG_FIELDS = Object.freeze(["source", "level", "text", "category", "timestamp", "url", "lineNumber", "networkRequestId"]);
+
+export function eventParams(method, params) {
+  if (method !== "Log.entryAdded") return params;
+  const entry = params && typeof params.entry === "object" && params.entry !== null ? params.entry : {};
+  const kept = {};
+  for (const key of LOG_FIELDS) if (key in entry) kept[key] = entry[key];
+  return { entry: kept };
+}
+
 // The methods that (re)load the tab: before them the tab's current page is checked again, since
 // an attached tab may have just arrived on a refused page.
 export const NAVIGATING_METHODS = Object.freeze(["Page.navigate", "Page.reload", "Page.navigateToHistoryEntry"]);

@@ -44,6 +44,7 @@ from reins.bridge.server import ControlServer
 from reins.commands.table import all_commands
 from reins.page.gates import arm_page
 from reins.page.health import probe_if_suspect
+from reins.trace.recorder import record
 
 __all__ = ["Dispatcher", "main"]
 
@@ -65,6 +66,10 @@ class Dispatcher:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def dispatch(self, request: Request) -> dict[str, Any]:
+        # While a trace runs, every command is recorded as a step (reins/trace/recorder.py).
+        return await record(self.host, request, self.table.get(request.cmd), self._answer)
+
+    async def _answer(self, request: Request) -> dict[str, Any]:
         started = time.monotonic()
         name = request.cmd
         stats = self.host.stats

@@ -9,5 +9,6 @@ export {
   describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
+export { captureTick, traceBox } from "./capture.js";
 export { contentOrigin } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

@@ -179,7 +179,7 @@ def test_a_current_tab_closed_by_its_page_is_never_replaced_by_another(browser: 
     _leave(browser, _marker(url))
 
     code, body = browser.cli("cdp", "Runtime.evaluate", TITLE)  # no --tab: the current one
-    assert code == 1 and body["error"]["code"] == "target_closed", body
+    assert code == 1 and body["error"]["code"] == "tab_closed", body
     assert f"tab {tab_id}" in body["error"]["message"]
     code, body = browser.cli("cdp", "Runtime.evaluate", TITLE, "--tab", str(tab_id))
     assert code == 1 and body["error"]["code"] == "target_closed", body

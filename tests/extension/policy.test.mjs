@@ -10,6 +10,7 @@ import { describe, test } from "node:test";
 import { ALLOWED_METHODS } from "../../extension/allowlist.js";
 import {
   checkCommand,
+  eventParams,
   checkHistoryEntry,
   checkTab,
   checkUrl,
@@ -332,5 +333,29 @@ describe("methods allowed only with narrow parameters", () => {
     assert.equal(checkCommand("Emulation.setFocusEmulationEnabled", {}).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "png", maxWidth: 16, maxHeight: 16 }).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "jpeg", maxWidth: 1600, maxHeight: 900 }).code, "cdp_blocked");
+  });
+});
+
+describe("events forwarded to the host", () => {
+  test("a log entry keeps its text and loses its remote objects", () => {
+    const params = {
+      entry: {
+        source: "network", level: "error", text: "Failed to load resource", url: "https://x.test/a",
+        timestamp: 1, lineNumber: 3, networkRequestId: "9", category: "cors",
+        args: [{ type: "object", objectId: "{\"injectedScriptId\":7,\"id\":1}" }],
+        stackTrace: { callFrames: [] }, workerId: "w",
+      },
+    };
+    const out = eventParams("Log.entryAdded", params);
+    assert.deepEqual(Object.keys(out.entry).sort(),
+      ["category", "level", "lineNumber", "networkRequestId", "source", "text", "timestamp", "url"]);
+    assert.equal(JSON.stringify(out).includes("objectId"), false);
+    assert.deepEqual(eventParams("Log.entryAdded", {}), { entry: {} });
+    assert.deepEqual(eventParams("Log.entryAdded", null), { entry: {} });
+  });
+
+  test("other events pass as they are", () => {
+    const params = { type: "alert", message: "hi" };
+    assert.equal(eventParams("Page.javascriptDialogOpening", params), params);
   });
 });

@@ -83,6 +83,7 @@ NEEDED_METHODS = [
     "Input.insertText",
     "Target.setAutoAttach",
     "Inspector.enable",  # tab_crashed: re-sends the crash of a tab reins had not listened to
+    "Log.enable",  # Chrome's log of the page for console/network evidence (docs/security.md)
 ]
 
 REFUSED_URLS = [

@@ -23,14 +23,15 @@ DESCRIBED = {c["name"]: c for c in describe(TABLE)["commands"]}
 # Served by the host, not offered on the CLI.
 NOT_ON_CLI = {"ping", "settle"}
 # Run by the CLI itself, without the host.
-LOCAL = {"batch", "config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"}
-# `reins --help`, as it was when the CLI was written by hand, and `mcp` since.
+LOCAL = {"batch", "config", "doctor", "guide", "install", "launch", "mcp", "report", "shutdown",
+         "uninstall"}
+# `reins --help`: as it was when the CLI was written by hand, `mcp` and the trace commands since.
 TOP_LEVEL = {
     "back", "batch", "cdp", "check", "click", "config", "dblclick", "dialog", "doctor", "eval",
     "fill", "find", "forward", "guide", "hover", "install", "launch", "map", "mcp", "navigate", "press",
     "reload", "screenshot", "select", "shutdown", "state", "stats", "status", "tab", "tabs", "type",
     "uncheck", "uninstall", "wait",
-}
+} | {"console", "network", "report", "trace"}
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {
     "map": {"map": {"elements": []}},

@@ -39,11 +39,14 @@ def test_budgets_as_before_the_table() -> None:
 def test_policies_as_before_the_table() -> None:
     # Tab management runs without a current tab: it is how the agent recovers from tab_closed.
     assert {n for n, c in TABLE.items() if not c.needs_tab} == {
-        "status", "tabs", "tab_new", "tab_select", "tab_close", "stats", "ping"}
+        "status", "tabs", "tab_new", "tab_select", "tab_close", "stats", "ping", "trace_start",
+        "trace_stop"}
     # Bringing a tab to the front touches no page: no dialog watch, no probe.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {"tab_show"}
-    # What may run while a dialog is open (the others answer dialog_open at once).
-    assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {"dialog", "tab_show"}
+    # What may run while a dialog is open (the others answer dialog_open at once); console and
+    # network then show what the host already has, without asking the page.
+    assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
+        "dialog", "tab_show", "console", "network"}
     # What recovers a tab (or does not run on its main thread) is never held back by the probe,
     # nor refused on a crashed tab.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {

@@ -66,8 +66,8 @@ def test_annotations_follow_the_table() -> None:
             assert spec.destructive is True and spec.idempotent is cmd.idempotent
     assert {n for n, s in SPECS.items() if s.idempotent} == {
         "check", "fill", "hover", "navigate", "reload", "select", "tab_select", "uncheck"}
-    assert {n for n, s in SPECS.items() if s.read_only} == {"find", "screenshot", "state", "tabs",
-                                                            "wait"}
+    assert {n for n, s in SPECS.items() if s.read_only} == {
+        "find", "screenshot", "state", "tabs", "wait", "console", "network"}
 
 
 def test_listed_tools_carry_schema_and_hints() -> None:

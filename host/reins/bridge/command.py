@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "Args", "CliHints", "Command", "NoArgs", "build_table", "cli_hints",
+__all__ = ["DEFAULT_TIMEOUT_MS", "field_hints", "Args", "CliHints", "Command", "NoArgs", "build_table", "cli_hints",
            "command"]
 
 A = TypeVar("A", bound=BaseModel)
@@ -58,6 +59,12 @@ class CliHints:
         choices = self.hints.get("choices")
         if isinstance(choices, list):
             schema["enum"] = list(choices)
+
+
+def field_hints(info: FieldInfo) -> dict[str, Any]:
+    """The CLI hints of one args field (``cli_hints``), or none."""
+    extra = info.json_schema_extra
+    return dict(extra.hints) if isinstance(extra, CliHints) else {}
 
 
 def cli_hints(

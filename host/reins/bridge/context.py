@@ -5,11 +5,14 @@ a ``CommandContext`` without importing the process entry point (``reins._host``)
 
 Per-tab state is typed: each layer that keeps something about a tab between commands declares a
 ``TabPart`` subclass next to its code (frame sessions, the dialog watch, the observation store) and
-reaches it with ``ctx.part(Kind)``, created on first use. Nothing is keyed by strings.
+reaches it with ``ctx.part(Kind)``, created on first use. Nothing is keyed by strings. State kept
+for the whole host rather than one tab (a running trace) is a ``HostPart``, reached with
+``host.part(Kind)``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -25,7 +28,7 @@ from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent, Request
 from reins.bridge.stats import Stats
 
-__all__ = ["CommandContext", "Host", "TabPart", "TabState"]
+__all__ = ["CommandContext", "Host", "HostPart", "TabPart", "TabState"]
 
 log = logging.getLogger("reins.host")
 
@@ -33,6 +36,7 @@ log = logging.getLogger("reins.host")
 _CLOSED_KEPT = 1024
 
 P = TypeVar("P", bound="TabPart")
+H = TypeVar("H", bound="HostPart")
 
 
 class TabPart:
@@ -43,6 +47,11 @@ class TabPart:
 
     def on_detach(self) -> None:
         """The debugger was detached from the tab: what Chrome kept for the session is gone."""
+
+
+class HostPart:
+    """State one layer keeps for the whole host process. Created empty on first use
+    (``Host.part``)."""
 
 
 @dataclass
@@ -93,6 +102,7 @@ class Host:
     # One worker: background writes (registries) happen in the order they were asked for.
     _io: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io"))
+    _parts: dict[type[HostPart], HostPart] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.link.on_tab_gone(self._tab_gone)
@@ -107,6 +117,18 @@ class Host:
                 log.exception("background %s failed", getattr(fn, "__name__", fn))
 
         self._io.submit(run)
+
+    async def background_done(self) -> None:
+        """Wait until the I/O worker has done everything asked of it before now."""
+        await asyncio.wrap_future(self._io.submit(lambda: None))
+
+    def part(self, kind: type[H]) -> H:
+        """The host's state of one layer (created on first use)."""
+        found = self._parts.get(kind)
+        if found is None:
+            found = self._parts[kind] = kind()
+        assert isinstance(found, kind)
+        return found
 
     def tab(self, tab_id: int) -> TabState:
         state = self.tabs.get(tab_id)

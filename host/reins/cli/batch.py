@@ -25,10 +25,28 @@ def _bad_line(message: str) -> None:
         "code": "bad_request", "message": message, "transient": False}}))
 
 
+def _trace(conn: Any, directory: str | None, screenshots: bool, json_out: bool) -> None:
+    """`--trace DIR`: start a trace before the first line (said on stderr: stdout answers the
+    lines)."""
+    if directory is None:
+        return
+    import os
+
+    answer = conn.call("trace_start", {"dir": os.path.abspath(directory),
+                                       "screenshots": screenshots})
+    if not answer.get("ok"):
+        fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
+    click.echo(f"tracing into {answer['dir']}", err=True)
+
+
 @click.command()
+@click.option("--trace", "trace_dir", type=click.Path(file_okay=False), default=None,
+              help="Record the run into DIR (a new directory); `reins report DIR` makes the report.")
+@click.option("--screenshots", is_flag=True, help="With --trace: pictures before and after "
+                                                  "each action.")
 @global_options
 @click.pass_context
-def batch(ctx: click.Context, /, **local: Any) -> None:
+def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **local: Any) -> None:
     """Run commands from stdin, one per line in CLI syntax, over one connection.
 
     Each line answers one JSON line ({"ok": true, ...} or {"ok": false, "error": ...}). Lines run
@@ -47,6 +65,7 @@ def batch(ctx: click.Context, /, **local: Any) -> None:
         fail(exc.to_wire(), True)
     failures = 0
     with conn:
+        _trace(conn, trace_dir, screenshots, bool(opts.get("json_out")))
         for raw in sys.stdin:
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -69,4 +88,11 @@ def batch(ctx: click.Context, /, **local: Any) -> None:
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
             sys.stdout.flush()
+        if trace_dir is not None:
+            stopped = conn.call("trace_stop")
+            if stopped.get("ok"):
+                click.echo(f"trace: {stopped['steps']} steps in {stopped['dir']}; report: "
+                           f"{stopped['report']}", err=True)
+            else:
+                click.echo(f"trace: {stopped.get('error')}", err=True)
     sys.exit(EXIT_FAILED if failures else EXIT_OK)

@@ -155,6 +155,16 @@ def _click(call: Call) -> None:
     call.send()
 
 
+def _trace_start(call: Call) -> None:
+    """DIR is optional on the CLI (a new reins-trace-DATE-TIME here) and sent absolute: the host
+    runs in another directory."""
+    import time
+
+    directory = call.args.get("dir") or f"reins-trace-{time.strftime('%Y%m%d-%H%M%S')}"
+    call.args["dir"] = os.path.abspath(directory)
+    call.send()
+
+
 _FILL = Quirk(
     params=lambda: [click.Option(["-v", "--value", "value_opt"], default=None,
                                  help="The text (instead of VALUE).")],
@@ -183,6 +193,7 @@ QUIRKS: dict[str, Quirk] = {
     "fill": _FILL,
     "type": _FILL,
     "eval": Quirk(invoke=_eval),
+    "trace_start": Quirk(optional=frozenset({"dir"}), invoke=_trace_start),
     "click": Quirk(invoke=_click),
     "dblclick": Quirk(invoke=_click),
     # hover took (and ignored) --button before the CLI was built from the table: still accepted.

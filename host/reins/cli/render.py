@@ -80,6 +80,42 @@ def evaluated(a: Answer) -> str:
     return f"[{kind}] {a.get('description', '')}{reason}"
 
 
+def _clock(entry: dict[str, Any]) -> str:
+    at = str(entry.get("at") or "")
+    when = at.split("T", 1)[-1] if at else "?"
+    return when + (f" [step {entry['step']}]" if entry.get("step") is not None else "")
+
+
+def _capture_note(a: Answer, empty: str) -> str:
+    if a.get("started_now"):
+        return (f"{empty} (capture started just now on this page: what happened before it is not "
+                "known)")
+    return f"{empty} (capturing since {a.get('capturing_since') or '?'})"
+
+
+def console(a: Answer) -> str:
+    lines = []
+    for e in a.get("entries") or []:
+        where = f"  ({e['source']}:{e.get('line')})" if e.get("source") else ""
+        lines.append(f"{_clock(e)} {e.get('level')} {e.get('kind')}: {e.get('text')}{where}")
+    return "\n".join(lines) or _capture_note(a, "nothing logged")
+
+
+def network(a: Answer) -> str:
+    lines = []
+    for r in a.get("requests") or []:
+        status = "?" if r.get("status") is None else r["status"]
+        mark = " FAILED" if r.get("failed") else ""
+        lines.append(f"{_clock(r)} {status}{mark} {r.get('type')} {r.get('duration_ms')} ms "
+                     f"{r.get('url')}")
+    return "\n".join(lines) or _capture_note(a, "no requests")
+
+
+def trace_stopped(a: Answer) -> str:
+    capped = " (size cap reached)" if a.get("capped") else ""
+    return f"trace stopped: {a['steps']} steps in {a['dir']}{capped}\nreport: {a['report']}"
+
+
 TEXT: dict[str, Callable[[Answer], str]] = {
     "status": status,
     "tabs": tabs,
@@ -96,4 +132,9 @@ TEXT: dict[str, Callable[[Answer], str]] = {
                      "uncheck"), effect),
     "wait": lambda a: f"ok: {a.get('waited_for')}",
     "eval": evaluated,
+    "trace_start": lambda a: f"tracing into {a['dir']}"
+                             + (" with pictures" if a.get("screenshots") else ""),
+    "trace_stop": trace_stopped,
+    "console": console,
+    "network": network,
 }

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import base64
-import time
 from typing import Any, Literal
 
 from pydantic import Field
 
-from reins._errors import ReinsError
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.observe.annotate import Mark, annotate
 from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, observe_page
-from reins.observe.render import FrameView, RefView, render_state, state_json
+from reins.observe.state import compare_sources, state_view
 
 __all__ = ["COMMANDS"]
-
-
-def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
-    return {k: frame.get(k) for k in ("id", "url", "status", "reason", "session_id") if
-            frame.get(k) is not None}
 
 
 class StateArgs(Args):
@@ -37,57 +30,14 @@ class StateArgs(Args):
                             json_schema_extra=cli_hints(hidden=True))
 
 
-async def _state_once(ctx: CommandContext, args: StateArgs, source: str) -> dict[str, Any]:
-    started = time.monotonic()
-    snap, records, refs = await observe_page(ctx, source=source, viewport_only=args.viewport_only)
-    views = [RefView.from_record(r, ref) for r, ref in zip(records, refs, strict=True)]
-    frames = [FrameView.from_record(f) for f in snap.frames]
-    rendered = render_state(views, frames, max_tokens=args.max_tokens or None)
-    text = rendered.text
-    coverage = snap.ax_coverage
-    if coverage is not None and not coverage.complete:
-        text += (f"\n… accessibility tree asked about {coverage.asked} of {coverage.total} elements "
-                 "within the budget (viewport first); the rest show the page script's role and "
-                 "name — raise --timeout-ms for more")
-    listed = [] if args.text_only else state_json(views, include=rendered.shown_refs)
-    frames_by_id = {f["id"]: _frame_view(f) for f in snap.frames}
-    by_ref = {ref: record for ref, record in zip(refs, records, strict=True)}
-    for item in listed:
-        record = by_ref.get(item["ref"]) or {}
-        item["frame"] = frames_by_id.get(record.get("frame", "f0"), {"id": record.get("frame")})
-        if record.get("backend_node_id") is not None:
-            item["backend_node_id"] = record["backend_node_id"]
-    return {
-        "url": snap.url, "title": snap.title, "source": source, "text": text,
-        "refs": listed, "frames": [_frame_view(f) for f in snap.frames],
-        "shown": rendered.shown, "left_out": rendered.left_out,
-        "frame_sections": rendered.frame_sections, "approx_tokens": rendered.approx_tokens,
-        "truncated": snap.truncated,
-        "ax_coverage": None if coverage is None else {"asked": coverage.asked,
-                                                      "total": coverage.total},
-        "elapsed_ms": int((time.monotonic() - started) * 1000),
-    }
-
-
 @command("state", StateArgs, timeout_ms=30_000, read_only=True)
 async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
     """The page's interactive elements, one line each: @ref role "name" value [flags]."""
     if not args.compare_sources:
-        return await _state_once(ctx, args, args.source or DEFAULT_SOURCE)
-    args = args.model_copy(update={"text_only": True})
-    sources: dict[str, Any] = {}
-    url = ""
-    for source in ("dom", "ax"):
-        try:
-            one = await _state_once(ctx, args, source)
-            url = one["url"]
-            sources[source] = {k: one[k] for k in ("approx_tokens", "elapsed_ms", "frame_sections")}
-            sources[source]["refs"] = one["shown"]
-            sources[source]["error"] = None
-        except ReinsError as exc:
-            sources[source] = {"refs": 0, "frame_sections": 0, "approx_tokens": 0,
-                               "elapsed_ms": None, "error": exc.to_wire()}
-    return {"url": url, "sources": sources, "default_source": DEFAULT_SOURCE}
+        return await state_view(ctx, args.source or DEFAULT_SOURCE,
+                                viewport_only=args.viewport_only, max_tokens=args.max_tokens,
+                                text_only=args.text_only)
+    return await compare_sources(ctx, viewport_only=args.viewport_only, max_tokens=args.max_tokens)
 
 
 class MapArgs(Args):

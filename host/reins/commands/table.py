@@ -24,8 +24,8 @@ from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
-from reins.bridge.command import CliHints, Command, build_table
-from reins.commands import act, browser, eval, observe
+from reins.bridge.command import Command, build_table, field_hints
+from reins.commands import act, browser, eval, observe, trace
 from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
@@ -38,7 +38,7 @@ _FORMAT = 1
 
 def all_commands() -> dict[str, Command[Any]]:
     return build_table(
-        browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS
+        browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS, trace.COMMANDS
     )
 
 
@@ -74,8 +74,7 @@ def _command(cmd: Command[Any]) -> dict[str, Any]:
 
 
 def _hints(info: FieldInfo) -> dict[str, Any]:
-    extra = info.json_schema_extra
-    return dict(extra.hints) if isinstance(extra, CliHints) else {}
+    return field_hints(info)
 
 
 def _param(cmd: Command[Any], name: str, info: FieldInfo, *, positional: bool) -> dict[str, Any]:

@@ -1,0 +1,433 @@
+"""The recorder: every command on the profile, while a trace runs, as one step of the trace.
+
+The dispatcher hands each request to ``record`` (one line in ``_host.py``). With no trace running
+and no capture asked for, it only runs the request. Otherwise, around the command:
+
+* before an action, with pictures on: the target is resolved on its own short budget and brought
+  into view, and the tab is photographed with the target's box marked;
+* the command runs, timed (the recorder's own work is not in its duration or its budget);
+* after it, on the tab it left: the page capture is drained (console errors, uncaught exceptions,
+  failed requests since the last drain), the tab is photographed again (actions), and a document
+  the trace has not seen yet is measured with both observation sources (`state
+  --compare-sources`, the same figures);
+* the step is written on the host's I/O worker (pictures scaled and marked there), and the
+  running trace's state is saved under REINS_HOME, so a host started after a crash continues the
+  trace and writes a ``gap``.
+
+The recorder's own page work is never allowed to fail a command: it runs on budgets of its own,
+skips a tab whose page is blocked (suspect) or shows a dialog, and what it could not do is written
+as the step's ``notes``. Commands that run at the same time are numbered in the order they started;
+evidence is drained per tab, so with two commands in flight on one tab it goes to the one that ends
+first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from reins._errors import DeadlineExceeded, ReinsError, UsageError
+from reins.act.locate import Resolved, resolve_for_action, resolve_target
+from reins.bridge.command import Command
+from reins.bridge.context import CommandContext, Host, HostPart
+from reins.bridge.deadline import Deadline
+from reins.bridge.protocol import Request
+from reins.observe.evidence import CaptureSwitch, PageEvidence, Tick, redact_url, tick
+from reins.observe.state import compare_sources
+from reins.page.call import call_function
+from reins.page.dialogs import DialogWatch
+from reins.trace.pictures import trace_picture
+from reins.trace.steps import cli_line, recorded_args, trimmed_answer
+from reins.trace.tracefile import (
+    ActiveTrace,
+    TraceWriter,
+    clear_active,
+    iso,
+    load_active,
+    save_active,
+)
+
+__all__ = ["Tracer", "record"]
+
+log = logging.getLogger("reins.host")
+
+# Not steps: the liveness probe, and the trace's own start and stop (its first and last line).
+UNRECORDED = frozenset({"ping", "trace_start", "trace_stop"})
+# Commands that never touch a page: no capture, no pictures around them.
+NO_PAGE = frozenset({"status", "tabs", "stats", "tab_close", "console", "network", "dialog"})
+# They read the evidence themselves, and `--since last` means the command before them.
+EVIDENCE_READERS = frozenset({"console", "network"})
+TICK_MS = 1500
+SHOT_MS = 4000
+TARGET_MS = 1200
+MEASURE_MS = 20_000
+# The recorder's own time per step, before and after the command together.
+SPARE_MS = 4000
+SPARE_UNBOUNDED_MS = 30_000
+# In short form (past the size cap) a step keeps this much evidence.
+SHORT_EVIDENCE = 5
+_PAGE_SCHEMES = ("http:", "https:", "file:")
+
+Run = Callable[[Request], Awaitable[dict[str, Any]]]
+
+
+@dataclass
+class _Shot:
+    png: bytes
+    box: list[float] | None = None
+    scale: float = 1.0
+
+
+@dataclass
+class Tracer(HostPart):
+    """The host's running trace, if any."""
+
+    writer: TraceWriter | None = None
+    # When each step started (epoch s), for `--since STEP`.
+    step_starts: dict[int, float] = field(default_factory=dict)
+    # Per tab, the document whose figures the trace has.
+    measured: dict[int, str] = field(default_factory=dict)
+    _resumed: bool = False
+
+    @property
+    def running(self) -> bool:
+        return self.writer is not None
+
+    def resume(self, host: Host) -> None:
+        """Once per host process: continue a trace a host before this one was running."""
+        if self._resumed:
+            return
+        self._resumed = True
+        active = load_active(host.home, host.profile)
+        if active is None or not Path(active.dir).is_dir():
+            return
+        self.writer = TraceWriter(active)
+        now = time.time()
+        gap = {"type": "gap", "time": iso(now), "t": now, "after_step": active.step,
+               "last_seen": iso(active.last_seen) if active.last_seen else None,
+               "previous_pid": active.pid, "host_pid": os.getpid(),
+               "text": f"the host stopped (pid {active.pid}) and a new one (pid {os.getpid()}) "
+                       "took the trace over: commands in between, and any step that was running "
+                       "when it stopped, were not recorded"}
+        active.pid = os.getpid()
+        self._write(host, gap)
+        log.info("continuing the trace in %s after a host restart", active.dir)
+
+    def start(self, host: Host, directory: Path, *, name: str, screenshots: bool,
+              max_bytes: int) -> ActiveTrace:
+        if self.writer is not None:
+            raise UsageError(f"a trace is already running into {self.writer.trace.dir}",
+                             hint="`reins trace stop` it first")
+        writer = TraceWriter.create(directory, name=name, screenshots=screenshots,
+                                    profile=host.profile, max_bytes=max_bytes)
+        save_active(host.home, host.profile, writer.trace)
+        self.writer = writer
+        self.step_starts.clear()
+        self.measured.clear()
+        return writer.trace
+
+    async def stop(self, host: Host) -> ActiveTrace:
+        writer = self.writer
+        if writer is None:
+            raise UsageError("no trace is running", hint="start one with `reins trace start DIR`")
+        self.writer = None
+        now = time.time()
+        steps = writer.trace.step
+        host.in_background(_stop_line, writer, {"type": "stop", "time": iso(now), "t": now,
+                                                "steps": steps})
+        host.in_background(clear_active, host.home, host.profile)
+        await host.background_done()
+        return writer.trace
+
+    def next_step(self) -> tuple[int, float]:
+        assert self.writer is not None
+        self.writer.trace.step += 1
+        number, now = self.writer.trace.step, time.time()
+        self.step_starts[number] = now
+        if len(self.step_starts) > 5000:
+            self.step_starts.pop(min(self.step_starts))
+        return number, now
+
+    def _write(self, host: Host, line: dict[str, Any], shots: dict[str, _Shot] | None = None,
+               label: str = "") -> None:
+        writer = self.writer
+        if writer is not None:
+            host.in_background(_write_step, host.home, host.profile, writer, line, shots or {},
+                               label)
+
+
+def _stop_line(writer: TraceWriter, line: dict[str, Any]) -> None:
+    writer.line(line)
+
+
+def _write_step(home: Path, profile: str, writer: TraceWriter, line: dict[str, Any],
+                shots: dict[str, _Shot], label: str) -> None:
+    """On the I/O worker: the pictures (scaled, marked), then the line, then the saved state."""
+    written: dict[str, str] = {}
+    for phase, shot in shots.items():
+        if writer.over_cap:
+            writer.cap_reached()
+            break
+        try:
+            data = trace_picture(shot.png, box=shot.box, label=label, scale=shot.scale)
+        except (OSError, ValueError, ReinsError) as exc:
+            line.setdefault("notes", []).append(f"{phase} picture unreadable: {exc}")
+            continue
+        kept = writer.picture(f"{int(line.get('step', 0)):04d}-{phase}.jpg", data)
+        if kept:
+            written[phase] = kept
+    if written:
+        line["shots"] = written
+    if writer.over_cap and line.get("type") == "step":
+        writer.cap_reached()
+        line.pop("answer", None)
+        for kind in ("console", "network"):
+            if len(line.get(kind) or []) > SHORT_EVIDENCE:
+                line[kind] = line[kind][-SHORT_EVIDENCE:]
+    writer.line(line)
+    save_active(home, profile, writer.trace)
+
+
+# ---- the dispatcher's hook -----------------------------------------------------------------------
+
+
+async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Run,
+                 ) -> dict[str, Any]:
+    """Run ``request`` through ``run``; while a trace runs, record it as a step."""
+    tracer = host.part(Tracer)
+    tracer.resume(host)
+    name = request.cmd
+    capturing = tracer.running or host.part(CaptureSwitch).asked
+    if not capturing or name in UNRECORDED:
+        return await run(request)
+    tab_before = request.tab if request.tab is not None else host.current.tab
+    if tab_before is not None and name not in EVIDENCE_READERS:
+        host.tab(tab_before).part(PageEvidence).command_starts.append(time.time())
+    touches_page = cmd is not None and name not in NO_PAGE
+    # The client waits for an answer up to 5 s past the budget it gave: the recorder's own work
+    # stays within that; without a budget from the client (60 s then) it may take longer.
+    spare_ms = SPARE_MS if request.timeout_ms is not None else SPARE_UNBOUNDED_MS
+    if not tracer.running:  # capture only: drain after each page command
+        try:
+            return await run(request)
+        except ReinsError:
+            if touches_page:
+                await _after_tick(host, request, [], Deadline.after_ms(TICK_MS))
+            raise
+        else:
+            if touches_page:
+                await _after_tick(host, request, [], Deadline.after_ms(TICK_MS))
+    step, started = tracer.next_step()
+    writer = tracer.writer
+    assert writer is not None
+    notes: list[str] = []
+    shots: dict[str, _Shot] = {}
+    action = cmd is not None and touches_page and not cmd.read_only
+    pictures = action and writer.trace.screenshots and not writer.over_cap
+    target: Resolved | None = None
+    before_started = time.monotonic()
+    if pictures and tab_before is not None and _page_free(host, tab_before):
+        target, shot = await _before(host, request, cmd, tab_before, notes,
+                                     Deadline.after_ms(spare_ms // 3))
+        if shot is not None:
+            shots["before"] = shot
+    url_before = _tab_url(host, tab_before)
+    clock = time.monotonic()
+    before_ms = int((clock - before_started) * 1000)
+    answer: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    try:
+        answer = await run(request)
+        return answer
+    except ReinsError as exc:
+        error = exc.to_wire()
+        raise
+    except asyncio.CancelledError:
+        error = {"code": "aborted", "message": "the client went away before the answer",
+                 "transient": True}
+        raise
+    finally:
+        duration_ms = int((time.monotonic() - clock) * 1000)
+        line: dict[str, Any] = {
+            "type": "step", "step": step, "time": iso(started), "t": started,
+            "tab": request.tab if request.tab is not None else host.current.tab,
+            "cmd": name, "cli": cli_line(cmd, name, recorded_args(name, request.args, answer)),
+            "args": recorded_args(name, request.args, answer), "url_before": url_before,
+            "ok": error is None, "duration_ms": duration_ms, "notes": notes,
+        }
+        if answer is not None:
+            line["answer"] = trimmed_answer(answer)
+            line["effect"] = line["answer"].get("effect")
+            line["warnings"] = list(answer.get("warnings") or [])
+        if error is not None:
+            line["error"] = error
+        page: list[dict[str, Any]] = []
+        if error is None or error.get("code") != "aborted":
+            await _after(host, tracer, request, cmd, line, shots, target, pictures, page,
+                         Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)))
+        tracer._write(host, line, shots, label=_label(request))
+        for measured in page:
+            tracer._write(host, measured)
+
+
+def _label(request: Request) -> str:
+    args = request.args
+    return str(args.get("target") or (f"text={args['text']}" if args.get("text") else "") or "")
+
+
+def _tab_url(host: Host, tab_id: int | None) -> str | None:
+    """The tab's URL as the latest capture saw it (before this step: after the one before)."""
+    state = host.tabs.get(tab_id) if tab_id is not None else None
+    return state.part(PageEvidence).url if state is not None else None
+
+
+def _page_free(host: Host, tab_id: int) -> bool:
+    """May the recorder run page code on this tab now? Not on a blocked page, not under a dialog,
+    not while the extension is away or paused."""
+    link = host.link
+    if not link.connected.is_set() or link.paused:
+        return False
+    state = host.tabs.get(tab_id)
+    if state is None:
+        return True
+    return not state.suspect and state.part(DialogWatch).current is None
+
+
+def _ctx(host: Host, request: Request, tab_id: int, budget_ms: int, cap: Deadline,
+         ) -> CommandContext:
+    """A context for one piece of the recorder's own page work: its budget, within the step's
+    ``cap`` (the client waits for the answer only so long beyond the command's budget)."""
+    budget = min(budget_ms, cap.remaining_ms())
+    if budget <= 0:
+        raise DeadlineExceeded("the recorder's time for this step is used up")
+    return CommandContext(host, Deadline.after_ms(budget), tab_id, request)
+
+
+async def _before(host: Host, request: Request, cmd: Command[Any] | None, tab_id: int,
+                  notes: list[str], cap: Deadline) -> tuple[Resolved | None, _Shot | None]:
+    target: Resolved | None = None
+    box: list[float] | None = None
+    scale = 1.0
+    if cmd is not None and (request.args.get("target") or request.args.get("text")):
+        try:
+            target = await _resolve(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
+            box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+        except (ReinsError, ValidationError) as exc:
+            notes.append(f"target not marked: {_why(exc)}")
+    shot = await _screenshot(host, request, tab_id, notes, "before", cap)
+    if shot is not None:
+        shot.box, shot.scale = box, scale
+    return target, shot
+
+
+async def _resolve(ctx: CommandContext, cmd: Command[Any], request: Request) -> Resolved:
+    args = cmd.args.model_validate(request.args)
+    smart = args.smart() if hasattr(args, "smart") else None
+    target = getattr(args, "target", None)
+    frame = getattr(args, "frame", None)
+    if smart:
+        return await resolve_for_action(ctx, None, frame, smart)
+    if not isinstance(target, str):
+        raise UsageError("no target")
+    return await resolve_target(ctx, target, frame=frame, settle=False)
+
+
+async def _box(ctx: CommandContext, el: Resolved) -> tuple[list[float] | None, float]:
+    if el.session_id is not None:  # an out-of-process frame: its offset is not worth a lookup
+        return None, 1.0
+    found = await call_function(ctx, el.object_id, "traceBox", session_id=el.session_id,
+                                what="trace box")
+    if not isinstance(found, dict) or not isinstance(found.get("box"), list):
+        return None, 1.0
+    return [float(v) for v in found["box"]], float(found.get("dpr") or 1.0)
+
+
+async def _screenshot(host: Host, request: Request, tab_id: int, notes: list[str],
+                      phase: str, cap: Deadline) -> _Shot | None:
+    try:
+        ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
+        shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
+        return _Shot(base64.b64decode(shot.get("data", "")))
+    except (ReinsError, ValueError) as exc:
+        notes.append(f"no {phase} picture: {_why(exc)}")
+        return None
+
+
+async def _after_tick(host: Host, request: Request, notes: list[str], cap: Deadline,
+                      ) -> Tick | None:
+    tab_id = request.tab if request.tab is not None else host.current.tab
+    if tab_id is None or not _page_free(host, tab_id):
+        return None
+    try:
+        got = await tick(_ctx(host, request, tab_id, TICK_MS, cap), drain=True)
+    except ReinsError as exc:
+        notes.append(f"console and network not read: {_why(exc)}")
+        return None
+    return got
+
+
+async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any] | None,
+                 line: dict[str, Any], shots: dict[str, _Shot], target: Resolved | None,
+                 pictures: bool, page: list[dict[str, Any]], cap: Deadline) -> None:
+    """After the command: evidence, the picture after, the figures of a new document (``page``
+    gets its line)."""
+    if cmd is None or cmd.name in NO_PAGE:
+        return
+    notes: list[str] = line["notes"]
+    tab_id = request.tab if request.tab is not None else host.current.tab
+    got = await _after_tick(host, request, notes, cap)
+    if got is None or tab_id is None:
+        return
+    line["tab"] = tab_id
+    line["url"] = redact_url(got.url)
+    line["title"] = got.title[:300]
+    line["console"] = got.console
+    line["network"] = got.network
+    if got.dropped:
+        line["dropped"] = got.dropped
+    if pictures and _page_free(host, tab_id):
+        box: list[float] | None = None
+        scale = 1.0
+        if target is not None:
+            try:
+                box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+            except ReinsError:
+                box = None  # the element is gone (a navigation): the picture without a mark
+        shot = await _screenshot(host, request, tab_id, notes, "after", cap)
+        if shot is not None:
+            shot.box, shot.scale = box, scale
+            shots["after"] = shot
+    if tracer.measured.get(tab_id) != got.document and got.url.startswith(_PAGE_SCHEMES):
+        tracer.measured[tab_id] = got.document
+        measured = await _measure(host, request, tab_id, got, int(line["step"]), notes, cap)
+        if measured is not None:
+            page.append(measured)
+
+
+async def _measure(host: Host, request: Request, tab_id: int, got: Tick, step: int,
+                   notes: list[str], cap: Deadline) -> dict[str, Any] | None:
+    """The compare-sources figures of a document new to the trace, as a ``page`` line."""
+    try:
+        figures = await compare_sources(_ctx(host, request, tab_id, MEASURE_MS, cap))
+    except ReinsError as exc:
+        notes.append(f"page not measured: {_why(exc)}")
+        return None
+    now = time.time()
+    return {"type": "page", "time": iso(now), "t": now, "step": step, "tab": tab_id,
+            "url": redact_url(got.url), "title": got.title[:300],
+            "sources": figures.get("sources"), "default_source": figures.get("default_source")}
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ReinsError):
+        return f"{exc.code}: {exc.args[0] if exc.args else exc.code}"
+    return type(exc).__name__

@@ -1,0 +1,305 @@
+"""`reins report DIR`: one self-contained HTML file a person reads instead of the terminal.
+
+The run's summary (pass or fail, steps, duration, per site, per page the compare-sources
+figures), every failure with the commands that led to it, its typed error and next step and the
+console and network evidence of that step, then the timeline of steps with the pictures before
+and after. Pictures are embedded as data: URIs and the page carries a Content-Security-Policy
+that allows nothing else (no script, no network), so the file opens anywhere, offline, and a
+hostile string that slipped past escaping still could not run. Every string from the trace is
+escaped by construction (``html.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+from reins._paths import write_private
+from reins.trace.html import Markup, el, join, raw
+from reins.trace.run import Failure, RunView, Step, as_dict, read_run
+from reins.trace.tracefile import read_trace
+
+__all__ = ["render_html", "write_report"]
+
+_CSS = """
+:root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --line: #d0d7de; --soft: #f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
+       margin: 0 auto; padding: 24px; max-width: 1180px; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px;
+     border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 0; }
+code, pre, .cli { font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
+pre { background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-wrap;
+      word-break: break-word; margin: 6px 0; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top;
+         overflow-wrap: break-word; }
+td code { overflow-wrap: anywhere; }
+th { background: var(--soft); font-weight: 600; }
+.badge { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff;
+         font-weight: 700; font-size: 13px; }
+.pass { background: var(--ok); } .fail { background: var(--bad); }
+.facts { color: #57606a; margin: 6px 0 0; }
+.facts span { margin-right: 18px; }
+.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px;
+          margin: 8px 0; }
+.failure, .step { border: 1px solid var(--line); border-radius: 6px; padding: 12px;
+                  margin: 12px 0; }
+.failure { border-left: 5px solid var(--bad); }
+.step.failed { border-left: 5px solid var(--bad); }
+.step.passed { border-left: 5px solid var(--ok); }
+.head { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
+.num { font-weight: 700; color: #57606a; min-width: 3em; }
+.muted { color: #57606a; } .err { color: var(--bad); font-weight: 600; }
+.okmark { color: var(--ok); font-weight: 700; } .badmark { color: var(--bad); font-weight: 700; }
+ol.sequence { margin: 6px 0; padding-left: 22px; } ol.sequence li.failed { color: var(--bad); }
+.pictures { display: flex; gap: 12px; flex-wrap: wrap; margin-top: 8px; }
+figure { margin: 0; flex: 1 1 440px; max-width: 560px; }
+figure img { width: 100%; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: #57606a; font-size: 12px; }
+tr.bad td { background: #ffebe9; }
+details summary { cursor: pointer; color: #57606a; }
+"""
+
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def _offset(run: RunView, step: Step) -> str:
+    return f"+{max(0.0, step.t - run.t0):.1f} s"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 120 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
+def _picture(directory: Path, path: str | None, caption: str) -> Markup | None:
+    if path is None:
+        return None
+    try:
+        data = (directory / path).read_bytes()
+    except OSError:
+        return el("figure", None, el("figcaption", None, f"{caption}: picture missing ({path})"))
+    uri = "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii")
+    return el("figure", None, el("img", {"src": raw(uri), "alt": f"{caption} ({path})"}),
+              el("figcaption", None, caption))
+
+
+def _badge(passed: bool) -> Markup:
+    return el("span", {"class": "badge " + ("pass" if passed else "fail")},
+              "PASS" if passed else "FAIL")
+
+
+def _summary(run: RunView) -> Markup:
+    failed = sum(1 for s in run.steps if not s.ok)
+    facts = [
+        ("started", run.started or "?"), ("duration", _duration(run.duration_s)),
+        ("steps", str(len(run.steps))), ("failed", str(failed)),
+        ("profile", run.profile or "?"), ("pictures", "yes" if run.screenshots else "no"),
+    ]
+    if not run.stopped:
+        facts.append(("state", "still running or cut short (no stop line)"))
+    return join(
+        el("h1", None, run.name, " ", _badge(run.passed)),
+        el("p", {"class": "facts"}, [el("span", None, el("b", None, k), " ", v) for k, v in facts]),
+        [el("div", {"class": "notice"}, el("b", None, n.get("type", "note"), ": "),
+            str(n.get("text") or "")) for n in run.notices],
+    )
+
+
+def _sites(run: RunView) -> Markup:
+    rows = [el("tr", {"class": None if s.passed else "bad"}, el("td", None, s.origin),
+               el("td", None, _badge(s.passed)), el("td", None, s.steps), el("td", None, s.failed))
+            for s in run.sites]
+    return join(el("h2", None, "Sites"), el("table", None, el("tr", None, [
+        el("th", None, h) for h in ("site", "result", "steps", "failed")]), rows))
+
+
+def _figure_cells(source: Any) -> list[Markup]:
+    if not isinstance(source, dict):
+        return [el("td", {"colspan": "5"}, "—")]
+    error = source.get("error")
+    cells = [source.get("refs"), source.get("frame_sections"), source.get("approx_tokens"),
+             source.get("elapsed_ms")]
+    shown = [el("td", None, "—" if v is None else v) for v in cells]
+    shown.append(el("td", {"class": "err" if error else None},
+                    f"{error.get('code')}: {error.get('message')}" if isinstance(error, dict)
+                    else ""))
+    return shown
+
+
+def _pages(run: RunView) -> Markup:
+    if not run.pages:
+        return join(el("h2", None, "Pages"), el("p", {"class": "muted"},
+                                                "No page was measured."))
+    head = el("tr", None, el("th", {"rowspan": "2"}, "step"), el("th", {"rowspan": "2"}, "page"),
+              el("th", {"colspan": "5"}, "dom source"), el("th", {"colspan": "5"}, "ax source"))
+    sub = el("tr", None, [el("th", None, h) for h in
+                          ("refs", "frame sections", "≈ tokens", "ms", "error") * 2])
+    rows = []
+    for page in run.pages:
+        sources = as_dict(page.get("sources"))
+        rows.append(el("tr", None, el("td", None, page.get("step", "")),
+                       el("td", None, el("div", None, page.get("title") or ""),
+                          el("code", None, page.get("url") or "")),
+                       _figure_cells(sources.get("dom")), _figure_cells(sources.get("ax"))))
+    return join(el("h2", None, "Pages (observation sources compared)"),
+                el("table", None, head, sub, rows))
+
+
+def _error(step: Step) -> Markup | None:
+    error = step.error
+    if error is None:
+        return None
+    details = {k: v for k, v in error.items() if k not in ("code", "message", "transient")}
+    return join(
+        el("p", None, el("span", {"class": "err"}, error.get("code", "error")),
+           " — ", str(error.get("message") or ""),
+           el("span", {"class": "muted"}, " (transient: retrying may help)")
+           if error.get("transient") else None),
+        el("pre", None, json.dumps(details, indent=1, ensure_ascii=False)) if details else None)
+
+
+def _console_table(entries: list[dict[str, Any]], step: Step) -> Markup | None:
+    if not entries:
+        return None
+    rows = [el("tr", {"class": "bad" if c.get("level") == "error" else None},
+               el("td", None, c.get("level", "")), el("td", None, c.get("kind", "")),
+               el("td", None, el("code", None, c.get("text", ""))),
+               el("td", None, f"{c.get('source') or ''}{':' + str(c['line']) if c.get('line') else ''}"),
+               el("td", None, "before the step" if c.get("time", 0) < step.t * 1000 else "during"))
+            for c in entries]
+    return join(el("h3", None, f"Console ({len(entries)})"), el("table", None, el("tr", None, [
+        el("th", None, h) for h in ("level", "kind", "message", "where", "when")]), rows))
+
+
+def _network_table(entries: list[dict[str, Any]]) -> Markup | None:
+    if not entries:
+        return None
+    failed = [n for n in entries if n.get("failed")]
+    shown = failed + [n for n in entries if not n.get("failed")][:max(0, 15 - len(failed))]
+    rows = [el("tr", {"class": "bad" if n.get("failed") else None},
+               el("td", None, "—" if n.get("status") is None else n.get("status")),
+               el("td", None, n.get("type", "")),
+               el("td", None, el("code", None, n.get("url", "")),
+                  el("div", {"class": "muted"}, n["error"]) if n.get("error") else None),
+               el("td", None, "—" if n.get("duration_ms") is None else f"{n['duration_ms']} ms"))
+            for n in shown]
+    title = f"Network ({len(failed)} failed of {len(entries)} requests)"
+    more = len(entries) - len(shown)
+    return join(el("h3", None, title), el("table", None, el("tr", None, [
+        el("th", None, h) for h in ("status", "type", "URL (query values hidden)", "time")]), rows),
+        el("p", {"class": "muted"}, f"… {more} more that succeeded") if more else None)
+
+
+def _evidence(step: Step) -> Markup:
+    return join(_console_table(step.console, step), _network_table(step.network))
+
+
+def _effect(step: Step) -> Markup | None:
+    parts = []
+    for key, change in (step.effect or {}).items():
+        if isinstance(change, dict) and "from" in change:
+            parts.append(f"{key}: {json.dumps(change.get('from'), ensure_ascii=False)} → "
+                         f"{json.dumps(change.get('to'), ensure_ascii=False)}")
+        else:
+            parts.append(f"{key}: {json.dumps(change, ensure_ascii=False)}")
+    if not parts and not step.warnings:
+        return None
+    return el("p", None, el("b", None, "effect: "), "; ".join(parts) or "none",
+              [el("span", {"class": "err"}, f"  ⚠ {w}") for w in step.warnings])
+
+
+def _pictures(directory: Path, step: Step) -> Markup | None:
+    shots = [_picture(directory, step.before, f"step {step.number}, before"),
+             _picture(directory, step.after, f"step {step.number}, after")]
+    return el("div", {"class": "pictures"}, shots) if any(shots) else None
+
+
+def _sequence(failure: Failure) -> Markup:
+    items = [el("li", {"class": None if s.ok else "failed", "value": str(s.number)},
+                el("code", None, s.cli), " ",
+                el("span", {"class": "okmark"}, "✓") if s.ok
+                else el("span", {"class": "badmark"}, "✗ ", (s.error or {}).get("code", "")),
+                el("span", {"class": "muted"}, f"  {s.duration_ms} ms"))
+             for s in failure.sequence]
+    return el("ol", {"class": "sequence"}, items)
+
+
+def _failures(run: RunView, directory: Path) -> Markup:
+    failures = run.failures
+    if not failures:
+        return join(el("h2", None, "Failures"), el("p", None, "No step failed."))
+    blocks = []
+    for failure in failures:
+        step = failure.step
+        blocks.append(el(
+            "div", {"class": "failure", "id": f"failure-{step.number}"},
+            el("h3", None, f"Step {step.number}: ", el("code", None, step.cli)),
+            el("p", {"class": "muted"}, "on ", el("code", None, step.url or step.url_before or "?")),
+            _error(step),
+            el("p", None, el("b", None, "How it got there:")), _sequence(failure),
+            _evidence(step), _pictures(directory, step)))
+    return join(el("h2", None, f"Failures ({len(failures)})"), blocks)
+
+
+def _step(run: RunView, step: Step, directory: Path) -> Markup:
+    pages = run.pages_of(step)
+    answer = step.answer
+    return el(
+        "div", {"class": "step " + ("passed" if step.ok else "failed"), "id": f"step-{step.number}"},
+        el("div", {"class": "head"}, el("span", {"class": "num"}, f"#{step.number}"),
+           el("code", {"class": "cli"}, step.cli),
+           el("span", {"class": "okmark"}, "ok") if step.ok
+           else el("span", {"class": "badmark"}, "failed: ", (step.error or {}).get("code", "")),
+           el("span", {"class": "muted"}, f"{step.duration_ms} ms · {_offset(run, step)}")),
+        el("div", {"class": "muted"}, el("code", None, step.url or step.url_before or ""),
+           f" — {step.title}" if step.title else None) if step.url or step.url_before else None,
+        _error(step), _effect(step),
+        [el("p", {"class": "muted"}, f"new page measured: {p.get('url')}") for p in pages],
+        [el("p", {"class": "muted"}, "note: ", n) for n in step.notes],
+        _evidence(step), _pictures(directory, step),
+        el("details", None, el("summary", None, "answer"),
+           el("pre", None, json.dumps(answer, indent=1, ensure_ascii=False)[:20_000]))
+        if answer else None)
+
+
+def _timeline(run: RunView, directory: Path) -> Markup:
+    items = []
+    for kind, item in run.timeline:
+        if kind == "step":
+            items.append(_step(run, item, directory))
+        else:
+            items.append(el("div", {"class": "notice"}, el("b", None, item.get("type", "note"), ": "),
+                            str(item.get("text") or "")))
+    return join(el("h2", None, f"Timeline ({len(run.steps)} steps)"), items)
+
+
+def render_html(run: RunView, directory: Path) -> str:
+    """The report as one HTML document (pictures read from ``directory``)."""
+    body = join(_summary(run), _sites(run), _pages(run), _failures(run, directory),
+                _timeline(run, directory),
+                el("p", {"class": "muted"}, "Made by `reins report` from ",
+                   el("code", None, str(directory)), "."))
+    page = el("html", {"lang": "en"},
+              el("head", None, el("meta", {"charset": "utf-8"}),
+                 el("meta", {"http-equiv": "Content-Security-Policy", "content": _CSP}),
+                 el("meta", {"name": "viewport", "content": "width=device-width"}),
+                 el("title", None, f"{run.name} — {'PASS' if run.passed else 'FAIL'}"),
+                 el("style", None, raw(_CSS))),
+              el("body", None, body))
+    return "<!doctype html>\n" + page + "\n"
+
+
+def write_report(directory: Path, output: Path | None = None, *, fmt: str = "html") -> Path:
+    """Read the trace in ``directory`` and write its report (default ``DIR/report.html``)."""
+    from reins.trace.markdown import render_markdown
+
+    run = read_run(read_trace(directory))
+    text = render_html(run, directory) if fmt == "html" else render_markdown(run, directory)
+    output = (output or directory / f"report.{'html' if fmt == 'html' else 'md'}").absolute()
+    # The report holds what the trace holds (page content, pictures): private like it.
+    write_private(output, text.encode("utf-8"))
+    return output

@@ -1,0 +1,209 @@
+"""Traces in real Chromium: a validation run with a deliberate failure, recorded with pictures,
+then its report opened in Chromium (through reins, served on 127.0.0.1) and read as a person
+reads it; console and network evidence; a host killed in the middle of a trace."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Browser
+from .support import run_cli
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def serve_dir() -> Iterator[Any]:
+    """Serve a directory on 127.0.0.1 (reins refuses file:// pages unless allowed)."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def serve(directory: Path) -> str:
+        handler = functools.partial(_Quiet, directory=str(directory))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield serve
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _lines(directory: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (directory / "trace.jsonl").read_text().splitlines()]
+
+
+def _run_with_failure(browser: Browser, tab: int, trace_dir: Path) -> None:
+    t = str(tab)
+    browser.ok("trace", "start", str(trace_dir), "--screenshots", "--name", "fixture <run>")
+    browser.ok("fill", "#note", "hello", "--tab", t)
+    browser.ok("click", "#boom", "--tab", t)
+    browser.ok("wait", "--text", "boomed", "--tab", t)
+    code, body = browser.cli("click", "#save", "--tab", t, "--timeout-ms", "3000")
+    assert code == 1 and body["error"]["code"] == "disabled", body
+    stopped = browser.ok("trace", "stop")
+    assert stopped["steps"] == 4
+
+
+def test_a_traced_run_with_a_failure_reads_right_in_its_report(
+        browser: Browser, page: Any, tmp_path: Path, serve_dir: Any) -> None:
+    tab, _ = page("static/trace.html")
+    trace_dir = tmp_path / "run"
+    _run_with_failure(browser, tab, trace_dir)
+
+    lines = _lines(trace_dir)
+    steps = [line for line in lines if line["type"] == "step"]
+    assert [s["cmd"] for s in steps] == ["fill", "click", "wait", "click"]
+    boom = steps[1]
+    assert any("save failed" in c["text"] for c in boom["console"])
+    assert any(n["status"] == 404 and n["failed"] for n in boom["network"])
+    assert all("s3cret" not in json.dumps(line) for line in lines)  # query values never kept
+    assert set(boom["shots"]) == {"before", "after"}
+    assert [p["step"] for p in lines if p["type"] == "page"] == [1]  # the first step's document
+    assert (trace_dir.stat().st_mode & 0o777) == 0o700
+
+    run = run_cli(browser.home, "report", str(trace_dir))
+    assert run.code == 0, run.stderr
+    report = Path(run.json()["file"])
+    assert report == trace_dir / "report.html"
+
+    # Open it as a person would: in the browser, through reins.
+    base = serve_dir(trace_dir)
+    opened = browser.ok("tab", "new", f"{base}/report.html")
+    shown = str(opened["id"])
+    try:
+        seen = browser.ok("eval", """(() => {
+          const q = (s) => [...document.querySelectorAll(s)];
+          const failure = document.querySelector('.failure');
+          const boom = document.querySelector('#step-2');
+          return {
+            title: document.title,
+            steps: q('.step').length,
+            failedSteps: q('.step.failed').map((e) => e.id),
+            failureText: failure.innerText,
+            sequence: q('.failure ol.sequence li').map((li) => li.innerText),
+            images: q('img').map((img) => img.naturalWidth),
+            boomText: boom.innerText,
+            boomBadRows: boom.querySelectorAll('tr.bad').length,
+            pwned: window.__pwned === undefined ? null : window.__pwned,
+            stray: document.querySelectorAll('img[src="x"], script').length,
+          };
+        })()""", "--tab", shown)["value"]
+    finally:
+        browser.cli("tab", "close", shown)
+    assert "FAIL" in seen["title"] and "fixture <run>" in seen["title"]
+    assert seen["steps"] == 4
+    assert seen["failedSteps"] == ["step-4"]
+    assert "disabled" in seen["failureText"]
+    assert "reins click '#save'" in seen["failureText"]
+    # the command sequence that led to the failure, in order, the failure last
+    assert len(seen["sequence"]) == 4
+    assert "reins fill '#note' hello" in seen["sequence"][0]
+    assert "reins click '#save'" in seen["sequence"][-1] and "disabled" in seen["sequence"][-1]
+    # pictures embedded and loading: before and after each of the three actions
+    assert len(seen["images"]) >= 6 and all(w > 0 for w in seen["images"])
+    # the evidence sits on the step that caused it, the hostile markup shown as text
+    assert '<img src=x onerror="window.__pwned=1">' in seen["boomText"]
+    assert "missing-endpoint.json?token=…&user=…" in seen["boomText"]
+    assert seen["boomBadRows"] >= 2  # the console error and the 404
+    assert seen["pwned"] is None and seen["stray"] == 0
+
+    md = run_cli(browser.home, "report", str(trace_dir), "--format", "md")
+    assert md.code == 0
+    text = (trace_dir / "report.md").read_text()
+    assert "Failure at step 4" in text and "disabled" in text
+    assert "<img" not in text
+
+
+def test_console_and_network_show_what_the_page_did(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/trace.html")
+    t = str(tab)
+    first = browser.ok("console", "--tab", t)  # switches the capture on
+    assert first["entries"] == []
+    browser.ok("click", "#boom", "--tab", t)
+    browser.ok("wait", "--text", "boomed", "--tab", t)
+    errors = browser.ok("console", "--errors", "--since", "2m", "--tab", t)["entries"]
+    assert [e["kind"] for e in errors] == ["console"]
+    assert "save failed" in errors[0]["text"]
+    failed = browser.ok("network", "--failed", "--tab", t)["requests"]
+    assert [r["status"] for r in failed] == [404]
+    assert failed[0]["url"].endswith("missing-endpoint.json?token=…&user=…")
+    assert failed[0]["method"] is None
+    everything = browser.ok("network", "--tab", t)["requests"]
+    assert any(r["type"] == "navigation" and r["status"] == 200 for r in everything)
+    code, body = browser.cli("console", "--since", "yesterday", "--tab", t)
+    assert code == 2 and body["error"]["code"] == "bad_request"
+
+
+def test_a_trace_survives_a_host_restart_and_says_so(
+        browser: Browser, page: Any, tmp_path: Path) -> None:
+    tab, _ = page("static/trace.html")
+    t = str(tab)
+    trace_dir = tmp_path / "restart"
+    browser.ok("trace", "start", str(trace_dir))
+    browser.ok("fill", "#note", "before", "--tab", t)
+    old_pid = browser.ok("status")["host"]["pid"]
+    os.kill(old_pid, signal.SIGKILL)
+    killed = time.monotonic()
+    while time.monotonic() - killed < 10:
+        code, answer = browser.cli("status", timeout=5)
+        if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("no new host")
+    browser.ok("fill", "#note", "after", "--tab", t)
+    stopped = browser.ok("trace", "stop")
+    assert stopped["dir"] == str(trace_dir)
+    lines = _lines(trace_dir)
+    kinds = [line["type"] for line in lines]
+    assert kinds[0] == "start" and kinds[-1] == "stop"
+    gap = next(line for line in lines if line["type"] == "gap")
+    assert gap["previous_pid"] == old_pid and gap["after_step"] >= 1
+    steps = [line for line in lines if line["type"] == "step"]
+    assert [s["args"].get("value") for s in steps if s["cmd"] == "fill"] == ["before", "after"]
+    assert kinds.index("gap") < max(i for i, k in enumerate(kinds) if k == "step")
+    assert not (browser.home / "traces" / "test.json").exists()
+
+
+def test_what_happened_before_the_capture_chromes_log_has_failed_loads_only(
+        browser: Browser, page: Any) -> None:
+    """A page that fails before any reins command on it: the failed load is known from Chrome's
+    log (Log.enable replays it); its console.error and uncaught error are not (docs/tracing.md)."""
+    tab, _ = page("static/trace.html", atload=1)
+    t = str(tab)
+    time.sleep(0.3)  # the page's own load-time errors are done
+    browser.ok("console", "--tab", t)  # switches the capture on, late for this document
+    failed = browser.ok("network", "--failed", "--tab", t)["requests"]
+    assert [r["url"].rsplit("/", 1)[-1] for r in failed] == ["missing-at-load.json"]
+    assert failed[0]["status"] == 404 and failed[0]["via"] == "chrome"
+    texts = [e["text"] for e in browser.ok("console", "--tab", t)["entries"]]
+    assert not any("at load" in text for text in texts)
+
+
+def test_batch_trace_records_its_lines(browser: Browser, page: Any, tmp_path: Path) -> None:
+    tab, _ = page("static/trace.html")
+    trace_dir = tmp_path / "batch"
+    run = run_cli(browser.home, "batch", "--trace", str(trace_dir), "--tab", str(tab),
+                  stdin="fill #note 'from batch'\nclick #save --timeout-ms 2000\n")
+    assert run.code == 1  # the second line failed
+    assert [a["ok"] for a in run.json_lines()] == [True, False]
+    assert f"report: reins report {trace_dir}" in run.stderr
+    steps = [line for line in _lines(trace_dir) if line["type"] == "step"]
+    assert [(s["cmd"], s["ok"]) for s in steps] == [("fill", True), ("click", False)]
+    assert "shots" not in steps[0]  # no --screenshots

@@ -1,0 +1,181 @@
+"""The report, from hand-built traces: what a person reads, and that nothing a page said can run
+or turn into markup (the page is hostile: its URL, title, console messages, error texts)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+from reins._errors import ReinsError
+from reins.cli import main
+from reins.trace.html import el, esc, raw
+from reins.trace.markdown import md_text, render_markdown
+from reins.trace.report import render_html
+from reins.trace.run import picture_path, read_run
+
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="pwned=2">'
+
+
+def _jpeg() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(out, format="JPEG")
+    return out.getvalue()
+
+
+def _step(n: int, cmd: str, cli: str, *, ok: bool = True, **extra: Any) -> dict[str, Any]:
+    line = {"type": "step", "step": n, "t": 1000.0 + n, "time": f"12:00:0{n}", "cmd": cmd,
+            "cli": cli, "ok": ok, "duration_ms": 10 * n, "url": f"https://app.test/x?{HOSTILE}",
+            "title": f"Title {HOSTILE}", "console": [], "network": [], "notes": []}
+    line.update(extra)
+    return line
+
+
+def _trace(tmp_path: Path) -> Path:
+    folder = tmp_path / "t"
+    (folder / "shots").mkdir(parents=True)
+    (folder / "shots" / "0002-before.jpg").write_bytes(_jpeg())
+    (folder / "shots" / "0002-after.jpg").write_bytes(_jpeg())
+    lines = [
+        {"type": "start", "name": f"run {HOSTILE}", "profile": "p", "t": 1000.0,
+         "time": "2026-12-01T12:00:00", "screenshots": True},
+        _step(1, "navigate", "reins navigate https://app.test/"),
+        {"type": "page", "step": 1, "url": "https://app.test/", "title": HOSTILE,
+         "sources": {"dom": {"refs": 12, "frame_sections": 1, "approx_tokens": 300,
+                             "elapsed_ms": 40, "error": None},
+                     "ax": {"refs": 0, "frame_sections": 0, "approx_tokens": 0,
+                            "elapsed_ms": None, "error": {"code": "timeout",
+                                                          "message": f"slow {HOSTILE}"}}}},
+        _step(2, "click", "reins click @save", shots={"before": "shots/0002-before.jpg",
+                                                      "after": "shots/0002-after.jpg"},
+              console=[{"time": 1002500, "level": "error", "kind": "console", "text": HOSTILE,
+                        "source": "https://app.test/app.js", "line": 3}],
+              network=[{"time": 1002600, "url": "https://app.test/api?id=…", "status": 404,
+                        "type": "fetch", "duration_ms": 5, "failed": True},
+                       {"time": 1002600, "url": "https://app.test/ok", "status": 200,
+                        "type": "fetch", "duration_ms": 5, "failed": False}],
+              effect={"value": {"from": "", "to": HOSTILE}}),
+        {"type": "gap", "t": 1005.0, "after_step": 2, "text": "the host stopped"},
+        _step(3, "click", "reins click @confirm", ok=False,
+              error={"code": "ref_stale", "message": f"@confirm is stale {HOSTILE}; take a new "
+                     "snapshot with `reins state`", "transient": False,
+                     "candidates": [{"ref": "@e9", "name": HOSTILE}]},
+              shots={"after": "../../../../etc/passwd"}),
+        _step(4, "fill", "reins fill @amount 12"),
+        {"type": "stop", "t": 1010.0, "steps": 4},
+    ]
+    (folder / "trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return folder
+
+
+class _Scan(HTMLParser):
+    """Every tag and attribute the report really has, as a browser would parse it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += attrs
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _html(tmp_path: Path) -> tuple[str, _Scan]:
+    folder = _trace(tmp_path)
+    page = render_html(read_run([json.loads(x) for x in
+                                 (folder / "trace.jsonl").read_text().splitlines()]), folder)
+    scan = _Scan()
+    scan.feed(page)
+    return page, scan
+
+
+def test_nothing_a_page_said_becomes_markup(tmp_path: Path) -> None:
+    page, scan = _html(tmp_path)
+    assert "script" not in scan.tags
+    assert not [a for a in scan.attrs if a[0].startswith("on")]
+    images = [value for name, value in scan.attrs if name == "src"]
+    assert images and all(str(v).startswith("data:image/jpeg;base64,") for v in images)
+    text = "".join(scan.text)
+    assert HOSTILE in text  # shown, as text
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    # and a policy that would stop a script anyway
+    assert ("content", "default-src 'none'; img-src data:; style-src 'unsafe-inline'") in scan.attrs
+
+
+def test_the_report_tells_the_run(tmp_path: Path) -> None:
+    page, scan = _html(tmp_path)
+    text = " ".join("".join(scan.text).split())
+    assert "FAIL" in text
+    assert "Failures (1)" in text and "Timeline (4 steps)" in text
+    assert "ref_stale" in text and "take a new snapshot" in text and "@e9" in text
+    # the sequence that led to the failure, in order
+    sequence = re.search(r"How it got there:(.*?)(Step 3, before|Timeline|Console)", text)
+    assert sequence is not None
+    assert [c in sequence[1] for c in ("reins navigate", "reins click @save",
+                                       "reins click @confirm")] == [True, True, True]
+    assert "the host stopped" in text  # the gap
+    assert "Network (1 failed of 2 requests)" in text and "https://app.test/api?id=…" in text
+    assert "Console (1)" in text
+    assert "12" in text and "300" in text  # the dom figures
+    assert scan.tags.count("img") == 2  # step 2's pictures; the bogus path of step 3 is not read
+
+
+def test_only_the_recorders_own_picture_paths_are_read() -> None:
+    assert picture_path("shots/0002-before.jpg") == "shots/0002-before.jpg"
+    for bad in ("../../etc/passwd", "shots/../../x.jpg", "/etc/passwd", "shots/a.jpg", None, 3):
+        assert picture_path(bad) is None
+
+
+def test_a_run_with_no_failure_passes(tmp_path: Path) -> None:
+    run = read_run([{"type": "start", "t": 1.0}, _step(1, "click", "reins click @a")])
+    assert run.passed and not run.failures and not run.stopped
+    assert "PASS" in render_html(run, tmp_path)
+    assert not read_run([{"type": "start", "t": 1.0}]).passed  # nothing ran: nothing passed
+
+
+def test_markdown_escapes_page_text_and_fences_code(tmp_path: Path) -> None:
+    folder = _trace(tmp_path)
+    run = read_run([json.loads(x) for x in (folder / "trace.jsonl").read_text().splitlines()])
+    text = render_markdown(run, folder)
+    # page text is escaped everywhere but inside code fences, where Markdown shows it as it is
+    outside = re.sub(r"(?ms)^(`{3,})[a-z]*\n.*?^\1$", "", text)
+    assert outside != text
+    assert not re.search(r"(?<!\\)<", outside)  # every < escaped: no tag can start
+    assert "### Failure at step 3: `ref_stale`" in text
+    assert "FAIL" in text.splitlines()[0]
+    assert md_text("a|b*c_<d>") == r"a\|b\*c\_\<d\>"
+    assert md_text("x" * 400).endswith("…")
+
+
+def test_the_html_builder_escapes_by_construction() -> None:
+    assert el("p", {"title": '"><script>'}, "<b>") == '<p title="&quot;&gt;&lt;script&gt;">&lt;b&gt;</p>'
+    assert el("p", None, raw("<b>ok</b>")) == "<p><b>ok</b></p>"
+    assert esc(esc("<")) == "&lt;"
+    with pytest.raises(ReinsError):
+        el("p onclick", None)
+    with pytest.raises(ReinsError):
+        el("p", {"x onclick": "1"})
+
+
+def test_reins_report_writes_both_formats(tmp_path: Path) -> None:
+    folder = _trace(tmp_path)
+    result = CliRunner().invoke(main, ["report", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["file"] == str(folder / "report.html")
+    assert (folder / "report.html").stat().st_mode & 0o077 == 0
+    out = tmp_path / "r.md"
+    result = CliRunner().invoke(main, ["report", str(folder), "--format", "md", "-o", str(out)])
+    assert result.exit_code == 0 and out.read_text().startswith("## run")
+    missing = CliRunner().invoke(main, ["report", str(tmp_path), "--json"])
+    assert missing.exit_code == 2 and json.loads(missing.output)["error"]["code"] == "bad_request"
