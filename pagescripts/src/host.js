@@ -4,6 +4,7 @@
 
 export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
 export { readState } from "./effects.js";
+export { scrollOn, shownInScrollers, wheelPoint } from "./scroll.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
   describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,

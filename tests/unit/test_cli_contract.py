@@ -25,13 +25,14 @@ NOT_ON_CLI = {"ping", "settle"}
 # Run by the CLI itself, without the host.
 LOCAL = {"batch", "config", "doctor", "guide", "install", "launch", "mcp", "report", "shutdown",
          "uninstall"}
-# `reins --help`: as it was when the CLI was written by hand, `mcp` and the trace commands since.
+# `reins --help`: as it was when the CLI was written by hand, `mcp`, the trace commands and the
+# Act II commands since.
 TOP_LEVEL = {
     "back", "batch", "cdp", "check", "click", "config", "dblclick", "dialog", "doctor", "eval",
     "fill", "find", "forward", "guide", "hover", "install", "launch", "map", "mcp", "navigate", "press",
     "reload", "screenshot", "select", "shutdown", "state", "stats", "status", "tab", "tabs", "type",
     "uncheck", "uninstall", "wait",
-} | {"console", "network", "report", "trace"}
+} | {"console", "network", "report", "trace"} | {"scroll"}
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {
     "map": {"map": {"elements": []}},

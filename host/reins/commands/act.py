@@ -1,4 +1,4 @@
-"""Act commands: click, dblclick, hover, fill, type, press, select, check, uncheck, wait."""
+"""Act commands: click, dblclick, hover, fill, type, press, select, check, uncheck, scroll, wait."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import click_element
+from reins.act.scroll import scroll_by, scroll_until
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.page.call import evaluate, page_call
@@ -155,6 +156,36 @@ async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)
 
 
+class ScrollArgs(Args):
+    target: str | None = Field(
+        default=None, description="What to scroll (the element when it scrolls, else its nearest "
+        "scrolling ancestor; none: the page). With --until: the scroller to wheel over.")
+    by: int | None = Field(default=None, description="Pixels to scroll down (negative: up).")
+    to: str | None = Field(default=None, description="top or bottom.",
+                           json_schema_extra=cli_hints(choices=("top", "bottom")))
+    until: str | None = Field(
+        default=None, description="Wheel until this TARGET exists and is in view "
+        "(virtualized lists, infinite feeds).")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+@command("scroll", ScrollArgs, cli_args=("target",))
+async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
+    """Scroll TARGET's scroller (or the page) --by PIXELS or --to top|bottom; or --until TARGET.
+
+    Answers the scroller, scrollTop before and after, and whether the end was reached."""
+    given = [k for k in ("by", "to", "until") if getattr(args, k) is not None]
+    if len(given) != 1:
+        raise UsageError("scroll takes one of --by PIXELS, --to top|bottom, --until TARGET",
+                         code="bad_request")
+    if args.to is not None and args.to not in ("top", "bottom"):
+        raise UsageError("--to is top or bottom", code="bad_request")
+    if args.until is not None:
+        return await scroll_until(ctx, args.until, args.target, args.frame)
+    el = await resolve_target(ctx, args.target, frame=args.frame) if args.target else None
+    return await scroll_by(ctx, el, by=args.by, to=args.to)
+
+
 class WaitArgs(Args):
     text: str | None = Field(default=None, description="Until this text is on the page.")
     target: str | None = Field(default=None, description="Until TARGET is there and visible.")
@@ -208,5 +239,5 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, check, uncheck, wait,
+    click, dblclick, hover, fill, type_, press, select, check, uncheck, scroll, wait,
 )
