@@ -16,7 +16,7 @@ from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 
-__all__ = ["click_element"]
+__all__ = ["click_element", "press_element"]
 
 
 def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
@@ -71,3 +71,14 @@ async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, b
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
     await call_function(ctx, el.object_id, "jsClick", clicks, session_id=el.session_id,
                         what="js click")
+
+
+async def press_element(ctx: CommandContext, el: Resolved) -> str:
+    """One click on an element, without the effect reads around it (a step of a larger action):
+    real mouse events at its actionable point, ``el.click()`` when it has none. Answers which."""
+    point = await actionable_point(ctx, el)
+    if point is None:
+        await _js_click(ctx, el, 1)
+        return "js_fallback"
+    await _mouse(ctx, point, clicks=1)
+    return "cdp"

@@ -1,4 +1,5 @@
-"""Act commands: click, dblclick, hover, fill, type, press, select, check, uncheck, scroll, wait."""
+"""Act commands: click, dblclick, hover, fill, type, press, select, choose, check, uncheck, scroll,
+wait."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
+from reins.act.choose import choose_option
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
@@ -139,6 +141,19 @@ async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     return await select_options(ctx, el, args.values)
 
 
+class ChooseArgs(Args):
+    target: str = Field(description="The dropdown's trigger or the combobox: @ref, CSS, //xpath, role=…, text=….")
+    option: str = Field(min_length=1, description="The option's text.")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+@command("choose", ChooseArgs, cli_args=("target", "option"))
+async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
+    """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
+    return await choose_option(ctx, await resolve_target(ctx, args.target, frame=args.frame),
+                               args.option)
+
+
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
@@ -239,5 +254,5 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, check, uncheck, scroll, wait,
+    click, dblclick, hover, fill, type_, press, select, choose, check, uncheck, scroll, wait,
 )
