@@ -1,5 +1,5 @@
-"""Act commands: click, dblclick, hover, fill, type, press, select, choose, check, uncheck, scroll,
-wait."""
+"""Act commands: click, dblclick, hover, fill, type, press, select, choose, upload, check, uncheck,
+scroll, wait."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import click_element
 from reins.act.scroll import scroll_by, scroll_until
+from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.page.call import evaluate, page_call
@@ -154,6 +155,30 @@ async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
                                args.option)
 
 
+class UploadArgs(Args):
+    target: str = Field(description="The file input, or the drop zone / button / label behind "
+                                    "which it hides: @ref, CSS, //xpath, role=…, text=….")
+    files: list[str] = Field(min_length=1, description="The files (absolute; the CLI resolves "
+                                                       "relative paths against its directory).")
+    cwd: str | None = Field(default=None, description="The directory the CLI runs in: files may "
+                                                      "come from it and below.",
+                            json_schema_extra=cli_hints(hidden=True))
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+# Not an MCP tool yet: files are allowed relative to the caller's directory (`cwd`), which an MCP
+# client could name freely; the CLI sends its own (docs/security.md, "File uploads").
+@command("upload", UploadArgs, cli_args=("target", "files"), on_mcp=False)
+async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
+    """Attach FILE(s) to a file input (or the one behind a drop zone / Attach button).
+
+    Files come only from the directory reins runs in and below (no hidden files or folders),
+    or from directories added with `reins config upload-dirs add DIR`. Answers the names and
+    sizes the page received."""
+    el = await resolve_target(ctx, args.target, frame=args.frame)
+    return await upload_files(ctx, el, args.files, args.cwd)
+
+
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
@@ -254,5 +279,5 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, choose, check, uncheck, scroll, wait,
+    click, dblclick, hover, fill, type_, press, select, choose, upload, check, uncheck, scroll, wait,
 )
