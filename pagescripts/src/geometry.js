@@ -61,3 +61,12 @@ export function insideClips(el) {
   }
   return true;
 }
+
+// An element's box [x, y, width, height] in the top viewport of this frame tree (no scrolling);
+// null once it left the page.
+export function viewportBox(el) {
+  if (!el.isConnected) return null;
+  const r = el.getBoundingClientRect();
+  const offset = frameOffset(el.ownerDocument.defaultView);
+  return [r.x + offset.x, r.y + offset.y, r.width, r.height];
+}

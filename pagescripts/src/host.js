@@ -13,5 +13,5 @@ export {
   storedElement, storedElements,
 } from "./find.js";
 export { captureTick, traceBox } from "./capture.js";
-export { contentOrigin } from "./geometry.js";
+export { contentOrigin, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

@@ -1,5 +1,5 @@
-"""Act commands: click, dblclick, hover, fill, type, press, select, choose, upload, check, uncheck,
-scroll, wait."""
+"""Act commands: click, dblclick, hover, fill, type, press, select, choose, upload, drag, check,
+uncheck, scroll, wait."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pydantic import Field
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.choose import choose_option
+from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
@@ -179,6 +180,35 @@ async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
     return await upload_files(ctx, el, args.files, args.cwd)
 
 
+class DragArgs(Args):
+    source: str = Field(description="What to drag: @ref, CSS, //xpath, role=…, text=….")
+    dest: str = Field(description="Where to drop it: @ref, CSS, //xpath, role=…, text=….")
+    position: str | None = Field(default=None, description="X,Y: the drop point inside DEST from "
+                                                           "its top-left corner (default: its middle).")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope CSS/XPath targets.")
+
+
+def _position(raw: str | None) -> tuple[float, float] | None:
+    if raw is None:
+        return None
+    try:
+        x, y = (float(part) for part in raw.split(","))
+    except ValueError:
+        raise UsageError(f"--position is X,Y in pixels (got {raw!r})", code="bad_request") from None
+    return x, y
+
+
+@command("drag", DragArgs, cli_args=("source", "dest"))
+async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
+    """Drag SOURCE onto DEST with a real pointer drag (press, moves with the button held, release).
+
+    Answers the points and the source's box before and after."""
+    position = _position(args.position)
+    source = await resolve_target(ctx, args.source, frame=args.frame)
+    dest = await resolve_target(ctx, args.dest, frame=args.frame)
+    return await drag_element(ctx, source, dest, position)
+
+
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
@@ -279,5 +309,5 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, choose, upload, check, uncheck, scroll, wait,
+    click, dblclick, hover, fill, type_, press, select, choose, upload, drag, check, uncheck, scroll, wait,
 )
