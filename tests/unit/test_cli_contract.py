@@ -32,7 +32,7 @@ TOP_LEVEL = {
     "fill", "find", "forward", "guide", "hover", "install", "launch", "map", "mcp", "navigate", "press",
     "reload", "screenshot", "select", "shutdown", "state", "stats", "status", "tab", "tabs", "type",
     "uncheck", "uninstall", "wait",
-} | {"console", "network", "report", "trace"} | {"choose", "drag", "scroll", "upload"}
+} | {"console", "network", "report", "trace"} | {"choose", "drag", "mouse", "scroll", "upload"}
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {
     "map": {"map": {"elements": []}},

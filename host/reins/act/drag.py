@@ -16,6 +16,7 @@ from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
+from reins.act.pointer import mouse_event
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 
@@ -69,22 +70,16 @@ async def drag_element(ctx: CommandContext, source: Resolved, dest: Resolved,
 
 
 async def _press_move_release(ctx: CommandContext, start: Point, end: Point) -> None:
-    def move(x: float, y: float) -> dict[str, Any]:
-        return {"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1}
-
-    await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": start.x, "y": start.y,
-                                               "button": "none", "buttons": 0})
-    await ctx.cdp("Input.dispatchMouseEvent", {"type": "mousePressed", "x": start.x, "y": start.y,
-                                               "button": "left", "buttons": 1, "clickCount": 1})
+    await mouse_event(ctx, "mouseMoved", start.x, start.y)
+    await mouse_event(ctx, "mousePressed", start.x, start.y, button="left", clickCount=1)
     dx, dy = end.x - start.x, end.y - start.y
     length = max((dx * dx + dy * dy) ** 0.5, 1.0)
     nudge = min(_NUDGE_PX, length)
-    await ctx.cdp("Input.dispatchMouseEvent", move(start.x + dx / length * nudge,
-                                                   start.y + dy / length * nudge))
+    await mouse_event(ctx, "mouseMoved", start.x + dx / length * nudge,
+                      start.y + dy / length * nudge, button="left")
     for step in range(1, _STEPS + 1):
         await asyncio.sleep(_STEP_PAUSE_S)
         t = step / _STEPS
-        await ctx.cdp("Input.dispatchMouseEvent", move(start.x + dx * t, start.y + dy * t))
+        await mouse_event(ctx, "mouseMoved", start.x + dx * t, start.y + dy * t, button="left")
     await asyncio.sleep(_STEP_PAUSE_S)
-    await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": end.x, "y": end.y,
-                                               "button": "left", "buttons": 0, "clickCount": 1})
+    await mouse_event(ctx, "mouseReleased", end.x, end.y, button="left", clickCount=1)

@@ -1,5 +1,5 @@
 """Act commands: click, dblclick, hover, fill, type, press, select, choose, upload, drag, check,
-uncheck, scroll, wait."""
+uncheck, scroll, wait, mouse move|down|up|wheel."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
-from reins.act.pointer import click_element
+from reins.act.pointer import MousePosition, click_element, mouse_event
 from reins.act.scroll import scroll_by, scroll_until
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
@@ -209,6 +209,63 @@ async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
     return await drag_element(ctx, source, dest, position)
 
 
+class MouseMoveArgs(Args):
+    x: int = Field(description="Viewport x in CSS pixels.")
+    y: int = Field(description="Viewport y in CSS pixels.")
+    steps: int = Field(default=1, ge=1, le=100, description="Moves on the way there.")
+
+
+@command("mouse_move", MouseMoveArgs, cli_args=("x", "y"))
+async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]:
+    """Move the mouse to X,Y (viewport CSS pixels) in STEPS moves, holding what is held."""
+    at = ctx.part(MousePosition)
+    x0, y0 = at.x, at.y
+    held = next((b for b, m in (("left", 1), ("right", 2), ("middle", 4)) if at.buttons & m), "none")
+    for step in range(1, args.steps + 1):
+        t = step / args.steps
+        await mouse_event(ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t,
+                          button=held)
+    return {"mouse": [args.x, args.y], "buttons": at.buttons}
+
+
+class MouseButtonArgs(Args):
+    button: str = Field(default="left", description="Which mouse button.",
+                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
+
+
+async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -> dict[str, Any]:
+    if args.button not in ("left", "right", "middle"):
+        raise UsageError("--button is left, right or middle", code="bad_request")
+    at = ctx.part(MousePosition)
+    await mouse_event(ctx, kind, at.x, at.y, button=args.button, clickCount=1)
+    return {"mouse": [at.x, at.y], "buttons": at.buttons}
+
+
+@command("mouse_down", MouseButtonArgs)
+async def mouse_down(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+    """Press a mouse button where the mouse is (`reins mouse move X Y` first)."""
+    return await _mouse_button(ctx, args, "mousePressed")
+
+
+@command("mouse_up", MouseButtonArgs)
+async def mouse_up(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+    """Release a mouse button where the mouse is."""
+    return await _mouse_button(ctx, args, "mouseReleased")
+
+
+class MouseWheelArgs(Args):
+    dx: int = Field(description="Pixels to the right (negative: left; after `--`).")
+    dy: int = Field(description="Pixels down (negative: up; after `--`).")
+
+
+@command("mouse_wheel", MouseWheelArgs, cli_args=("dx", "dy"))
+async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, Any]:
+    """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
+    at = ctx.part(MousePosition)
+    await mouse_event(ctx, "mouseWheel", at.x, at.y, deltaX=args.dx, deltaY=args.dy)
+    return {"mouse": [at.x, at.y], "wheel": [args.dx, args.dy]}
+
+
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
@@ -310,4 +367,5 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 COMMANDS: tuple[Command[Any], ...] = (
     click, dblclick, hover, fill, type_, press, select, choose, upload, drag, check, uncheck, scroll, wait,
+    mouse_move, mouse_down, mouse_up, mouse_wheel,
 )
