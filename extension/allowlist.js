@@ -2,7 +2,7 @@
 // Anything not listed is refused here with `cdp_blocked` and never reaches Chrome. Deliberately
 // absent: cookie and storage reads (Network.getCookies, Network.getAllCookies, Storage.*),
 // Browser.*, Fetch.* (request interception), Debugger.*, download-behaviour changes
-// (Page.setDownloadBehavior, Browser.setDownloadBehavior), file uploads (DOM.setFileInputFiles), and
+// (Page.setDownloadBehavior, Browser.setDownloadBehavior), and
 // Runtime.enable (its console and context events hand out objects living in other extensions'
 // content-script worlds; reins never needs them). Parameters of these methods that would reach
 // further, and the pages a tab may be on, are checked in policy.js.
@@ -54,6 +54,9 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.dispatchMouseEvent",
   "Input.dispatchKeyEvent",
   "Input.insertText",
+  // `reins upload`: files for a file input, only in the shape policy.js checks (absolute paths and
+  // the input). Which directories they may come from is the host's policy (docs/security.md).
+  "DOM.setFileInputFiles",
   // Child sessions for out-of-process iframes
   "Target.setAutoAttach",
   // A hidden tab renders while reins acts on it (only with the checked params below)

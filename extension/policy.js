@@ -104,6 +104,23 @@ const PARAM_RULES = Object.freeze({
     const verdict = checkUrl(params.url, options);
     return verdict.ok ? { ok: true, params: { ...params, url: verdict.url } } : verdict;
   },
+  // Files for one file input: `files` (absolute paths, no `..`) and the input as `objectId` or
+  // `backendNodeId`, nothing else (no `nodeId` of a document reins did not resolve itself).
+  // The extension cannot see which directories the user allows; the host checks that before it
+  // sends this (docs/security.md, "File uploads").
+  "DOM.setFileInputFiles": (params) => {
+    if (!Object.keys(params).every((k) => ["files", "objectId", "backendNodeId"].includes(k))) {
+      return blocked("DOM.setFileInputFiles takes only files and objectId or backendNodeId");
+    }
+    if (("objectId" in params) === ("backendNodeId" in params)) {
+      return blocked("DOM.setFileInputFiles needs the input as objectId or backendNodeId (one of them)");
+    }
+    const files = params.files;
+    if (!Array.isArray(files) || files.length === 0 || !files.every(isAbsoluteFilePath)) {
+      return blocked("DOM.setFileInputFiles needs files: a non-empty list of absolute paths without ..");
+    }
+    return { ok: true, params };
+  },
   "Target.setAutoAttach": (params) => {
     if (params.waitForDebuggerOnStart !== false) {
       return blocked("Target.setAutoAttach needs waitForDebuggerOnStart: false (paused frames would never resume)");
@@ -112,6 +129,12 @@ const PARAM_RULES = Object.freeze({
     return { ok: true, params };
   },
 });
+
+function isAbsoluteFilePath(path) {
+  if (typeof path !== "string" || path.includes("\0")) return false;
+  const absolute = path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path);
+  return absolute && !path.split(/[\\/]/).includes("..");
+}
 
 function blocked(message) {
   return { ok: false, code: "cdp_blocked", message };

@@ -11,7 +11,8 @@
     │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
-    ├── ActionError                 fill_mismatch, select_mismatch, check_failed
+    ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
+    │                               upload_refused
     ├── EvaluateError               eval_exception, evaluate_disabled
     └── DeadlineExceeded            timeout
 
@@ -74,6 +75,8 @@ _NEXT_STEP: dict[str, str] = {
     "not_stable": "the element is moving (animation); wait and retry",
     "fill_mismatch": "the page changed the value: read the kept value and adapt the input",
     "select_mismatch": "pick one of the options the select offers",
+    "choose_mismatch": "the widget does not show the choice: open it again (`reins click`), `reins state` to see its options, and pick one it offers",
+    "upload_refused": "reins attaches files only from the directories the user allows (the directory `reins` runs in and below, no hidden folders); move the file there, or the user adds a directory with `reins config upload-dirs add DIR`",
     "check_failed": "the control did not change state; inspect it with `reins state`",
     "eval_exception": "fix the script; the message and location say where it threw",
     "evaluate_disabled": "evaluate is switched off for this profile (`reins config evaluate on`)",
@@ -165,7 +168,8 @@ for _cls, _codes in (
         ("not_found", "ambiguous", "ref_stale", "obscured", "disabled", "not_visible",
          "not_editable", "not_stable"),
     ),
-    (ActionError, ("fill_mismatch", "select_mismatch", "check_failed")),
+    (ActionError, ("fill_mismatch", "select_mismatch", "choose_mismatch", "check_failed",
+                   "upload_refused")),
     (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),
     (DeadlineExceeded, ("timeout",)),

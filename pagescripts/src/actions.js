@@ -1,7 +1,7 @@
 // What an action asks of its element: is it ready for input and where (probe), is it a field
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
-import { frameOffset, sameBox, visibleCenter } from "./geometry.js";
+import { frameOffset, insideClips, sameBox, visibleCenter } from "./geometry.js";
 
 // A short label for whatever covers an element: tag#id.class "text".
 export function nodeLabel(n) {
@@ -31,11 +31,14 @@ function nextFrame() {
 function inView(n) {
   const r = n.getBoundingClientRect();
   const w = n.ownerDocument.defaultView;
-  return r.top >= 0 && r.left >= 0 && r.bottom <= w.innerHeight && r.right <= w.innerWidth;
+  return r.top >= 0 && r.left >= 0 && r.bottom <= w.innerHeight && r.right <= w.innerWidth
+    && insideClips(n);
 }
 
-// Into view (centred) unless it already is, as CDP's DOM.scrollIntoViewIfNeeded would; the
-// same-origin frames holding it first, outermost first, each in its own window.
+// Into view (centred) unless it already is, as CDP's DOM.scrollIntoViewIfNeeded would: every
+// scrolling ancestor, not only the window (a row below the fold of a short list inside the
+// window is in the window's view yet hidden); the same-origin frames holding it first,
+// outermost first, each in its own window.
 function scrollIntoView(el) {
   const chain = [];
   for (let w = el.ownerDocument.defaultView; w.frameElement; w = w.parent) chain.unshift(w.frameElement);

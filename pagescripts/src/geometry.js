@@ -44,3 +44,29 @@ export function contentOrigin(el) {
   const outer = frameOffset(el.ownerDocument.defaultView);
   return [own.x + outer.x, own.y + outer.y];
 }
+
+// Is the middle of el inside every ancestor that clips it (overflow other than visible: a
+// scrolling list)? The window itself is not checked here.
+export function insideClips(el) {
+  const w = el.ownerDocument.defaultView;
+  const r = el.getBoundingClientRect();
+  const cx = r.left + r.width / 2;
+  const cy = r.top + r.height / 2;
+  const root = el.ownerDocument.documentElement;
+  for (let n = el.parentElement; n && n !== root && n !== el.ownerDocument.body; n = n.parentElement) {
+    const o = w.getComputedStyle(n);
+    if (o.overflowY === "visible" && o.overflowX === "visible") continue;
+    const b = n.getBoundingClientRect();
+    if (cy < b.top || cy > b.bottom || cx < b.left || cx > b.right) return false;
+  }
+  return true;
+}
+
+// An element's box [x, y, width, height] in the top viewport of this frame tree (no scrolling);
+// null once it left the page.
+export function viewportBox(el) {
+  if (!el.isConnected) return null;
+  const r = el.getBoundingClientRect();
+  const offset = frameOffset(el.ownerDocument.defaultView);
+  return [r.x + offset.x, r.y + offset.y, r.width, r.height];
+}

@@ -3,12 +3,15 @@
 // with Runtime.callFunctionOn (an element as the first argument) or calls from Runtime.evaluate.
 
 export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
+export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
 export { readState } from "./effects.js";
+export { scrollOn, shownInScrollers, wheelPoint } from "./scroll.js";
+export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
   describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
 export { captureTick, traceBox } from "./capture.js";
-export { contentOrigin } from "./geometry.js";
+export { contentOrigin, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

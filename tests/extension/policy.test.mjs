@@ -227,6 +227,7 @@ describe("CDP parameters", () => {
       "Target.setAutoAttach": { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
       "Emulation.setFocusEmulationEnabled": { enabled: true },
       "Page.startScreencast": { format: "jpeg", quality: 0, maxWidth: 16, maxHeight: 16 },
+      "DOM.setFileInputFiles": { files: ["/home/u/a.pdf"], objectId: "1.2.3" },
     };
     for (const method of ALLOWED_METHODS) {
       const verdict = checkCommand(method, ordinary[method] ?? {});
@@ -333,6 +334,31 @@ describe("methods allowed only with narrow parameters", () => {
     assert.equal(checkCommand("Emulation.setFocusEmulationEnabled", {}).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "png", maxWidth: 16, maxHeight: 16 }).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "jpeg", maxWidth: 1600, maxHeight: 900 }).code, "cdp_blocked");
+  });
+});
+
+describe("file uploads: the shape only (the host checks the directories)", () => {
+  test("absolute paths and the input pass", () => {
+    assert.equal(checkCommand("DOM.setFileInputFiles", { files: ["/tmp/a.txt", "/home/u/b c.pdf"], objectId: "7.1.2" }).ok, true);
+    assert.equal(checkCommand("DOM.setFileInputFiles", { files: ["C:\\Users\\u\\a.txt"], backendNodeId: 12 }).ok, true);
+  });
+
+  test("anything else is blocked", () => {
+    const refused = [
+      { files: ["a.txt"], objectId: "1" }, // relative
+      { files: ["/home/u/../../etc/passwd"], objectId: "1" },
+      { files: [], objectId: "1" },
+      { files: "/tmp/a.txt", objectId: "1" },
+      { files: [42], objectId: "1" },
+      { files: ["/tmp/a.txt"] }, // no input
+      { files: ["/tmp/a.txt"], objectId: "1", backendNodeId: 2 },
+      { files: ["/tmp/a.txt"], nodeId: 3 },
+      { files: ["/tmp/a.txt"], objectId: "1", executionContextId: 1 },
+      { files: ["/tmp/a\u0000.txt"], objectId: "1" },
+    ];
+    for (const params of refused) {
+      assert.equal(checkCommand("DOM.setFileInputFiles", params).code, "cdp_blocked", JSON.stringify(params));
+    }
   });
 });
 

@@ -43,7 +43,6 @@ REFUSED_METHODS = [
     "Debugger.setBreakpointByUrl",
     "Debugger.pause",
     "Page.setDownloadBehavior",
-    "DOM.setFileInputFiles",
     "Runtime.terminateExecution",
     "Runtime.enable",  # its events hand out objects of other extensions' content-script worlds
     "Target.createTarget",

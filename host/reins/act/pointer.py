@@ -7,16 +7,43 @@ forces it as an emergency switch.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, TabPart
 from reins.page.call import call_function
 
-__all__ = ["click_element"]
+__all__ = ["MousePosition", "click_element", "mouse_event", "press_element"]
+
+
+@dataclass
+class MousePosition(TabPart):
+    """Where reins last put the mouse in this tab, and the buttons it holds (`reins mouse …`)."""
+
+    x: float = 0.0
+    y: float = 0.0
+    buttons: int = 0
+
+
+_BUTTON_MASK = {"none": 0, "left": 1, "right": 2, "middle": 4}
+
+
+async def mouse_event(ctx: CommandContext, kind: str, x: float, y: float, *,
+                      button: str = "none", **extra: Any) -> None:
+    """One `Input.dispatchMouseEvent` (mouseMoved, mousePressed, mouseReleased, mouseWheel) that
+    keeps the tab's MousePosition: the buttons held go with every event, as a real mouse's do."""
+    held = ctx.part(MousePosition)
+    if kind == "mousePressed":
+        held.buttons |= _BUTTON_MASK[button]
+    elif kind == "mouseReleased":
+        held.buttons &= ~_BUTTON_MASK[button]
+    await ctx.cdp("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": button,
+                                               "buttons": held.buttons, **extra})
+    held.x, held.y = x, y
 
 
 def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
@@ -38,6 +65,8 @@ async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str 
                                                     "button": button, "buttons": 0,
                                                     "clickCount": count}))
     answers = await ctx.cdp_batch(events, sequential=True)
+    held = ctx.part(MousePosition)
+    held.x, held.y, held.buttons = point.x, point.y, 0
     if any(isinstance(answer, ReinsError) for answer in answers):
         raise _first_failure(answers)
     if len(answers) < len(events):
@@ -71,3 +100,14 @@ async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, b
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
     await call_function(ctx, el.object_id, "jsClick", clicks, session_id=el.session_id,
                         what="js click")
+
+
+async def press_element(ctx: CommandContext, el: Resolved) -> str:
+    """One click on an element, without the effect reads around it (a step of a larger action):
+    real mouse events at its actionable point, ``el.click()`` when it has none. Answers which."""
+    point = await actionable_point(ctx, el)
+    if point is None:
+        await _js_click(ctx, el, 1)
+        return "js_fallback"
+    await _mouse(ctx, point, clicks=1)
+    return "cdp"

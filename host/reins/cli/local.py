@@ -139,28 +139,51 @@ def _settings_profile(given: str | None) -> str:
 
 
 @click.command("config")
-@click.argument("key", type=click.Choice(["evaluate"]))
-@click.argument("value", type=click.Choice(["on", "off"]), required=False)
+@click.argument("key", type=click.Choice(["evaluate", "upload-dirs"]))
+@click.argument("value", required=False)
+@click.argument("directory", required=False)
 @global_options
 @click.pass_context
-def config(ctx: click.Context, /, key: str, value: str | None, **local: Any) -> None:
-    """Show or change a per-profile setting: `reins config evaluate off` refuses every eval.
+def config(ctx: click.Context, /, key: str, value: str | None, directory: str | None,
+           **local: Any) -> None:
+    """Show or change a per-profile setting: `reins config evaluate off` refuses every eval;
+    `reins config upload-dirs add DIR` lets `reins upload` read files under DIR (besides the
+    directory reins runs in), `remove DIR` takes it back.
 
     Settings live in REINS_HOME/config/PROFILE.json; the host reads them at each use.
     """
-    from reins.setup.config import config_path, read_config, write_setting
+    from reins.setup.config import (
+        change_upload_dirs,
+        config_path,
+        read_config,
+        upload_dirs,
+        write_setting,
+    )
 
     opts = merged_options(ctx, local)
     profile = _settings_profile(opts.get("profile"))
+    if key == "evaluate" and (value not in (None, "on", "off") or directory is not None):
+        ctx.fail("reins config evaluate [on|off]")
+    if key == "upload-dirs" and (value is None) != (directory is None):
+        ctx.fail("reins config upload-dirs [add|remove DIR]")
 
     def apply() -> dict[str, Any]:
+        where = str(config_path(profile))
+        if key == "upload-dirs":
+            dirs = (change_upload_dirs(profile, value, directory) if value and directory
+                    else upload_dirs(profile))
+            return {"profile": profile, "upload_dirs": dirs, "path": where}
         settings = (write_setting(profile, key, value == "on") if value is not None
                     else read_config(profile))
-        return {"profile": profile, key: settings[key], "path": str(config_path(profile))}
+        return {"profile": profile, key: settings[key], "path": where}
 
-    _local_result(ctx, {"json_out": opts.get("json_out")}, apply,
-                  lambda r: f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})")
+    def text(r: dict[str, Any]) -> str:
+        if key == "upload-dirs":
+            return (f"upload-dirs (profile {r['profile']}): the directory reins runs in"
+                    + "".join(f", {d}" for d in r["upload_dirs"]))
+        return f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})"
 
+    _local_result(ctx, {"json_out": opts.get("json_out")}, apply, text)
 
 
 @click.command("mcp")

@@ -165,6 +165,18 @@ def _trace_start(call: Call) -> None:
     call.send()
 
 
+# ---- upload: files resolved here, against the directory the CLI runs in --------------------------
+
+
+def _upload(call: Call) -> None:
+    """The host reads files only under the CLI's directory (or ones the user added): send it,
+    and the paths made absolute against it."""
+    cwd = os.getcwd()
+    call.args["files"] = [os.path.abspath(os.path.join(cwd, f)) for f in call.args["files"]]
+    call.args["cwd"] = cwd
+    call.send()
+
+
 _FILL = Quirk(
     params=lambda: [click.Option(["-v", "--value", "value_opt"], default=None,
                                  help="The text (instead of VALUE).")],
@@ -195,6 +207,7 @@ QUIRKS: dict[str, Quirk] = {
     "eval": Quirk(invoke=_eval),
     "trace_start": Quirk(optional=frozenset({"dir"}), invoke=_trace_start),
     "click": Quirk(invoke=_click),
+    "upload": Quirk(invoke=_upload),
     "dblclick": Quirk(invoke=_click),
     # hover took (and ignored) --button before the CLI was built from the table: still accepted.
     "hover": Quirk(params=lambda: [click.Option(

@@ -1,4 +1,5 @@
-"""Act commands: click, dblclick, hover, fill, type, press, select, check, uncheck, wait."""
+"""Act commands: click, dblclick, hover, fill, type, press, select, choose, upload, drag, check,
+uncheck, scroll, wait, mouse move|down|up|wheel."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ from pydantic import Field
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
+from reins.act.choose import choose_option
+from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
-from reins.act.pointer import click_element
+from reins.act.pointer import MousePosition, click_element, mouse_event
+from reins.act.scroll import scroll_by, scroll_until
+from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.page.call import evaluate, page_call
@@ -138,6 +143,129 @@ async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     return await select_options(ctx, el, args.values)
 
 
+class ChooseArgs(Args):
+    target: str = Field(description="The dropdown's trigger or the combobox: @ref, CSS, //xpath, role=…, text=….")
+    option: str = Field(min_length=1, description="The option's text.")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+@command("choose", ChooseArgs, cli_args=("target", "option"))
+async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
+    """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
+    return await choose_option(ctx, await resolve_target(ctx, args.target, frame=args.frame),
+                               args.option)
+
+
+class UploadArgs(Args):
+    target: str = Field(description="The file input, or the drop zone / button / label behind "
+                                    "which it hides: @ref, CSS, //xpath, role=…, text=….")
+    files: list[str] = Field(min_length=1, description="The files (absolute; the CLI resolves "
+                                                       "relative paths against its directory).")
+    cwd: str | None = Field(default=None, description="The directory the CLI runs in: files may "
+                                                      "come from it and below.",
+                            json_schema_extra=cli_hints(hidden=True))
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+# Not an MCP tool yet: files are allowed relative to the caller's directory (`cwd`), which an MCP
+# client could name freely; the CLI sends its own (docs/security.md, "File uploads").
+@command("upload", UploadArgs, cli_args=("target", "files"), on_mcp=False)
+async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
+    """Attach FILE(s) to a file input (or the one behind a drop zone / Attach button).
+
+    Files come only from the directory reins runs in and below (no hidden files or folders),
+    or from directories added with `reins config upload-dirs add DIR`. Answers the names and
+    sizes the page received."""
+    el = await resolve_target(ctx, args.target, frame=args.frame)
+    return await upload_files(ctx, el, args.files, args.cwd)
+
+
+class DragArgs(Args):
+    source: str = Field(description="What to drag: @ref, CSS, //xpath, role=…, text=….")
+    dest: str = Field(description="Where to drop it: @ref, CSS, //xpath, role=…, text=….")
+    position: str | None = Field(default=None, description="X,Y: the drop point inside DEST from "
+                                                           "its top-left corner (default: its middle).")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope CSS/XPath targets.")
+
+
+def _position(raw: str | None) -> tuple[float, float] | None:
+    if raw is None:
+        return None
+    try:
+        x, y = (float(part) for part in raw.split(","))
+    except ValueError:
+        raise UsageError(f"--position is X,Y in pixels (got {raw!r})", code="bad_request") from None
+    return x, y
+
+
+@command("drag", DragArgs, cli_args=("source", "dest"))
+async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
+    """Drag SOURCE onto DEST with a real pointer drag (press, moves with the button held, release).
+
+    Answers the points and the source's box before and after."""
+    position = _position(args.position)
+    source = await resolve_target(ctx, args.source, frame=args.frame)
+    dest = await resolve_target(ctx, args.dest, frame=args.frame)
+    return await drag_element(ctx, source, dest, position)
+
+
+class MouseMoveArgs(Args):
+    x: int = Field(description="Viewport x in CSS pixels.")
+    y: int = Field(description="Viewport y in CSS pixels.")
+    steps: int = Field(default=1, ge=1, le=100, description="Moves on the way there.")
+
+
+@command("mouse_move", MouseMoveArgs, cli_args=("x", "y"))
+async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]:
+    """Move the mouse to X,Y (viewport CSS pixels) in STEPS moves, holding what is held."""
+    at = ctx.part(MousePosition)
+    x0, y0 = at.x, at.y
+    held = next((b for b, m in (("left", 1), ("right", 2), ("middle", 4)) if at.buttons & m), "none")
+    for step in range(1, args.steps + 1):
+        t = step / args.steps
+        await mouse_event(ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t,
+                          button=held)
+    return {"mouse": [args.x, args.y], "buttons": at.buttons}
+
+
+class MouseButtonArgs(Args):
+    button: str = Field(default="left", description="Which mouse button.",
+                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
+
+
+async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -> dict[str, Any]:
+    if args.button not in ("left", "right", "middle"):
+        raise UsageError("--button is left, right or middle", code="bad_request")
+    at = ctx.part(MousePosition)
+    await mouse_event(ctx, kind, at.x, at.y, button=args.button, clickCount=1)
+    return {"mouse": [at.x, at.y], "buttons": at.buttons}
+
+
+@command("mouse_down", MouseButtonArgs)
+async def mouse_down(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+    """Press a mouse button where the mouse is (`reins mouse move X Y` first)."""
+    return await _mouse_button(ctx, args, "mousePressed")
+
+
+@command("mouse_up", MouseButtonArgs)
+async def mouse_up(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+    """Release a mouse button where the mouse is."""
+    return await _mouse_button(ctx, args, "mouseReleased")
+
+
+class MouseWheelArgs(Args):
+    dx: int = Field(description="Pixels to the right (negative: left; after `--`).")
+    dy: int = Field(description="Pixels down (negative: up; after `--`).")
+
+
+@command("mouse_wheel", MouseWheelArgs, cli_args=("dx", "dy"))
+async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, Any]:
+    """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
+    at = ctx.part(MousePosition)
+    await mouse_event(ctx, "mouseWheel", at.x, at.y, deltaX=args.dx, deltaY=args.dy)
+    return {"mouse": [at.x, at.y], "wheel": [args.dx, args.dy]}
+
+
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
     frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
@@ -153,6 +281,36 @@ async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)
+
+
+class ScrollArgs(Args):
+    target: str | None = Field(
+        default=None, description="What to scroll (the element when it scrolls, else its nearest "
+        "scrolling ancestor; none: the page). With --until: the scroller to wheel over.")
+    by: int | None = Field(default=None, description="Pixels to scroll down (negative: up).")
+    to: str | None = Field(default=None, description="top or bottom.",
+                           json_schema_extra=cli_hints(choices=("top", "bottom")))
+    until: str | None = Field(
+        default=None, description="Wheel until this TARGET exists and is in view "
+        "(virtualized lists, infinite feeds).")
+    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
+@command("scroll", ScrollArgs, cli_args=("target",))
+async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
+    """Scroll TARGET's scroller (or the page) --by PIXELS or --to top|bottom; or --until TARGET.
+
+    Answers the scroller, scrollTop before and after, and whether the end was reached."""
+    given = [k for k in ("by", "to", "until") if getattr(args, k) is not None]
+    if len(given) != 1:
+        raise UsageError("scroll takes one of --by PIXELS, --to top|bottom, --until TARGET",
+                         code="bad_request")
+    if args.to is not None and args.to not in ("top", "bottom"):
+        raise UsageError("--to is top or bottom", code="bad_request")
+    if args.until is not None:
+        return await scroll_until(ctx, args.until, args.target, args.frame)
+    el = await resolve_target(ctx, args.target, frame=args.frame) if args.target else None
+    return await scroll_by(ctx, el, by=args.by, to=args.to)
 
 
 class WaitArgs(Args):
@@ -208,5 +366,6 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, check, uncheck, wait,
+    click, dblclick, hover, fill, type_, press, select, choose, upload, drag, check, uncheck, scroll, wait,
+    mouse_move, mouse_down, mouse_up, mouse_wheel,
 )

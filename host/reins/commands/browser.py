@@ -259,9 +259,18 @@ class CdpArgs(Args):
 # switch (`Runtime.evaluate` is allowlisted for reins's own page scripts; `reins config evaluate off`
 # gates only `eval`), its answers are raw protocol objects of any size, and it reports no effect.
 # Hosts approve MCP tools by name, often once for good; every typed command is there instead.
+# Allowlisted for a command that checks more than the extension can: raw, they would skip that
+# check (DOM.setFileInputFiles: `reins upload` keeps files to the directories the user allows).
+_COMMAND_ONLY = {"DOM.setFileInputFiles": "reins upload"}
+
+
 @command("cdp", CdpArgs, cli_args=("method", "params"), on_mcp=False)
 async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
     """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
+    owner = _COMMAND_ONLY.get(args.method)
+    if owner is not None:
+        raise BrowserError(f"{args.method} runs only through `{owner}`", code="cdp_blocked",
+                           hint=f"use `{owner}`")
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 
 

@@ -15,10 +15,20 @@ from typing import Any
 from reins._errors import UsageError
 from reins._paths import ensure_private_dir, reins_home
 
-__all__ = ["SETTINGS", "config_path", "evaluate_enabled", "read_config", "write_setting"]
+__all__ = [
+    "SETTINGS",
+    "change_upload_dirs",
+    "config_path",
+    "evaluate_enabled",
+    "read_config",
+    "upload_dirs",
+    "write_setting",
+]
 
-# Every setting a profile may hold, with its default.
+# Every on/off setting a profile may hold, with its default.
 SETTINGS: dict[str, bool] = {"evaluate": True}
+# Directories `reins upload` may read files from, besides the one the CLI runs in (absolute).
+UPLOAD_DIRS = "upload_dirs"
 
 
 def config_path(profile: str, home: Path | None = None) -> Path:
@@ -26,25 +36,62 @@ def config_path(profile: str, home: Path | None = None) -> Path:
 
 
 def read_config(profile: str, home: Path | None = None) -> dict[str, Any]:
-    """The profile's settings over the defaults; an unreadable file counts as the defaults."""
+    """The profile's on/off settings over the defaults; an unreadable file counts as the
+    defaults."""
     merged: dict[str, Any] = dict(SETTINGS)
+    raw = _read_raw(profile, home)
+    merged.update({k: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)})
+    return merged
+
+
+def _read_raw(profile: str, home: Path | None) -> dict[str, Any]:
     try:
         raw = json.loads(config_path(profile, home).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return merged
-    if isinstance(raw, dict):
-        merged.update({k: v for k, v in raw.items() if k in SETTINGS and isinstance(v, bool)})
-    return merged
+        return {}
+    return raw if isinstance(raw, dict) else {}
 
 
 def write_setting(profile: str, key: str, value: bool, home: Path | None = None) -> dict[str, Any]:
     """Set one setting and return the profile's settings; the file is replaced atomically."""
     if key not in SETTINGS:
         raise UsageError(f"unknown setting {key!r}; known: {', '.join(sorted(SETTINGS))}")
-    path = config_path(profile, home)
-    ensure_private_dir(path.parent)
     current = read_config(profile, home)
     current[key] = value
+    _write(profile, {**current, **_dirs_entry(upload_dirs(profile, home))}, home)
+    return current
+
+
+def _dirs_entry(dirs: list[str]) -> dict[str, Any]:
+    return {UPLOAD_DIRS: dirs} if dirs else {}
+
+
+def change_upload_dirs(profile: str, op: str, directory: str, home: Path | None = None,
+                       ) -> list[str]:
+    """Add or remove a directory `reins upload` may read from (kept absolute and resolved)."""
+    if op not in ("add", "remove"):
+        raise UsageError("upload-dirs takes add DIR or remove DIR")
+    resolved = os.path.realpath(os.path.abspath(directory))
+    dirs = [d for d in upload_dirs(profile, home) if d != resolved]
+    if op == "add":
+        if not os.path.isdir(resolved):
+            raise UsageError(f"{resolved} is not a directory")
+        dirs.append(resolved)
+    _write(profile, {**read_config(profile, home), **_dirs_entry(dirs)}, home)
+    return dirs
+
+
+def upload_dirs(profile: str, home: Path | None = None) -> list[str]:
+    """The directories the user added for `reins upload` (absolute, resolved when added)."""
+    dirs = _read_raw(profile, home).get(UPLOAD_DIRS)
+    if not isinstance(dirs, list):
+        return []
+    return [d for d in dirs if isinstance(d, str) and os.path.isabs(d)]
+
+
+def _write(profile: str, current: dict[str, Any], home: Path | None) -> None:
+    path = config_path(profile, home)
+    ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=".cfg-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -53,7 +100,6 @@ def write_setting(profile: str, key: str, value: bool, home: Path | None = None)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return current
 
 
 def evaluate_enabled(profile: str, home: Path | None = None) -> bool:

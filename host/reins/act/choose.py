@@ -1,0 +1,113 @@
+"""Choose: one command for a custom dropdown or combobox, as a person works it.
+
+Open it with a real click, type to filter when it is a combobox (a text field with
+role=combobox or aria-autocomplete), find the option by its text among the visible options (the
+popup the trigger controls, else any on the page: they usually render in a portal), click it,
+then verify the trigger shows the choice (``choose_mismatch`` with what it shows otherwise). A
+native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.js.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reins._errors import ActionError, ReinsError, ResolutionError
+from reins.act.effects import act_on
+from reins.act.forms import select_options
+from reins.act.keyboard import parse_keys, press_keys
+from reins.act.locate import Resolved
+from reins.act.pointer import press_element
+from reins.bridge.context import CommandContext
+from reins.page.call import call_function
+from reins.page.poll import NotYet, poll_until
+
+__all__ = ["choose_option"]
+
+# How long the options may take to render, and the trigger to show the choice (tries x 0.1 s).
+_OPTION_TRIES = 30
+_SHOW_TRIES = 15
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[str, Any]:
+    kind = await call_function(ctx, el.object_id, "chooseKind", session_id=el.session_id,
+                               what="choose")
+    if kind == "native":
+        answer = await select_options(ctx, el, [option])
+        return {**answer, "kind": "native"}
+
+    async def do(trigger: Resolved) -> dict[str, Any]:
+        await press_element(ctx, trigger)
+        if kind == "combobox":
+            await _type_filter(ctx, trigger, option)
+        picked = await _open_option(ctx, trigger, option)
+        await press_element(ctx, picked.element)
+        shows = await _shows(ctx, trigger, picked.label)
+        return {"kind": kind, "chose": picked.label, "shows": shows}
+
+    return await act_on(ctx, el, do)
+
+
+async def _type_filter(ctx: CommandContext, field: Resolved, text: str) -> None:
+    ready = await call_function(ctx, field.object_id, "prepareField", "all",
+                                session_id=field.session_id, what="prepare field")
+    if not isinstance(ready, dict) or not ready.get("ok"):
+        raise ResolutionError(f"cannot type into the combobox: {ready}", code="not_editable")
+    if await call_function(ctx, field.object_id, "fieldValue", session_id=field.session_id):
+        await press_keys(ctx, parse_keys("Delete"))
+    await ctx.cdp("Input.insertText", {"text": text})
+
+
+class _Picked:
+    def __init__(self, element: Resolved, label: str) -> None:
+        self.element = element
+        self.label = label
+
+
+async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _Picked:
+    async def found() -> _Picked:
+        match = await call_function(ctx, trigger.object_id, "findOption", option,
+                                    session_id=trigger.session_id, what="choose")
+        if "index" not in match:
+            seen = match.get("options") or []
+            raise NotYet(f"no open option {option!r}; "
+                         + (f"options: {', '.join(seen[:20])}" if seen else "no options are open"))
+        remote = await call_function(ctx, trigger.object_id, "optionAt", match["index"],
+                                     session_id=trigger.session_id, by_value=False, what="choose")
+        if not remote.get("objectId"):
+            raise NotYet("the options changed while reading them")
+        return _Picked(Resolved(str(remote["objectId"]), session_id=trigger.session_id,
+                                via="choose"), str(match["label"]))
+
+    def gave_up(last: ReinsError) -> ReinsError:
+        return ResolutionError(f"choose: {last.message}", code="not_found",
+                               hint="`reins state` shows the options the widget has open; "
+                                    "give one of them")
+
+    return await poll_until(ctx.deadline, found, interval=0.1, attempts=_OPTION_TRIES,
+                            reserve_s=0.3, gave_up=gave_up,
+                            retry=lambda exc: isinstance(exc, NotYet))
+
+
+async def _shows(ctx: CommandContext, trigger: Resolved, label: str) -> str:
+    seen: dict[str, str] = {}
+
+    async def showing() -> str:
+        shows = str(await call_function(ctx, trigger.object_id, "triggerShows",
+                                        session_id=trigger.session_id, what="choose") or "")
+        seen["shows"] = shows
+        if _norm(label) in _norm(shows):
+            return shows
+        raise NotYet(f"the widget shows {shows!r}")
+
+    def gave_up(last: ReinsError) -> ReinsError:
+        return ActionError(f"chose {label!r} but the widget shows {seen.get('shows', '')!r}",
+                           code="choose_mismatch",
+                           details={"shows": seen.get("shows", ""), "chose": label})
+
+    return await poll_until(ctx.deadline, showing, interval=0.1, attempts=_SHOW_TRIES,
+                            reserve_s=0.2, gave_up=gave_up,
+                            retry=lambda exc: isinstance(exc, NotYet))
