@@ -1,7 +1,9 @@
 """What observation keeps about a tab between commands, and on disk across host restarts.
 
 The tab's registry (refs), where the latest observation saw each ref (``SeenAt``), the cached
-interaction map, and which sessions have the accessibility domain enabled. Registries and positions
+interaction map, the lines the latest ``state`` printed (for ``state --diff``), and which sessions
+have the accessibility domain enabled. An observation of a new document drops what belonged to
+the old one (``forget_document``). Registries and positions
 are persisted under ``REINS_HOME/registries/PROFILE/`` by URL, written on the host's I/O worker.
 """
 
@@ -17,6 +19,7 @@ from reins._errors import ReinsError
 from reins._paths import ensure_private_dir, write_private
 from reins.bridge.context import CommandContext, TabPart
 from reins.observe.collect import PageSnapshot
+from reins.observe.diff import Lines
 from reins.observe.registry import Registry
 from reins.page.call import evaluate, page_call
 
@@ -41,6 +44,8 @@ class ObserveState(TabPart):
     registry_url: str | None = None
     seen: SeenAt | None = None
     map: MapCache | None = None
+    # The lines the latest `state` printed, for the next `state --diff` (bounded: diff.MAX_KEPT).
+    lines: Lines | None = None
     # Sessions (None: the main target) with the Accessibility domain enabled.
     ax_enabled: set[str | None] = field(default_factory=set)
 
