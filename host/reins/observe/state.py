@@ -58,12 +58,13 @@ async def state_view(ctx: CommandContext, source: str, *, viewport_only: bool = 
     """Observe the page with one source and answer what `state` prints (text, refs, figures);
     with ``diff``, only what changed since the tab's last `state` (see ``observe.diff``)."""
     started = time.monotonic()
+    kept = ctx.part(ObserveState)
+    before = kept.lines  # taken first: an observation of a new document drops it
     snap, records, refs = await observe_page(ctx, source=source, viewport_only=viewport_only)
     views = [RefView.from_record(r, ref) for r, ref in zip(records, refs, strict=True)]
     frames = [FrameView.from_record(f) for f in snap.frames]
-    kept = ctx.part(ObserveState)
     main = next((f.id for f in frames if f.parent is None), "f0")
-    before, kept.lines = kept.lines, lines_of(views, snap.document_id, main_frame=main)
+    kept.lines = lines_of(views, snap.document_id, main_frame=main)
     why_full: str | None = None
     if diff:
         full_tokens = sum(len(line) + 1 for line in kept.lines.lines.values()) // 4 \
