@@ -947,10 +947,10 @@ def main(argv: list[str] | None = None) -> int:
                 bench.snapshots()
                 bench.reins.open(bench.url(f"static/big.html?n={bench.small_n}"))
                 bench.rss("idle again, back on the small page")
-            if "diff" in parts:
-                bench.diff()
             if "memory" in parts:
                 bench.memory()
+            if "diff" in parts:
+                bench.diff()
             bench.memory_table()
             load_end = os.getloadavg()
             bench.say(f"Run took {time.monotonic() - started:,.0f} s; load average at the end "

@@ -27,8 +27,8 @@ from reins.observe.render import MAIN_FRAME, RefView, approx_tokens, render_line
 
 __all__ = ["MAX_KEPT", "Lines", "StateDiff", "diff_lines", "lines_of"]
 
-# 20,000 lines of ~40 characters: a few MiB per tab at most.
-MAX_KEPT: Final = 20_000
+# A 20,000-element page with some added: ~35 characters a line, a few MiB per tab at most.
+MAX_KEPT: Final = 30_000
 
 
 @dataclass(frozen=True, slots=True)
