@@ -13,10 +13,11 @@ from typing import Any, Literal
 
 from reins._errors import ResolutionError
 from reins._paths import ensure_private_dir, write_private
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, Host
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
+from reins.observe.registry import Registry
 from reins.observe.store import (
     BIG_OBSERVATION,
     MapCache,
@@ -53,15 +54,19 @@ async def observe_page(
     refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
                             source="ax" if source == "ax" else "dom", frames=snap.frames)
     seen = state.seen = SeenAt.of(snap, refs)
-    if new_document and before >= BIG_OBSERVATION:
-        left_big_document(state, registry)
-        registry = registry_for(ctx, snap.url)
     save_registry(ctx, registry, snap.url, seen)
     if dropped or max(before, len(records)) >= BIG_OBSERVATION:
-        # Once the answer is out and its garbage gone; on the I/O worker, after the registry's
-        # write (same worker, in order).
-        asyncio.get_running_loop().call_later(0.2, ctx.host.in_background, give_memory_back)
+        # Once the answer is out and the command's garbage gone (copies made while it lives
+        # would land among it); the trim on the I/O worker, after the registry's write.
+        compact = new_document and before >= BIG_OBSERVATION
+        asyncio.get_running_loop().call_later(0.2, _release, ctx.host, state, registry, compact)
     return snap, records, refs
+
+
+def _release(host: Host, state: ObserveState, registry: Registry, compact: bool) -> None:
+    if compact and state.registry is registry:
+        left_big_document(state, registry)
+    host.in_background(give_memory_back)
 
 
 async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, Any]:
