@@ -154,27 +154,34 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
 # ---- the tools --------------------------------------------------------------------------------
 
 
+# What the installed `reins` console script runs (pyproject's entry point), here on this checkout's
+# code: worktrees share one .venv, whose script may point at another checkout or entry point.
+CONSOLE_SCRIPT = "import sys; from reins.cli.lane import main; sys.exit(main())"
+
+
 class Reins:
     name = "reins"
 
     def __init__(self, home: Path) -> None:
-        self.exe = str(ROOT / ".venv" / "bin" / "reins")
+        self.python = str(ROOT / ".venv" / "bin" / "python")
+        self.exe = [self.python, "-c", CONSOLE_SCRIPT]
         self.env = {**os.environ, "REINS_HOME": str(home),
+                    "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "host"),
+                                                                os.environ.get("PYTHONPATH")])),
                     "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}"}
         self.env.pop("REINS_PROFILE", None)
-        self.python = str(ROOT / ".venv" / "bin" / "python")
 
     def cli(self, *args: str, stdin: str | None = None) -> Run:
-        return timed([self.exe, "--profile", PROFILE, *args], self.env, stdin)
+        return timed([*self.exe, "--profile", PROFILE, *args], self.env, stdin)
 
     def launch(self) -> None:
-        run = timed([self.exe, "--profile", PROFILE, "launch", "--headless", "--browser", CHROMIUM],
+        run = timed([*self.exe, "--profile", PROFILE, "launch", "--headless", "--browser", CHROMIUM],
                     self.env, timeout=90)
         if not run.ok:
             raise SystemExit(f"bench: reins launch failed: {run.error}")
 
     def shutdown(self) -> None:
-        timed([self.exe, "--profile", PROFILE, "shutdown"], self.env, timeout=30)
+        timed([*self.exe, "--profile", PROFILE, "shutdown"], self.env, timeout=30)
 
     def open(self, url: str) -> Run:
         run = self.cli("navigate", url)
@@ -327,13 +334,18 @@ class Bench:
         self.reins.open(self.url(f"static/big.html?n={self.small_n}"))
         py = self.reins.python
         cells: dict[str, Cell] = {k: Cell() for k in (
-            "reins status", "reins cdp Runtime.evaluate 1", "python -c pass (interpreter start)",
+            "reins status", "reins tabs", "reins status through the click group",
+            "reins cdp Runtime.evaluate 1", "python -c pass (interpreter start)",
             "python -c 'import reins.cli' (start + CLI imports)")}
+        through_click = [py, "-c", "import sys; from reins.cli.main import main; sys.exit(main())",
+                         "--profile", PROFILE, "status"]
         ab_cell = Cell() if self.ab else None
         if self.ab:
             self.ab.open(self.url(f"static/big.html?n={self.small_n}"))
         for _ in range(self.reps):
             cells["reins status"].add(self.reins.cli("status"))
+            cells["reins tabs"].add(self.reins.cli("tabs"))
+            cells["reins status through the click group"].add(timed(through_click, self.reins.env))
             cells["reins cdp Runtime.evaluate 1"].add(
                 self.reins.cli("cdp", "Runtime.evaluate", '{"expression":"1"}'))
             cells["python -c pass (interpreter start)"].add(timed([py, "-c", "pass"], self.reins.env))
@@ -371,6 +383,63 @@ class Bench:
         self.say("## reins host memory (RSS of the host process, /proc/PID/status)\n")
         self.say(table(["when", "host pid", "VmRSS MiB", "VmHWM (peak) MiB"], rows))
         self.say()
+
+    # state --diff ------------------------------------------------------------------------------
+
+    def diff(self) -> None:
+        """`state --diff` after a small change (one button renamed, one added) next to `state`."""
+        rows = []
+        for n in self.sizes:
+            url = self.url(f"static/big.html?n={n}")
+            self.progress(f"state --diff, n={n}")
+            self.reins.open(url)
+            full, diff = Cell(), Cell()
+            full_size = diff_size = 0
+            for rep in range(self.reps):
+                self.reins.eval(
+                    f"(() => {{ const b = document.querySelector('button');"
+                    f" b.textContent = 'Renamed {rep}'; const c = document.createElement('button');"
+                    f" c.textContent = 'Added {rep}'; document.body.prepend(c); return 1; }})()")
+                run = full.add(self.reins.cli("state"))
+                full_size = len(run.out) if run.ok else full_size
+                self.reins.eval(f"document.querySelector('button').textContent = 'Again {rep}'")
+                run = diff.add(self.reins.cli("state", "--diff"))
+                diff_size = len(run.out) if run.ok else diff_size
+            rows.append([f"{n:,}", fmt_ms(full.median_ms), f"{full_size:,}",
+                         f"{-(-full_size // 4):,}", fmt_ms(diff.median_ms), f"{diff_size:,}",
+                         f"{-(-diff_size // 4):,}",
+                         f"{diff_size / full_size:.1%}" if full_size else "—",
+                         f"{full.failures()} / {diff.failures()}"])
+            self.data.setdefault("diff", {})[n] = {"state_ms": full.median_ms, "state_chars": full_size,
+                                                   "diff_ms": diff.median_ms, "diff_chars": diff_size}
+        self.say("## state --diff after a small change, next to state (big.html?n=N)\n")
+        self.say("Each repetition renames the first button and adds one, takes `reins state`, renames "
+                 "the first button again and takes `reins state --diff` (whole processes; text output; "
+                 "tokens ≈ chars/4).\n")
+        self.say(table(["N", "state median ms", "state chars", "≈ tokens", "--diff median ms",
+                        "--diff chars", "≈ tokens", "size diff/state", "failures state / diff"],
+                       rows))
+        self.say()
+
+    # host memory after a big page ---------------------------------------------------------------
+
+    def memory(self) -> None:
+        n = max(self.sizes)
+        self.progress(f"memory, n={n}")
+        self.reins.open(self.url(f"static/big.html?n={self.small_n}"))
+        self.reins.cli("state")
+        self.rss("small page, after state")
+        self.reins.open(self.url(f"static/big.html?n={n}"))
+        for _ in range(2):
+            self.reins.cli("state")
+        self.rss(f"after 2 states of n={n} (dom)")
+        self.reins.cli("find", "--text", "Button 5")
+        self.rss(f"after find on n={n} (its interaction map)")
+        self.reins.open(self.url(f"static/big.html?n={self.small_n}"))
+        self.rss("navigated to the small page, before observing it")
+        self.reins.cli("state")
+        time.sleep(1.0)  # the host gives memory back just after the answer
+        self.rss("small page, 1 s after its state")
 
     # 1. snapshots ----------------------------------------------------------------------------
 
@@ -815,8 +884,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=None, help="repetitions (default 10; --quick 2)")
     parser.add_argument("--sizes", default=None, help="element counts (default 100,1000,5000,20000)")
     parser.add_argument("--only", default=None,
-                        help="comma list of parts: bridge,actions,flow,snapshots,phases "
-                             "(default all but phases)")
+                        help="comma list of parts: bridge,actions,flow,snapshots,diff,memory,"
+                             "phases (default all but phases)")
     parser.add_argument("--no-peers", action="store_true", help="reins only")
     parser.add_argument("--json", dest="json_out", default=None, help="also write raw figures to FILE")
     parser.add_argument("--markdown", default=None, help="also write the tables to FILE")
@@ -825,7 +894,8 @@ def main(argv: list[str] | None = None) -> int:
     reps = args.reps or (2 if args.quick else 10)
     sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
              else [50] if args.quick else [100, 1000, 5000, 20000])
-    parts = set(args.only.split(",")) if args.only else {"bridge", "actions", "flow", "snapshots"}
+    parts = set(args.only.split(",")) if args.only else {"bridge", "actions", "flow", "snapshots",
+                                                         "diff", "memory"}
 
     # SIGTERM (e.g. a test's timeout) must still run the clean-up below
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -877,6 +947,10 @@ def main(argv: list[str] | None = None) -> int:
                 bench.snapshots()
                 bench.reins.open(bench.url(f"static/big.html?n={bench.small_n}"))
                 bench.rss("idle again, back on the small page")
+            if "memory" in parts:
+                bench.memory()
+            if "diff" in parts:
+                bench.diff()
             bench.memory_table()
             load_end = os.getloadavg()
             bench.say(f"Run took {time.monotonic() - started:,.0f} s; load average at the end "

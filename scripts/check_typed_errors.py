@@ -11,6 +11,8 @@ accepts a ``raise`` only when it is:
   ``reins._errors`` or ``._errors`` (a class or a translating function such as ``from_cdp_error``), is reached as
   an attribute of that module, or is a class defined in the same file on top of one of those;
 - ``raise f(...)`` where ``f`` is a function of the same file annotated to return one of those;
+- ``raise AttributeError(...)`` in a top-level ``__getattr__`` (PEP 562: the protocol for a name
+  the module does not have);
 - ``raise name`` / ``raise name(...)`` where every assignment to ``name`` in the enclosing function
   is one of those (``last = ResolutionError(...)``, ``cls = A if c else B``), or ``None`` under an
   annotation naming only those (``last: ReinsError | None = None``).
@@ -142,6 +144,7 @@ class _RaiseVisitor(ast.NodeVisitor):
         self.caught: list[str | None] = []  # names bound by enclosing except handlers
         self.typed_locals: list[set[str]] = [set()]  # per function: names only ever errors
         self.problems: list[tuple[int, str]] = []
+        self.functions: list[str] = []  # names of the enclosing functions, innermost last
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.caught.append(node.name)
@@ -150,7 +153,9 @@ class _RaiseVisitor(ast.NodeVisitor):
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.typed_locals.append(self._error_locals(node))
+        self.functions.append(node.name)
         self.generic_visit(node)
+        self.functions.pop()
         self.typed_locals.pop()
 
     visit_FunctionDef = _visit_function
@@ -218,6 +223,8 @@ class _RaiseVisitor(ast.NodeVisitor):
             return f"raises an expression ({ast.unparse(exc)[:60]}) that is not a reins error"
         if self.module.is_error_dotted(dotted):
             return None
+        if dotted == "AttributeError" and self.functions == ["__getattr__"]:
+            return None  # a module's __getattr__ (PEP 562)
         if not isinstance(exc, ast.Call) and isinstance(target, ast.Name) \
                 and target.id in self.caught:
             return None  # `except X as exc: ... raise exc`

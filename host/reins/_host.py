@@ -37,6 +37,7 @@ from reins.bridge.context import CommandContext, Host
 from reins.bridge.current import CurrentTab
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
+from reins.bridge.memory import tune_allocator
 from reins.bridge.names import claim_name
 from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
@@ -226,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     The launcher says which name it was installed for (``REINS_PROFILE``) and whether ``reins
     launch`` started the browser (``REINS_LAUNCHED=1``: every tab in it is reins's)."""
     argv = list(sys.argv if argv is None else argv)
+    tune_allocator()
     home = reins_home()
     ensure_private_dir(home)
     ensure_private_dir(socket_dir(home))

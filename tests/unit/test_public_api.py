@@ -377,3 +377,12 @@ def test_check_typed_errors_follows_error_classes_across_reins_modules(tmp_path:
         "def g(make: Callable[[], Exception]) -> None:\n    raise make()\n")
     done = _run_check(tmp_path)
     assert done.returncode == 1 and "other.py:4" in done.stdout
+
+
+def test_check_typed_errors_allows_attribute_error_only_in_getattr(tmp_path: Path) -> None:
+    (tmp_path / "lazy.py").write_text(
+        "def __getattr__(name: str) -> object:\n    raise AttributeError(name)\n")
+    assert _run_check(tmp_path).returncode == 0
+    (tmp_path / "other.py").write_text("def get(name: str) -> object:\n"
+                                       "    raise AttributeError(name)\n")
+    assert _run_check(tmp_path).returncode == 1

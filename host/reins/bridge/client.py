@@ -10,11 +10,13 @@ import socket
 import struct
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reins._errors import ConnectionFailure, ReinsError
 from reins._paths import reins_home, socket_dir, socket_path
-from reins.bridge.names import KnownProfile, known_profiles
+
+if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is not light
+    from reins.bridge.names import KnownProfile
 
 __all__ = ["Connection", "answer_wait_s", "find_socket", "live_profiles", "peer_uid", "request",
            "socket_alive"]
@@ -79,6 +81,8 @@ def _bring_back(profile: KnownProfile) -> str:
 
 def _how_to_start(home: Path, profile: str | None) -> str:
     """What to do when no host answers, for the way that browser is started."""
+    from reins.bridge.names import known_profiles
+
     known = known_profiles(home)
     if profile is not None and profile in known:
         return f"profile {profile}: {_bring_back(known[profile])}"

@@ -13,22 +13,18 @@ from typing import Any, NoReturn
 import click
 
 from reins._errors import ReinsError
+from reins.cli.contract import (
+    EXIT_FAILED,
+    EXIT_NO_HOST,
+    EXIT_OK,
+    EXIT_USAGE,
+    exit_code,
+    plain,
+)
 from reins.cli.options import BUDGET_META, merged_options
 
 __all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "exit_code",
            "fail", "plain", "run", "send"]
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_HOST = 0, 1, 2, 3
-_NO_HOST_CODES = {"no_host", "not_connected", "host_unresponsive"}
-_USAGE_CODES = {"ambiguous_profile", "bad_request", "unknown_command", "invalid_selector"}
-
-
-def exit_code(code: str) -> int:
-    if code in _NO_HOST_CODES:
-        return EXIT_NO_HOST
-    if code in _USAGE_CODES:
-        return EXIT_USAGE
-    return EXIT_FAILED
 
 
 def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
@@ -90,13 +86,3 @@ def run(
         body = {k: v for k, v in answer.items() if k != "ok"}
         click.echo(human(answer) if human else plain(body))
     return answer
-
-
-def plain(body: dict[str, Any]) -> str:
-    """The text form of an answer no renderer knows: one `key: value` line each."""
-    if not body:
-        return "ok"
-    return "\n".join(
-        f"{k}: {v if isinstance(v, str | int | float | bool) or v is None else json.dumps(v, ensure_ascii=False)}"
-        for k, v in body.items()
-    )

@@ -25,6 +25,10 @@ class StateArgs(Args):
         default=None, ge=0,
         description="Hard budget (chars/4); viewport first, says what it left out.")
     compare_sources: bool = Field(default=False, description="Measure both sources side by side.")
+    diff: bool = Field(
+        default=False,
+        description="Only what changed since this tab's last state: + added, - removed, "
+                    "~ changed lines (the whole state when the document is new).")
     # The CLI without --json prints only the text: the per-ref list is then not built or sent.
     text_only: bool = Field(default=False, description="Only the text, no per-ref list.",
                             json_schema_extra=cli_hints(hidden=True))
@@ -36,7 +40,7 @@ async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
     if not args.compare_sources:
         return await state_view(ctx, args.source or DEFAULT_SOURCE,
                                 viewport_only=args.viewport_only, max_tokens=args.max_tokens,
-                                text_only=args.text_only)
+                                text_only=args.text_only, diff=args.diff)
     return await compare_sources(ctx, viewport_only=args.viewport_only, max_tokens=args.max_tokens)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "RefSignal",
     "assign_refs",
     "compare",
+    "forget_normalized",
     "normalize_ref_text",
     "ref_for",
     "ref_signal",
@@ -168,6 +169,12 @@ def _normalized(value: str) -> str:
     # Each observation normalizes every element's testid, id and aria-label several times; the
     # same strings come back observation after observation.
     return _NON_ALNUM.sub("", value.lower())[:MAX_REF_TEXT]
+
+
+def forget_normalized() -> None:
+    """Empty the normalization cache: its strings are a left document's, and they hold on to the
+    memory that document's observations used."""
+    _normalized.cache_clear()
 
 
 def _hash_ref_text(identity: Identity) -> str:

@@ -6,17 +6,28 @@ annotated screenshot, and the resolution of `role=`/`text=` targets and stale re
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any, Literal
 
 from reins._errors import ResolutionError
 from reins._paths import ensure_private_dir, write_private
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, Host
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
-from reins.observe.store import MapCache, ObserveState, SeenAt, registry_for, save_registry
+from reins.observe.registry import Registry
+from reins.observe.store import (
+    BIG_OBSERVATION,
+    MapCache,
+    ObserveState,
+    SeenAt,
+    give_memory_back,
+    left_big_document,
+    registry_for,
+    save_registry,
+)
 from reins.page.call import evaluate, page_call
 from reins.page.poll import poll_until
 
@@ -35,12 +46,27 @@ async def observe_page(
     records = snap.elements
     if source == "ax":
         records, snap.ax_coverage = await ax_records(ctx, snap)
+    state = ctx.part(ObserveState)
+    dropped = state.forget_document(snap.document_id)
     registry = registry_for(ctx, snap.url)
+    before = len(registry)
+    new_document = registry.document_id not in (None, snap.document_id)
     refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
                             source="ax" if source == "ax" else "dom", frames=snap.frames)
-    seen = ctx.part(ObserveState).seen = SeenAt.of(snap, refs)
+    seen = state.seen = SeenAt.of(snap, refs)
     save_registry(ctx, registry, snap.url, seen)
+    if dropped or max(before, len(records)) >= BIG_OBSERVATION:
+        # Once the answer is out and the command's garbage gone (copies made while it lives
+        # would land among it); the trim on the I/O worker, after the registry's write.
+        compact = new_document and before >= BIG_OBSERVATION
+        asyncio.get_running_loop().call_later(0.2, _release, ctx.host, state, registry, compact)
     return snap, records, refs
+
+
+def _release(host: Host, state: ObserveState, registry: Registry, compact: bool) -> None:
+    if compact and state.registry is registry:
+        left_big_document(state, registry)
+    host.in_background(give_memory_back)
 
 
 async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, Any]:

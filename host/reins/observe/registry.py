@@ -13,6 +13,8 @@ Matching an observed element to an existing entry, strongest evidence first, eac
 whole observation so a weak match never takes an entry a stronger one would have claimed:
 
     1. same document and same backend node id (the same node, whichever source saw it);
+       then same frame and tag and the same data-testid (else id), unique on both sides, in
+       this document or carried over from the previous one;
     2. same document, same unique locator, and identity similarity >= MATCH_THRESHOLD;
     3. same ref (``ref_for``) and similarity >= MATCH_THRESHOLD (also across documents, which is how
        carried-over entries are re-identified);
@@ -234,6 +236,36 @@ class Registry:
             if entry is not None and entry.ref not in claimed:
                 refs[i] = entry.ref
                 claimed.add(entry.ref)
+
+        # 1b. a developer-given name (data-testid, else id) unique on both sides, same frame
+        # and tag: the same element whatever its text or position became (a renamed button whose
+        # sibling went away scores under the threshold on the weighted signals alone).
+        def strong_key(frame: object, identity: Identity) -> tuple[object, ...] | None:
+            if identity.testid is not None:
+                return (frame, identity.tag, "testid", identity.testid)
+            if identity.id is not None:
+                return (frame, identity.tag, "id", identity.id)
+            return None
+
+        entry_keys: dict[tuple[object, ...], list[RegistryEntry]] = {}
+        carried_keys: dict[tuple[object, ...], list[RegistryEntry]] = {}
+        for e in self._entries.values():
+            key = strong_key(e.frame, e.identity)
+            if key is not None and (e.document_id == document_id or e.carried_over):
+                (carried_keys if e.carried_over else entry_keys).setdefault(key, []).append(e)
+        record_keys = [strong_key(read_opt_str(r.get("frame")), identities[i])
+                       for i, r in enumerate(records)]
+        counts: dict[tuple[object, ...], int] = {}
+        for key in record_keys:
+            if key is not None:
+                counts[key] = counts.get(key, 0) + 1
+        for i, key in enumerate(record_keys):
+            if refs[i] is not None or key is None or counts[key] != 1:
+                continue
+            owners = entry_keys.get(key) or carried_keys.get(key)
+            if owners is not None and len(owners) == 1 and owners[0].ref not in claimed:
+                refs[i] = owners[0].ref
+                claimed.add(owners[0].ref)
 
         # 2. locator
         by_locator: dict[Locator, list[RegistryEntry]] = {}

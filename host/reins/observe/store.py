@@ -1,7 +1,9 @@
 """What observation keeps about a tab between commands, and on disk across host restarts.
 
 The tab's registry (refs), where the latest observation saw each ref (``SeenAt``), the cached
-interaction map, and which sessions have the accessibility domain enabled. Registries and positions
+interaction map, the lines the latest ``state`` printed (for ``state --diff``), and which sessions
+have the accessibility domain enabled. An observation of a new document drops what belonged to
+the old one (``forget_document``). Registries and positions
 are persisted under ``REINS_HOME/registries/PROFILE/`` by URL, written on the host's I/O worker.
 """
 
@@ -16,12 +18,15 @@ from typing import Any
 from reins._errors import ReinsError
 from reins._paths import ensure_private_dir, write_private
 from reins.bridge.context import CommandContext, TabPart
+from reins.bridge.memory import give_memory_back
 from reins.observe.collect import PageSnapshot
+from reins.observe.diff import Lines
+from reins.observe.identity import forget_normalized
 from reins.observe.registry import Registry
 from reins.page.call import evaluate, page_call
 
-__all__ = ["MapCache", "ObserveState", "SeenAt", "current_url", "registry_for", "save_registry",
-           "seen_for"]
+__all__ = ["BIG_OBSERVATION", "MapCache", "ObserveState", "SeenAt", "current_url",
+           "give_memory_back", "left_big_document", "registry_for", "save_registry", "seen_for"]
 
 
 @dataclass
@@ -41,11 +46,40 @@ class ObserveState(TabPart):
     registry_url: str | None = None
     seen: SeenAt | None = None
     map: MapCache | None = None
+    # The lines the latest `state` printed, for the next `state --diff` (bounded: diff.MAX_KEPT).
+    lines: Lines | None = None
     # Sessions (None: the main target) with the Accessibility domain enabled.
     ax_enabled: set[str | None] = field(default_factory=set)
 
     def on_detach(self) -> None:
         self.ax_enabled.clear()
+
+    def forget_document(self, document_id: str) -> bool:
+        """An observation of ``document_id``: drop what was kept of another document (the
+        interaction map, the lines for ``state --diff``). The registry starts its new generation
+        itself (``Registry.observe``). Returns whether anything was dropped."""
+        dropped = False
+        if self.map is not None and self.map.document_id != document_id:
+            self.map, dropped = None, True
+        if self.lines is not None and self.lines.document_id != document_id:
+            self.lines, dropped = None, True
+        return dropped
+
+
+# From this many elements an observation's garbage is worth handing back to the system.
+BIG_OBSERVATION = 2_000
+
+
+def left_big_document(state: ObserveState, registry: Registry) -> None:
+    """The tab has left a big document: keep what the registry carries over as fresh copies.
+
+    What outlives a big document (carried-over entries, tombstones, their strings) was allocated
+    among its tens of thousands of records; left in place, a few survivors per memory page keep
+    every page of it (CPython frees a pool of its allocator only when all of it is free). Copied,
+    they pack into a few pages and the rest can go back to the system (``give_memory_back``,
+    which the caller runs once the answer is out)."""
+    state.registry = Registry.from_json(json.loads(json.dumps(registry.to_json())))
+    forget_normalized()
 
 
 def _registry_file(ctx: CommandContext, url: str) -> Path:

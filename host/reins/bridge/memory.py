@@ -1,0 +1,51 @@
+"""Memory the host gives back to the system after a big page (glibc; elsewhere nothing is done).
+
+A 20,000-element observation takes the host to ~200 MiB for a moment; what it leaves behind must
+not stay. Two things keep freed memory in the process: glibc's malloc, which raises its mmap
+threshold after each large free so the next multi-megabyte native message lands on the heap (and
+a freed heap is kept), and CPython's allocator, which returns a 1 MiB arena only when all of it
+is free. ``tune_allocator`` fixes the threshold (large buffers always mmap'd, unmapped on free)
+and keeps one malloc arena for the host's few threads; ``give_memory_back`` collects and trims.
+Measured in docs/benchmarks.md ("Memory").
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import gc
+from typing import Final
+
+__all__ = ["give_memory_back", "tune_allocator"]
+
+_M_MMAP_THRESHOLD: Final = -3  # glibc malloc.h
+_M_ARENA_MAX: Final = -8
+MMAP_THRESHOLD_BYTES: Final = 128 * 1024  # glibc's default, kept fixed
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    # Not glibc (musl, macOS): neither call exists, and nothing is tuned.
+    return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+
+
+def tune_allocator() -> None:
+    """At start-up, before the host's threads: see the module docstring."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+        libc.mallopt(_M_ARENA_MAX, 1)
+
+
+def give_memory_back() -> None:
+    """Collect cycles, then return free heap pages to the system (``malloc_trim``)."""
+    gc.collect()
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -1,0 +1,49 @@
+"""What a tab keeps when it leaves a document: the old document's data is dropped or compacted."""
+
+from __future__ import annotations
+
+from reins.bridge.memory import give_memory_back, tune_allocator
+from reins.observe.diff import lines_of
+from reins.observe.registry import Registry
+from reins.observe.render import RefView
+from reins.observe.store import MapCache, ObserveState, left_big_document
+
+
+def _records(n: int, prefix: str = "btn") -> list[dict[str, object]]:
+    return [{"i": i, "frame": "f0", "tag": "button", "role": "button", "name": f"Button {i}",
+             "id": f"{prefix}-{i}", "sibling_index": i, "box": [0, i, 10, 10]} for i in range(n)]
+
+
+def test_a_new_document_drops_the_map_and_the_diff_lines() -> None:
+    state = ObserveState()
+    state.map = MapCache({"elements": {str(i): {} for i in range(3000)}}, 0.0, "doc-a", "u")
+    state.lines = lines_of([RefView(f"b{i}", "button", str(i)) for i in range(3000)], "doc-a")
+    assert state.forget_document("doc-a") is False  # the same document: kept
+    assert state.map is not None and state.lines is not None
+    assert state.forget_document("doc-b") is True
+    assert state.map is None and state.lines is None
+    assert state.forget_document("doc-b") is False
+
+
+def test_leaving_a_big_document_keeps_fresh_copies_of_what_is_carried_over() -> None:
+    registry = Registry()
+    registry.observe(_records(5000), now=0.0, document_id="big")
+    refs = registry.observe(_records(10, "small"), now=1.0, document_id="small")
+    # The big document's elements are pruned to the registry's bounds.
+    assert len(registry) <= registry.max_entries
+    state = ObserveState(registry=registry)
+    left_big_document(state, registry)
+    copy = state.registry
+    assert copy is not None and copy is not registry
+    assert copy.to_json() == registry.to_json()
+    assert [copy.lookup(r).ref for r in refs] == refs
+    old = {id(e) for e in registry.entries()} | {id(e.identity) for e in registry.entries()} \
+        | {id(e.identity.name) for e in registry.entries()}
+    new = {id(e) for e in copy.entries()} | {id(e.identity) for e in copy.entries()} \
+        | {id(e.identity.name) for e in copy.entries()}
+    assert old.isdisjoint(new)  # nothing shared: the big document's memory can go
+
+
+def test_the_allocator_calls_are_harmless() -> None:
+    tune_allocator()
+    give_memory_back()
