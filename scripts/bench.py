@@ -156,7 +156,7 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
 
 # What the installed `reins` console script runs (pyproject's entry point), here on this checkout's
 # code: worktrees share one .venv, whose script may point at another checkout or entry point.
-CONSOLE_SCRIPT = "import sys; from reins.cli.lane import main; sys.exit(main())"
+CONSOLE_SCRIPT = "import sys; from reins.cli import main; sys.exit(main())"
 
 
 class Reins:
@@ -334,18 +334,14 @@ class Bench:
         self.reins.open(self.url(f"static/big.html?n={self.small_n}"))
         py = self.reins.python
         cells: dict[str, Cell] = {k: Cell() for k in (
-            "reins status", "reins tabs", "reins status through the click group",
-            "reins cdp Runtime.evaluate 1", "python -c pass (interpreter start)",
+            "reins status", "reins tabs", "reins cdp Runtime.evaluate 1", "python -c pass (interpreter start)",
             "python -c 'import reins.cli' (start + CLI imports)")}
-        through_click = [py, "-c", "import sys; from reins.cli.main import main; sys.exit(main())",
-                         "--profile", PROFILE, "status"]
         ab_cell = Cell() if self.ab else None
         if self.ab:
             self.ab.open(self.url(f"static/big.html?n={self.small_n}"))
         for _ in range(self.reps):
             cells["reins status"].add(self.reins.cli("status"))
             cells["reins tabs"].add(self.reins.cli("tabs"))
-            cells["reins status through the click group"].add(timed(through_click, self.reins.env))
             cells["reins cdp Runtime.evaluate 1"].add(
                 self.reins.cli("cdp", "Runtime.evaluate", '{"expression":"1"}'))
             cells["python -c pass (interpreter start)"].add(timed([py, "-c", "pass"], self.reins.env))

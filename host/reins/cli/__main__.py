@@ -1,5 +1,5 @@
 """``python -m reins.cli``."""
 
-from reins.cli.lane import main
+from reins.cli.main import main
 
 main()
