@@ -35,8 +35,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("REINS_BENCH_CHROMIUM", "/usr/bin/chromium")
 # This machine's flags (root, no GPU, small /dev/shm, no network services), for every browser.
 CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
 ]
 PROFILE = "bench"
 SLOW_RUN_S = 20.0  # a cell whose first run takes longer than this gets SLOW_REPS repetitions
@@ -98,17 +102,23 @@ class Cell:
         return good[-1] if good else (self.first if self.first and self.first.ok else None)
 
 
-def timed(argv: list[str], env: dict[str, str], stdin: str | None = None,
-          timeout: float = CMD_TIMEOUT_S) -> Run:
+def timed(
+    argv: list[str], env: dict[str, str], stdin: str | None = None, timeout: float = CMD_TIMEOUT_S
+) -> Run:
     start = time.perf_counter()
     try:
-        proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env,
-                              timeout=timeout, check=False)
+        proc = subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, env=env, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired:
         return Run(time.perf_counter() - start, False, error=f"killed after {timeout:.0f} s")
     seconds = time.perf_counter() - start
-    return Run(seconds, proc.returncode == 0, proc.stdout,
-               "" if proc.returncode == 0 else _error_code(proc.stdout, proc.stderr, proc.returncode))
+    return Run(
+        seconds,
+        proc.returncode == 0,
+        proc.stdout,
+        "" if proc.returncode == 0 else _error_code(proc.stdout, proc.stderr, proc.returncode),
+    )
 
 
 def in_process(fn: Callable[[], str]) -> Run:
@@ -116,12 +126,14 @@ def in_process(fn: Callable[[], str]) -> Run:
     try:
         out = fn()
     except Exception as exc:  # a peer's failure is data here, not a crash of the benchmark
-        return Run(time.perf_counter() - start, False, error=type(exc).__name__ + ": " + str(exc)[:80])
+        return Run(
+            time.perf_counter() - start, False, error=type(exc).__name__ + ": " + str(exc)[:80]
+        )
     return Run(time.perf_counter() - start, True, out)
 
 
 def _error_code(out: str, err: str, rc: int) -> str:
-    text = (err.strip() or out.strip())
+    text = err.strip() or out.strip()
     match = re.search(r"error \[([a-z_]+)\]", text) or re.search(r'"code": "([a-z_]+)"', text)
     if match:
         return match.group(1)
@@ -165,18 +177,25 @@ class Reins:
     def __init__(self, home: Path) -> None:
         self.python = str(ROOT / ".venv" / "bin" / "python")
         self.exe = [self.python, "-c", CONSOLE_SCRIPT]
-        self.env = {**os.environ, "REINS_HOME": str(home),
-                    "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "host"),
-                                                                os.environ.get("PYTHONPATH")])),
-                    "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}"}
+        self.env = {
+            **os.environ,
+            "REINS_HOME": str(home),
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(ROOT / "host"), os.environ.get("PYTHONPATH")])
+            ),
+            "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
+        }
         self.env.pop("REINS_PROFILE", None)
 
     def cli(self, *args: str, stdin: str | None = None) -> Run:
         return timed([*self.exe, "--profile", PROFILE, *args], self.env, stdin)
 
     def launch(self) -> None:
-        run = timed([*self.exe, "--profile", PROFILE, "launch", "--headless", "--browser", CHROMIUM],
-                    self.env, timeout=90)
+        run = timed(
+            [*self.exe, "--profile", PROFILE, "launch", "--headless", "--browser", CHROMIUM],
+            self.env,
+            timeout=90,
+        )
         if not run.ok:
             raise SystemExit(f"bench: reins launch failed: {run.error}")
 
@@ -203,9 +222,13 @@ class AgentBrowser:
 
     def __init__(self, exe: str, sockets: Path) -> None:
         self.exe = exe
-        self.env = {**os.environ, "AGENT_BROWSER_EXECUTABLE_PATH": CHROMIUM,
-                    "AGENT_BROWSER_ARGS": ",".join(CHROMIUM_FLAGS),
-                    "AGENT_BROWSER_SOCKET_DIR": str(sockets), "AGENT_BROWSER_SESSION": "reins-bench"}
+        self.env = {
+            **os.environ,
+            "AGENT_BROWSER_EXECUTABLE_PATH": CHROMIUM,
+            "AGENT_BROWSER_ARGS": ",".join(CHROMIUM_FLAGS),
+            "AGENT_BROWSER_SOCKET_DIR": str(sockets),
+            "AGENT_BROWSER_SESSION": "reins-bench",
+        }
 
     @staticmethod
     def find() -> str | None:
@@ -213,7 +236,15 @@ class AgentBrowser:
             return os.environ["AGENT_BROWSER_BIN"]
         arch = {"x86_64": "x64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
         # The native binary the npm package ships (its node wrapper would add a node start-up).
-        native = ROOT / "bench" / "agent-browser" / "node_modules" / "agent-browser" / "bin" / f"agent-browser-linux-{arch}"
+        native = (
+            ROOT
+            / "bench"
+            / "agent-browser"
+            / "node_modules"
+            / "agent-browser"
+            / "bin"
+            / f"agent-browser-linux-{arch}"
+        )
         if native.exists():
             return str(native)
         return shutil.which("agent-browser")
@@ -245,8 +276,9 @@ class PlaywrightPeer:
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
-        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
-                                                headless=True)
+        self.browser = self._pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True
+        )
         self.page = self.browser.new_page()
         self.page.set_default_timeout(120_000)
 
@@ -333,9 +365,16 @@ class Bench:
         self.progress("trivial commands")
         self.reins.open(self.url(f"static/big.html?n={self.small_n}"))
         py = self.reins.python
-        cells: dict[str, Cell] = {k: Cell() for k in (
-            "reins status", "reins tabs", "reins cdp Runtime.evaluate 1", "python -c pass (interpreter start)",
-            "python -c 'import reins.cli' (start + CLI imports)")}
+        cells: dict[str, Cell] = {
+            k: Cell()
+            for k in (
+                "reins status",
+                "reins tabs",
+                "reins cdp Runtime.evaluate 1",
+                "python -c pass (interpreter start)",
+                "python -c 'import reins.cli' (start + CLI imports)",
+            )
+        }
         ab_cell = Cell() if self.ab else None
         if self.ab:
             self.ab.open(self.url(f"static/big.html?n={self.small_n}"))
@@ -343,16 +382,26 @@ class Bench:
             cells["reins status"].add(self.reins.cli("status"))
             cells["reins tabs"].add(self.reins.cli("tabs"))
             cells["reins cdp Runtime.evaluate 1"].add(
-                self.reins.cli("cdp", "Runtime.evaluate", '{"expression":"1"}'))
-            cells["python -c pass (interpreter start)"].add(timed([py, "-c", "pass"], self.reins.env))
+                self.reins.cli("cdp", "Runtime.evaluate", '{"expression":"1"}')
+            )
+            cells["python -c pass (interpreter start)"].add(
+                timed([py, "-c", "pass"], self.reins.env)
+            )
             cells["python -c 'import reins.cli' (start + CLI imports)"].add(
-                timed([py, "-c", "import reins.cli"], self.reins.env))
+                timed([py, "-c", "import reins.cli"], self.reins.env)
+            )
             if self.ab and ab_cell is not None:
                 ab_cell.add(self.ab.cli("get", "title"))
         rows = [[k, fmt_ms(c.median_ms), c.spread(), c.failures()] for k, c in cells.items()]
         if ab_cell is not None:
-            rows.append(["agent-browser get title (for comparison)", fmt_ms(ab_cell.median_ms),
-                         ab_cell.spread(), ab_cell.failures()])
+            rows.append(
+                [
+                    "agent-browser get title (for comparison)",
+                    fmt_ms(ab_cell.median_ms),
+                    ab_cell.spread(),
+                    ab_cell.failures(),
+                ]
+            )
         self.say("## Trivial commands, whole process (issue 2: ≤ 50 ms)\n")
         self.say(table(["command", "median ms", "min–max ms", "failures"], rows))
         self.say()
@@ -374,8 +423,10 @@ class Bench:
         self.data.setdefault("memory", []).append({"when": label, "pid": pid, **fields})
 
     def memory_table(self) -> None:
-        rows = [[m["when"], str(m["pid"]), f"{m.get('VmRSS', 0):.1f}", f"{m.get('VmHWM', 0):.1f}"]
-                for m in self.data.get("memory", [])]
+        rows = [
+            [m["when"], str(m["pid"]), f"{m.get('VmRSS', 0):.1f}", f"{m.get('VmHWM', 0):.1f}"]
+            for m in self.data.get("memory", [])
+        ]
         self.say("## reins host memory (RSS of the host process, /proc/PID/status)\n")
         self.say(table(["when", "host pid", "VmRSS MiB", "VmHWM (peak) MiB"], rows))
         self.say()
@@ -395,26 +446,54 @@ class Bench:
                 self.reins.eval(
                     f"(() => {{ const b = document.querySelector('button');"
                     f" b.textContent = 'Renamed {rep}'; const c = document.createElement('button');"
-                    f" c.textContent = 'Added {rep}'; document.body.prepend(c); return 1; }})()")
+                    f" c.textContent = 'Added {rep}'; document.body.prepend(c); return 1; }})()"
+                )
                 run = full.add(self.reins.cli("state"))
                 full_size = len(run.out) if run.ok else full_size
                 self.reins.eval(f"document.querySelector('button').textContent = 'Again {rep}'")
                 run = diff.add(self.reins.cli("state", "--diff"))
                 diff_size = len(run.out) if run.ok else diff_size
-            rows.append([f"{n:,}", fmt_ms(full.median_ms), f"{full_size:,}",
-                         f"{-(-full_size // 4):,}", fmt_ms(diff.median_ms), f"{diff_size:,}",
-                         f"{-(-diff_size // 4):,}",
-                         f"{diff_size / full_size:.1%}" if full_size else "—",
-                         f"{full.failures()} / {diff.failures()}"])
-            self.data.setdefault("diff", {})[n] = {"state_ms": full.median_ms, "state_chars": full_size,
-                                                   "diff_ms": diff.median_ms, "diff_chars": diff_size}
+            rows.append(
+                [
+                    f"{n:,}",
+                    fmt_ms(full.median_ms),
+                    f"{full_size:,}",
+                    f"{-(-full_size // 4):,}",
+                    fmt_ms(diff.median_ms),
+                    f"{diff_size:,}",
+                    f"{-(-diff_size // 4):,}",
+                    f"{diff_size / full_size:.1%}" if full_size else "—",
+                    f"{full.failures()} / {diff.failures()}",
+                ]
+            )
+            self.data.setdefault("diff", {})[n] = {
+                "state_ms": full.median_ms,
+                "state_chars": full_size,
+                "diff_ms": diff.median_ms,
+                "diff_chars": diff_size,
+            }
         self.say("## state --diff after a small change, next to state (big.html?n=N)\n")
-        self.say("Each repetition renames the first button and adds one, takes `reins state`, renames "
-                 "the first button again and takes `reins state --diff` (whole processes; text output; "
-                 "tokens ≈ chars/4).\n")
-        self.say(table(["N", "state median ms", "state chars", "≈ tokens", "--diff median ms",
-                        "--diff chars", "≈ tokens", "size diff/state", "failures state / diff"],
-                       rows))
+        self.say(
+            "Each repetition renames the first button and adds one, takes `reins state`, renames "
+            "the first button again and takes `reins state --diff` (whole processes; text output; "
+            "tokens ≈ chars/4).\n"
+        )
+        self.say(
+            table(
+                [
+                    "N",
+                    "state median ms",
+                    "state chars",
+                    "≈ tokens",
+                    "--diff median ms",
+                    "--diff chars",
+                    "≈ tokens",
+                    "size diff/state",
+                    "failures state / diff",
+                ],
+                rows,
+            )
+        )
         self.say()
 
     # host memory after a big page ---------------------------------------------------------------
@@ -449,9 +528,18 @@ class Bench:
             tools.append(("agent-browser snapshot -i", lambda: ab.cli("snapshot", "-i")))
         if self.pw:
             page = self.pw.page
-            tools.append(("playwright aria_snapshot()", lambda: in_process(lambda: page.aria_snapshot(timeout=0))))
-            tools.append(("playwright aria_snapshot(mode=ai)",
-                          lambda: in_process(lambda: page.aria_snapshot(mode="ai", timeout=0))))
+            tools.append(
+                (
+                    "playwright aria_snapshot()",
+                    lambda: in_process(lambda: page.aria_snapshot(timeout=0)),
+                )
+            )
+            tools.append(
+                (
+                    "playwright aria_snapshot(mode=ai)",
+                    lambda: in_process(lambda: page.aria_snapshot(mode="ai", timeout=0)),
+                )
+            )
         results: dict[int, dict[str, Cell]] = {}
         for n in self.sizes:
             url = self.url(f"static/big.html?n={n}")
@@ -473,14 +561,21 @@ class Bench:
                     self.reins.open(url)
                 wanted[name] = SLOW_REPS if first.seconds > SLOW_RUN_S else self.reps
                 if wanted[name] < self.reps:
-                    cells[name].note = f"{wanted[name]} reps (first run {first.seconds:.0f} s > {SLOW_RUN_S:.0f} s)"
-                self.progress(f"  {name}: first {first.seconds * 1000:,.0f} ms "
-                              f"{'ok' if first.ok else 'FAILED ' + first.error}")
+                    cells[
+                        name
+                    ].note = f"{wanted[name]} reps (first run {first.seconds:.0f} s > {SLOW_RUN_S:.0f} s)"
+                self.progress(
+                    f"  {name}: first {first.seconds * 1000:,.0f} ms "
+                    f"{'ok' if first.ok else 'FAILED ' + first.error}"
+                )
             for rep in range(max(wanted.values())):
                 for name, fn in tools:
                     if rep < wanted[name]:
                         run = cells[name].add(fn())
-                        if name.startswith("reins") and run.error in ("timeout", "tab_unresponsive"):
+                        if name.startswith("reins") and run.error in (
+                            "timeout",
+                            "tab_unresponsive",
+                        ):
                             self.progress(f"  {name}: {run.error}; reopening the page (untimed)")
                             self.reins.open(url)
             results[n] = cells
@@ -490,10 +585,12 @@ class Bench:
 
     def _snapshot_tables(self, results: dict[int, dict[str, Cell]]) -> None:
         self.say("## Snapshot of big.html?n=N (N interactive elements)\n")
-        self.say("Medians of the timed repetitions; the first snapshot after opening the page is run "
-                 "once untimed and its failure, if any, is counted. reins and agent-browser: whole "
-                 "process; Playwright: in-process call. Size: characters printed; tokens ≈ chars/4; "
-                 "refs: addressable references in the output.\n")
+        self.say(
+            "Medians of the timed repetitions; the first snapshot after opening the page is run "
+            "once untimed and its failure, if any, is counted. reins and agent-browser: whole "
+            "process; Playwright: in-process call. Size: characters printed; tokens ≈ chars/4; "
+            "refs: addressable references in the output.\n"
+        )
         rows = []
         summary: dict[str, Any] = {}
         for n, cells in results.items():
@@ -501,16 +598,43 @@ class Bench:
                 last = cell.last_ok()
                 chars = len(last.out) if last else None
                 med = cell.median_ms
-                rows.append([f"{n:,}", name, fmt_ms(med), cell.spread(),
-                             f"{chars:,}" if chars is not None else "—",
-                             f"{chars // 4:,}" if chars is not None else "—",
-                             f"{count_refs(name, last.out):,}" if last else "—",
-                             f"{med / n * 1000:,.0f}" if med is not None else "—",
-                             cell.failures(), str(len(cell.runs)) + (f" ({cell.note})" if cell.note else "")])
-                summary.setdefault(str(n), {})[name] = {"median_ms": med, "chars": chars,
-                                                        "failures": cell.failures(), "reps": len(cell.runs)}
-        self.say(table(["N", "tool", "median ms", "min–max ms", "chars", "≈ tokens", "refs",
-                        "µs per element", "failures", "reps"], rows))
+                rows.append(
+                    [
+                        f"{n:,}",
+                        name,
+                        fmt_ms(med),
+                        cell.spread(),
+                        f"{chars:,}" if chars is not None else "—",
+                        f"{chars // 4:,}" if chars is not None else "—",
+                        f"{count_refs(name, last.out):,}" if last else "—",
+                        f"{med / n * 1000:,.0f}" if med is not None else "—",
+                        cell.failures(),
+                        str(len(cell.runs)) + (f" ({cell.note})" if cell.note else ""),
+                    ]
+                )
+                summary.setdefault(str(n), {})[name] = {
+                    "median_ms": med,
+                    "chars": chars,
+                    "failures": cell.failures(),
+                    "reps": len(cell.runs),
+                }
+        self.say(
+            table(
+                [
+                    "N",
+                    "tool",
+                    "median ms",
+                    "min–max ms",
+                    "chars",
+                    "≈ tokens",
+                    "refs",
+                    "µs per element",
+                    "failures",
+                    "reps",
+                ],
+                rows,
+            )
+        )
         self.say()
         self.data["snapshots"] = summary
         if "agent-browser snapshot -i" in next(iter(results.values())) or self.pw:
@@ -522,13 +646,23 @@ class Bench:
                         continue
                     p = cells[peer]
                     pl, dl, al = p.last_ok(), dom.last_ok(), ax.last_ok()
-                    rows.append([f"{n:,}", peer, ratio(dom.median_ms, p.median_ms),
-                                 ratio(ax.median_ms, p.median_ms),
-                                 ratio(len(dl.out) if dl else None, len(pl.out) if pl else None),
-                                 ratio(len(al.out) if al else None, len(pl.out) if pl else None)])
+                    rows.append(
+                        [
+                            f"{n:,}",
+                            peer,
+                            ratio(dom.median_ms, p.median_ms),
+                            ratio(ax.median_ms, p.median_ms),
+                            ratio(len(dl.out) if dl else None, len(pl.out) if pl else None),
+                            ratio(len(al.out) if al else None, len(pl.out) if pl else None),
+                        ]
+                    )
             self.say("### Ratios reins/peer (time: medians; size: characters)\n")
-            self.say(table(["N", "peer", "time dom/peer", "time ax/peer", "size dom/peer",
-                            "size ax/peer"], rows))
+            self.say(
+                table(
+                    ["N", "peer", "time dom/peer", "time ax/peer", "size dom/peer", "size ax/peer"],
+                    rows,
+                )
+            )
             self.say()
 
     # 2. one action on a small page -----------------------------------------------------------
@@ -577,60 +711,97 @@ class Bench:
                 cells["agent-browser click @eN"].add(self.ab.cli("click", ab_btn))
                 cells["agent-browser fill @eN text"].add(self.ab.cli("fill", ab_inp, text))
             if page is not None:
-                cells["playwright page.click (in-process)"].add(in_process(lambda p=page: str(p.click("#btn-0"))))
+                cells["playwright page.click (in-process)"].add(
+                    in_process(lambda p=page: str(p.click("#btn-0")))
+                )
                 cells["playwright page.fill (in-process)"].add(
-                    in_process(lambda t=text, p=page: str(p.fill("#input-2", t))))
+                    in_process(lambda t=text, p=page: str(p.fill("#input-2", t)))
+                )
         last = f"hello {self.reps - 1}"
         ok_clicks = sum(r.ok for r in cells["reins click @ref"].runs)
-        verify["reins"] = f"{self.reins.eval(clicks)}/{ok_clicks} clicks, value {self.reins.eval(value)!r}"
+        verify["reins"] = (
+            f"{self.reins.eval(clicks)}/{ok_clicks} clicks, value {self.reins.eval(value)!r}"
+        )
         if self.ab:
             ok_clicks = sum(r.ok for r in cells["agent-browser click @eN"].runs)
-            verify["agent-browser"] = f"{self.ab.eval(clicks)}/{ok_clicks} clicks, value {self.ab.eval(value)!r}"
+            verify["agent-browser"] = (
+                f"{self.ab.eval(clicks)}/{ok_clicks} clicks, value {self.ab.eval(value)!r}"
+            )
         if self.pw:
-            verify["playwright"] = (f"{self.pw.page.evaluate(clicks)}/{self.reps} clicks, "
-                                    f"value {self.pw.page.evaluate(value)!r}")
+            verify["playwright"] = (
+                f"{self.pw.page.evaluate(clicks)}/{self.reps} clicks, "
+                f"value {self.pw.page.evaluate(value)!r}"
+            )
 
         # reins batch: batch_len commands over one connection, per command
-        batch: dict[str, Cell] = {"reins batch, click per command": Cell(),
-                                  "reins batch, fill per command": Cell()}
+        batch: dict[str, Cell] = {
+            "reins batch, click per command": Cell(),
+            "reins batch, fill per command": Cell(),
+        }
         if self.ab:
             batch["agent-browser batch, click per command"] = Cell()
         click_lines = "\n".join(["click @btn0"] * self.batch_len) + "\n"
-        fill_lines = "\n".join(f"fill @input2 {shlex.quote(f'batch {i}')}"
-                               for i in range(self.batch_len)) + "\n"
+        fill_lines = (
+            "\n".join(f"fill @input2 {shlex.quote(f'batch {i}')}" for i in range(self.batch_len))
+            + "\n"
+        )
         for _ in range(self.reps):
-            for key, lines in (("reins batch, click per command", click_lines),
-                               ("reins batch, fill per command", fill_lines)):
+            for key, lines in (
+                ("reins batch, click per command", click_lines),
+                ("reins batch, fill per command", fill_lines),
+            ):
                 run = self.reins.cli("batch", stdin=lines)
                 answers = [json.loads(x) for x in run.out.splitlines() if x.startswith("{")]
                 ok = run.ok and len(answers) == self.batch_len and all(a.get("ok") for a in answers)
-                batch[key].add(Run(run.seconds / self.batch_len, ok, run.out,
-                                   run.error or ("" if ok else "a line failed")))
+                batch[key].add(
+                    Run(
+                        run.seconds / self.batch_len,
+                        ok,
+                        run.out,
+                        run.error or ("" if ok else "a line failed"),
+                    )
+                )
             if self.ab:
                 run = self.ab.cli("batch", *[f"click {ab_btn}"] * self.batch_len)
                 batch["agent-browser batch, click per command"].add(
-                    Run(run.seconds / self.batch_len, run.ok, run.out, run.error))
+                    Run(run.seconds / self.batch_len, run.ok, run.out, run.error)
+                )
 
         self.say(f"## One action on a small page (big.html?n={self.small_n})\n")
-        rows = [[k, fmt_ms(c.median_ms), c.spread(), c.failures()] for k, c in {**cells, **batch}.items()]
+        rows = [
+            [k, fmt_ms(c.median_ms), c.spread(), c.failures()]
+            for k, c in {**cells, **batch}.items()
+        ]
         self.say(table(["command", "median ms", "min–max ms", "failures"], rows))
         self.say()
-        self.say("Page as oracle (clicks the page counted / clicks that answered ok, and the input's final "
-                 f"value; expected {last!r}): " + "; ".join(f"{k}: {v}" for k, v in verify.items()))
+        self.say(
+            "Page as oracle (clicks the page counted / clicks that answered ok, and the input's final "
+            f"value; expected {last!r}): " + "; ".join(f"{k}: {v}" for k, v in verify.items())
+        )
         self.say()
         med = {k: c.median_ms for k, c in {**cells, **batch}.items()}
         self.data["actions"] = med
         if self.ab:
             abc, abf = med["agent-browser click @eN"], med["agent-browser fill @eN text"]
-            rows = [["click, whole process", ratio(med["reins click @ref"], abc)],
-                    ["fill, whole process", ratio(med["reins fill @ref text"], abf)],
-                    ["reins batch click per command / agent-browser click process",
-                     ratio(med["reins batch, click per command"], abc)],
-                    ["reins batch fill per command / agent-browser fill process",
-                     ratio(med["reins batch, fill per command"], abf)],
-                    ["reins batch click / agent-browser batch click, per command",
-                     ratio(med["reins batch, click per command"],
-                           med["agent-browser batch, click per command"])]]
+            rows = [
+                ["click, whole process", ratio(med["reins click @ref"], abc)],
+                ["fill, whole process", ratio(med["reins fill @ref text"], abf)],
+                [
+                    "reins batch click per command / agent-browser click process",
+                    ratio(med["reins batch, click per command"], abc),
+                ],
+                [
+                    "reins batch fill per command / agent-browser fill process",
+                    ratio(med["reins batch, fill per command"], abf),
+                ],
+                [
+                    "reins batch click / agent-browser batch click, per command",
+                    ratio(
+                        med["reins batch, click per command"],
+                        med["agent-browser batch, click per command"],
+                    ),
+                ],
+            ]
             self.say("### Ratios reins/agent-browser\n")
             self.say(table(["what", "reins/agent-browser"], rows))
             self.say()
@@ -648,10 +819,23 @@ class Bench:
             r = self.reins
             steps = [("observe", r.cli("state"))]
             refs = reins_refs(steps[0][1].out)
-            steps.append(("fill merchant", r.cli("fill", refs.get(("textbox", "Merchant"), "@merchant"),
-                                                  "Blue Bottle Coffee")))
-            steps.append(("fill amount", r.cli("fill", refs.get(("textbox", "Amount"), "@amount"), "12.50")))
-            steps.append(("click trigger", r.cli("click", refs.get(("combobox", "Category"), "@categorytrig"))))
+            steps.append(
+                (
+                    "fill merchant",
+                    r.cli(
+                        "fill", refs.get(("textbox", "Merchant"), "@merchant"), "Blue Bottle Coffee"
+                    ),
+                )
+            )
+            steps.append(
+                ("fill amount", r.cli("fill", refs.get(("textbox", "Amount"), "@amount"), "12.50"))
+            )
+            steps.append(
+                (
+                    "click trigger",
+                    r.cli("click", refs.get(("combobox", "Category"), "@categorytrig")),
+                )
+            )
             steps.append(("observe menu", r.cli("state")))
             option = reins_refs(steps[-1][1].out).get(("option", FLOW_OPTION))
             steps.append(("click option", r.cli("click", option) if option else missing))
@@ -668,10 +852,18 @@ class Bench:
 
             steps = [("observe", a.cli("snapshot", "-i"))]
             refs = ab_refs(steps[0][1].out)
-            for label, name, text in (("fill merchant", "Merchant", "Blue Bottle Coffee"),
-                                      ("fill amount", "Amount", "12.50")):
-                steps.append((label, a.cli("fill", "@" + refs[("textbox", name)], text)
-                              if ("textbox", name) in refs else missing))
+            for label, name, text in (
+                ("fill merchant", "Merchant", "Blue Bottle Coffee"),
+                ("fill amount", "Amount", "12.50"),
+            ):
+                steps.append(
+                    (
+                        label,
+                        a.cli("fill", "@" + refs[("textbox", name)], text)
+                        if ("textbox", name) in refs
+                        else missing,
+                    )
+                )
             steps.append(("click trigger", click(refs, "combobox", "Category")))
             steps.append(("observe menu", a.cli("snapshot", "-i")))
             steps.append(("click option", click(ab_refs(steps[-1][1].out), "option", FLOW_OPTION)))
@@ -684,17 +876,32 @@ class Bench:
         def pw_flow() -> tuple[Steps, str]:
             assert self.pw is not None
             p = self.pw.page
-            steps = [("observe", in_process(lambda: p.aria_snapshot(mode="ai"))),
-                     ("fill merchant", in_process(lambda: str(p.get_by_label("Merchant").fill("Blue Bottle Coffee")))),
-                     ("fill amount", in_process(lambda: str(p.get_by_label("Amount").fill("12.50")))),
-                     ("click trigger", in_process(lambda: str(p.get_by_role("combobox", name="Category").click()))),
-                     ("observe menu", in_process(lambda: p.aria_snapshot(mode="ai"))),
-                     ("click option", in_process(lambda: str(p.get_by_role("option", name=FLOW_OPTION).click()))),
-                     ("click save", in_process(lambda: str(p.get_by_role("button", name="Save").click())))]
+            steps = [
+                ("observe", in_process(lambda: p.aria_snapshot(mode="ai"))),
+                (
+                    "fill merchant",
+                    in_process(lambda: str(p.get_by_label("Merchant").fill("Blue Bottle Coffee"))),
+                ),
+                ("fill amount", in_process(lambda: str(p.get_by_label("Amount").fill("12.50")))),
+                (
+                    "click trigger",
+                    in_process(lambda: str(p.get_by_role("combobox", name="Category").click())),
+                ),
+                ("observe menu", in_process(lambda: p.aria_snapshot(mode="ai"))),
+                (
+                    "click option",
+                    in_process(lambda: str(p.get_by_role("option", name=FLOW_OPTION).click())),
+                ),
+                (
+                    "click save",
+                    in_process(lambda: str(p.get_by_role("button", name="Save").click())),
+                ),
+            ]
             return steps, str(self._poll(lambda: p.evaluate(saved_js)))
 
         flows: list[tuple[str, Any, Callable[[], tuple[Steps, str]]]] = [
-            ("reins (CLI per step)", self.reins, reins_flow)]
+            ("reins (CLI per step)", self.reins, reins_flow)
+        ]
         if self.ab:
             flows.append(("agent-browser (CLI per step)", self.ab, ab_flow))
         if self.pw:
@@ -707,33 +914,58 @@ class Bench:
                 tool.open(url)
                 steps, saved = fn()
                 ok = all(r.ok for _, r in steps) and FLOW_OPTION in saved
-                error = next((f"{label}: {r.error}" for label, r in steps if not r.ok),
-                             "" if ok else f"page saved {saved!r}")
+                error = next(
+                    (f"{label}: {r.error}" for label, r in steps if not r.ok),
+                    "" if ok else f"page saved {saved!r}",
+                )
                 totals[name].add(Run(sum(r.seconds for _, r in steps), ok, saved, error))
                 for label, r in steps:
                     if label not in order:
-                        order.insert(len(order) if label != "observe again" else order.index("click save"), label)
+                        order.insert(
+                            len(order) if label != "observe again" else order.index("click save"),
+                            label,
+                        )
                     if r.ok:
                         per_step[name].setdefault(label, []).append(r.seconds)
         self.say("## Expense-form dropdown flow, end to end (app/expense.html, Radix select)\n")
-        self.say("Steps: observe (reins state / agent-browser snapshot -i / Playwright aria_snapshot(mode=ai)), "
-                 "fill merchant, fill amount, click the category trigger, observe the open menu, click "
-                 f"the option {FLOW_OPTION!r} by the ref the observation gave, click Save. A run counts "
-                 f"as ok only if every step answered ok and the page then shows 'Saved: … {FLOW_OPTION}'. "
-                 "Page loads are not timed.\n")
+        self.say(
+            "Steps: observe (reins state / agent-browser snapshot -i / Playwright aria_snapshot(mode=ai)), "
+            "fill merchant, fill amount, click the category trigger, observe the open menu, click "
+            f"the option {FLOW_OPTION!r} by the ref the observation gave, click Save. A run counts "
+            f"as ok only if every step answered ok and the page then shows 'Saved: … {FLOW_OPTION}'. "
+            "Page loads are not timed.\n"
+        )
         rows = []
         for name in per_step:
-            rows.append([name, fmt_ms(totals[name].median_ms), str(len(per_step[name])),
-                         totals[name].failures()]
-                        + [fmt_ms(median(per_step[name][s]) * 1000) if per_step[name].get(s) else "—"
-                           for s in order])
-        self.say(table(["tool", "total median ms", "commands", "failures"] + [f"{s} ms" for s in order], rows))
+            rows.append(
+                [
+                    name,
+                    fmt_ms(totals[name].median_ms),
+                    str(len(per_step[name])),
+                    totals[name].failures(),
+                ]
+                + [
+                    fmt_ms(median(per_step[name][s]) * 1000) if per_step[name].get(s) else "—"
+                    for s in order
+                ]
+            )
+        self.say(
+            table(
+                ["tool", "total median ms", "commands", "failures"] + [f"{s} ms" for s in order],
+                rows,
+            )
+        )
         self.say()
         self.data["flow"] = {n: totals[n].median_ms for n in totals}
         if self.ab:
-            self.say("Ratio reins/agent-browser, whole flow: "
-                     + ratio(totals["reins (CLI per step)"].median_ms,
-                             totals["agent-browser (CLI per step)"].median_ms) + "\n")
+            self.say(
+                "Ratio reins/agent-browser, whole flow: "
+                + ratio(
+                    totals["reins (CLI per step)"].median_ms,
+                    totals["agent-browser (CLI per step)"].median_ms,
+                )
+                + "\n"
+            )
 
     # where the time goes (for the targets that are missed) -----------------------------------
 
@@ -750,8 +982,10 @@ class Bench:
         for _ in range(self.reps):
             imports.add(timed([py, "-c", "import reins.cli"], self.reins.env))
         url = self.url(f"static/big.html?n={self.small_n}")
-        stamp = ("window.__t = []; for (const e of ['pointerdown', 'input']) document.addEventListener("
-                 "e, () => window.__t.push(Date.now()), true); 0")
+        stamp = (
+            "window.__t = []; for (const e of ['pointerdown', 'input']) document.addEventListener("
+            "e, () => window.__t.push(Date.now()), true); 0"
+        )
         rows = []
         tools: list[tuple[str, Any, list[str]]] = [("reins", self.reins, [])]
         self.reins.open(url)
@@ -759,14 +993,26 @@ class Bench:
         if self.ab:
             self.ab.open(url)
             refs = ab_refs(self.ab.cli("snapshot", "-i").out)
-            tools.append(("agent-browser", self.ab, ["@" + refs.get(("button", "Button 0"), "e2"),
-                                                      "@" + refs.get(("textbox", "Field 2"), "e4")]))
+            tools.append(
+                (
+                    "agent-browser",
+                    self.ab,
+                    [
+                        "@" + refs.get(("button", "Button 0"), "e2"),
+                        "@" + refs.get(("textbox", "Field 2"), "e4"),
+                    ],
+                )
+            )
         for name, tool, refs in tools:
             tool.eval(stamp)
             for action in ("click", "fill"):
                 before, after = [], []
                 for rep in range(self.reps):
-                    target = (refs[0] if refs else "@btn0") if action == "click" else (refs[1] if refs else "@input2")
+                    target = (
+                        (refs[0] if refs else "@btn0")
+                        if action == "click"
+                        else (refs[1] if refs else "@input2")
+                    )
                     argv = ["click", target] if action == "click" else ["fill", target, f"x{rep}"]
                     t0 = time.time()
                     run = tool.cli(*argv)
@@ -776,21 +1022,45 @@ class Bench:
                         first, last = min(stamps) / 1000, max(stamps) / 1000
                         before.append(first - t0)
                         after.append(t1 - last)
-                rows.append([f"{name} {action}", fmt_ms(median(before) * 1000 if before else None),
-                             fmt_ms(median(after) * 1000 if after else None), str(len(before))])
-        self.say("## Where an action's time goes (whole process, split at the page's first event)\n")
-        self.say(f"CLI start-up alone (`python -c 'import reins.cli'`): median {fmt_ms(imports.median_ms)} ms.\n")
-        self.say(table(["command", "start → first page event ms", "last page event → process exit ms",
-                        "reps"], rows))
+                rows.append(
+                    [
+                        f"{name} {action}",
+                        fmt_ms(median(before) * 1000 if before else None),
+                        fmt_ms(median(after) * 1000 if after else None),
+                        str(len(before)),
+                    ]
+                )
+        self.say(
+            "## Where an action's time goes (whole process, split at the page's first event)\n"
+        )
+        self.say(
+            f"CLI start-up alone (`python -c 'import reins.cli'`): median {fmt_ms(imports.median_ms)} ms.\n"
+        )
+        self.say(
+            table(
+                [
+                    "command",
+                    "start → first page event ms",
+                    "last page event → process exit ms",
+                    "reps",
+                ],
+                rows,
+            )
+        )
         self.say()
 
         sys.path.insert(0, str(ROOT / "host"))
         from reins.observe.collect import MAX_ELEMENTS, collect_expression
 
-        body = collect_expression({"viewportOnly": False, "maxElements": MAX_ELEMENTS, "withSelectors": True})
-        timing = ("(() => { const t0 = performance.now(); const r = " + body
-                  + "; const t1 = performance.now(); const s = JSON.stringify(r); "
-                  "return [t1 - t0, performance.now() - t1, s.length, r.elements.length]; })()")
+        body = collect_expression(
+            {"viewportOnly": False, "maxElements": MAX_ELEMENTS, "withSelectors": True}
+        )
+        timing = (
+            "(() => { const t0 = performance.now(); const r = "
+            + body
+            + "; const t1 = performance.now(); const s = JSON.stringify(r); "
+            "return [t1 - t0, performance.now() - t1, s.length, r.elements.length]; })()"
+        )
         rows = []
         for n in self.sizes:
             self.reins.open(self.url(f"static/big.html?n={n}"))
@@ -805,16 +1075,38 @@ class Bench:
                         if isinstance(measured, list):
                             page.append(float(measured[0]))
                             size = int(measured[2])
-                rows.append([f"{n:,}", source, fmt_ms(whole.median_ms), fmt_ms(median(host)),
-                             fmt_ms(median(page)) if page else "", f"{size / 1e6:.2f} MB" if page else "",
-                             whole.failures()])
+                rows.append(
+                    [
+                        f"{n:,}",
+                        source,
+                        fmt_ms(whole.median_ms),
+                        fmt_ms(median(host)),
+                        fmt_ms(median(page)) if page else "",
+                        f"{size / 1e6:.2f} MB" if page else "",
+                        whole.failures(),
+                    ]
+                )
         self.say("## Where a snapshot's time goes\n")
-        self.say("whole = `reins state --json` process; host = the host's elapsed_ms for the command; "
-                 "page script = the collection script alone, timed inside the page with performance.now() "
-                 "(run through `reins eval`), and the size of its JSON result, which crosses the "
-                 "extension and native messaging.\n")
-        self.say(table(["N", "source", "whole ms", "host ms", "page script ms", "page → host JSON",
-                        "failures"], rows))
+        self.say(
+            "whole = `reins state --json` process; host = the host's elapsed_ms for the command; "
+            "page script = the collection script alone, timed inside the page with performance.now() "
+            "(run through `reins eval`), and the size of its JSON result, which crosses the "
+            "extension and native messaging.\n"
+        )
+        self.say(
+            table(
+                [
+                    "N",
+                    "source",
+                    "whole ms",
+                    "host ms",
+                    "page script ms",
+                    "page → host JSON",
+                    "failures",
+                ],
+                rows,
+            )
+        )
         self.say()
 
     @staticmethod
@@ -832,8 +1124,11 @@ class Bench:
 
 @contextlib.contextmanager
 def fixture_server() -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "serve-fixtures"), "0"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "serve-fixtures"), "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
@@ -846,23 +1141,36 @@ def fixture_server() -> Iterator[str]:
 def versions(ab: AgentBrowser | None, pw: bool) -> dict[str, str]:
     def out(argv: list[str]) -> str:
         try:
-            return subprocess.run(argv, capture_output=True, text=True, check=False,
-                                  cwd=ROOT).stdout.strip()
+            return subprocess.run(
+                argv, capture_output=True, text=True, check=False, cwd=ROOT
+            ).stdout.strip()
         except OSError:
             return "?"
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    dirty = out(["git", "status", "--porcelain", "--untracked-files=no", "host", "extension", "pagescripts"])
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    dirty = out(
+        ["git", "status", "--porcelain", "--untracked-files=no", "host", "extension", "pagescripts"]
+    )
     info = {
         "machine": f"{cpu}, {os.cpu_count()} cores, "
-                   f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB",
+        f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB",
         "os": platform.platform(),
         "chromium": out([CHROMIUM, "--version"]),
         "python": platform.python_version(),
         "reins": out(["git", "rev-parse", "--short", "HEAD"])
-                 + (" + uncommitted changes in " + ", ".join(sorted({line.split()[-1] for line in dirty.splitlines()}))
-                    if dirty else ""),
+        + (
+            " + uncommitted changes in "
+            + ", ".join(sorted({line.split()[-1] for line in dirty.splitlines()}))
+            if dirty
+            else ""
+        ),
     }
     if ab:
         info["agent-browser"] = ab.version() + f" ({ab.exe})"
@@ -875,23 +1183,43 @@ def versions(ab: AgentBrowser | None, pw: bool) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke mode: tiny page, 2 repetitions, seconds (run by the tests)")
-    parser.add_argument("--reps", type=int, default=None, help="repetitions (default 10; --quick 2)")
-    parser.add_argument("--sizes", default=None, help="element counts (default 100,1000,5000,20000)")
-    parser.add_argument("--only", default=None,
-                        help="comma list of parts: bridge,actions,flow,snapshots,diff,memory,"
-                             "phases (default all but phases)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke mode: tiny page, 2 repetitions, seconds (run by the tests)",
+    )
+    parser.add_argument(
+        "--reps", type=int, default=None, help="repetitions (default 10; --quick 2)"
+    )
+    parser.add_argument(
+        "--sizes", default=None, help="element counts (default 100,1000,5000,20000)"
+    )
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="comma list of parts: bridge,actions,flow,snapshots,diff,memory,"
+        "phases (default all but phases)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="reins only")
-    parser.add_argument("--json", dest="json_out", default=None, help="also write raw figures to FILE")
+    parser.add_argument(
+        "--json", dest="json_out", default=None, help="also write raw figures to FILE"
+    )
     parser.add_argument("--markdown", default=None, help="also write the tables to FILE")
     args = parser.parse_args(argv)
 
     reps = args.reps or (2 if args.quick else 10)
-    sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes
-             else [50] if args.quick else [100, 1000, 5000, 20000])
-    parts = set(args.only.split(",")) if args.only else {"bridge", "actions", "flow", "snapshots",
-                                                         "diff", "memory"}
+    sizes = (
+        [int(s) for s in args.sizes.split(",")]
+        if args.sizes
+        else [50]
+        if args.quick
+        else [100, 1000, 5000, 20000]
+    )
+    parts = (
+        set(args.only.split(","))
+        if args.only
+        else {"bridge", "actions", "flow", "snapshots", "diff", "memory"}
+    )
 
     # SIGTERM (e.g. a test's timeout) must still run the clean-up below
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -910,22 +1238,36 @@ def main(argv: list[str] | None = None) -> int:
                     ab = AgentBrowser(exe, home / "ab")
                     (home / "ab").mkdir()
                 else:
-                    notes.append("agent-browser not installed: skipped (npm install --prefix "
-                                 "bench/agent-browser agent-browser)")
+                    notes.append(
+                        "agent-browser not installed: skipped (npm install --prefix "
+                        "bench/agent-browser agent-browser)"
+                    )
                 if PlaywrightPeer.available():
                     pw = PlaywrightPeer()
                 else:
-                    notes.append("playwright not installed: skipped (.venv/bin/pip install -e '.[bench]')")
+                    notes.append(
+                        "playwright not installed: skipped (.venv/bin/pip install -e '.[bench]')"
+                    )
             reins.launch()
-            bench = Bench(reps=reps, sizes=sizes, small_n=50,
-                          batch_len=5 if args.quick else 20, flow_reps=1 if args.quick else reps, base=base,
-                          reins=reins, ab=ab, pw=pw)
+            bench = Bench(
+                reps=reps,
+                sizes=sizes,
+                small_n=50,
+                batch_len=5 if args.quick else 20,
+                flow_reps=1 if args.quick else reps,
+                base=base,
+                reins=reins,
+                ab=ab,
+                pw=pw,
+            )
             info = versions(ab, pw is not None)
             bench.say(f"# reins benchmark{' (--quick)' if args.quick else ''}\n")
             for key, value in info.items():
                 bench.say(f"- {key}: {value}")
-            bench.say(f"- repetitions: {reps}; sizes: {', '.join(f'{n:,}' for n in sizes)}; "
-                      f"load average at start: {load_start[0]:.2f}")
+            bench.say(
+                f"- repetitions: {reps}; sizes: {', '.join(f'{n:,}' for n in sizes)}; "
+                f"load average at start: {load_start[0]:.2f}"
+            )
             for note in notes:
                 bench.say(f"- note: {note}")
             bench.say()
@@ -949,8 +1291,10 @@ def main(argv: list[str] | None = None) -> int:
                 bench.diff()
             bench.memory_table()
             load_end = os.getloadavg()
-            bench.say(f"Run took {time.monotonic() - started:,.0f} s; load average at the end "
-                      f"{load_end[0]:.2f} (1 min), {load_end[1]:.2f} (5 min).")
+            bench.say(
+                f"Run took {time.monotonic() - started:,.0f} s; load average at the end "
+                f"{load_end[0]:.2f} (1 min), {load_end[1]:.2f} (5 min)."
+            )
             bench.data["info"] = info
             if args.json_out:
                 Path(args.json_out).write_text(json.dumps(bench.data, indent=1))

@@ -59,8 +59,10 @@ def tokens(text: str) -> int:
 
 
 def answer_tokens(result: CallToolResult) -> int:
-    return sum(tokens(b.text) if isinstance(b, TextContent) else tokens(getattr(b, "data", ""))
-               for b in result.content)
+    return sum(
+        tokens(b.text) if isinstance(b, TextContent) else tokens(getattr(b, "data", ""))
+        for b in result.content
+    )
 
 
 def text_of(result: CallToolResult) -> str:
@@ -70,8 +72,10 @@ def text_of(result: CallToolResult) -> str:
 def playwright_answer(code: str, url: str, title: str, snapshot: str) -> str:
     """What a full-snapshot MCP server sends for one step (Playwright MCP's response layout)."""
     ran = f"### Ran Playwright code\n```js\n{code}\n```\n\n" if code else ""
-    return (f"{ran}### Page state\n- Page URL: {url}\n- Page Title: {title}\n"
-            f"- Page Snapshot:\n```yaml\n{snapshot}\n```")
+    return (
+        f"{ran}### Page state\n- Page URL: {url}\n- Page Title: {title}\n"
+        f"- Page Snapshot:\n```yaml\n{snapshot}\n```"
+    )
 
 
 @dataclass
@@ -103,8 +107,10 @@ class Run:
 
     async def session(self, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "reins.cli", "--profile", PROFILE, "mcp"],
-            env={k: v for k, v in self.reins.env.items() if k in ("REINS_HOME", "PYTHONPATH")})
+            command=sys.executable,
+            args=["-m", "reins.cli", "--profile", PROFILE, "mcp"],
+            env={k: v for k, v in self.reins.env.items() if k in ("REINS_HOME", "PYTHONPATH")},
+        )
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -128,21 +134,32 @@ class Run:
 
         first = await call(Step("observe", "state", playwright_call="browser_snapshot"), "state")
         steps[-1].full_state_tokens = self.full_state()
-        await call(Step("click the category trigger", "click", playwright_call="browser_click"),
-                   "click", target=_ref(first, "combobox", "Category"))
+        await call(
+            Step("click the category trigger", "click", playwright_call="browser_click"),
+            "click",
+            target=_ref(first, "combobox", "Category"),
+        )
         steps[-1].full_state_tokens = self.full_state()
-        menu = await call(Step("observe the open menu", "state",
-                               playwright_call="— (the click's answer had it)"), "state")
-        await call(Step("click Meals", "click", playwright_call="browser_click"), "click",
-                   target=_ref(menu, "option", "Meals"))
+        menu = await call(
+            Step("observe the open menu", "state", playwright_call="— (the click's answer had it)"),
+            "state",
+        )
+        await call(
+            Step("click Meals", "click", playwright_call="browser_click"),
+            "click",
+            target=_ref(menu, "option", "Meals"),
+        )
         steps[-1].full_state_tokens = self.full_state()
-        await call(Step("click Save", "click", playwright_call="browser_click"), "click",
-                   target=_ref(first, "button", "Save"))
+        await call(
+            Step("click Save", "click", playwright_call="browser_click"),
+            "click",
+            target=_ref(first, "button", "Save"),
+        )
         steps[-1].full_state_tokens = self.full_state()
-        saved = await session.call_tool(
-            "wait", {"text": "Saved:"})
+        saved = await session.call_tool("wait", {"text": "Saved:"})
         check = await session.call_tool(
-            "eval", {"expression": "document.querySelector('#saved').textContent"})
+            "eval", {"expression": "document.querySelector('#saved').textContent"}
+        )
         assert not saved.is_error, text_of(saved)
         return steps, str(json.loads(text_of(check)).get("value"))
 
@@ -154,11 +171,16 @@ class Run:
             "observe": ("", lambda: None),
             "click the category trigger": (
                 "await page.getByRole('combobox', { name: 'Category' }).click();",
-                lambda: p.get_by_role("combobox", name="Category").click()),
-            "click Meals": ("await page.getByRole('option', { name: 'Meals' }).click();",
-                            lambda: p.get_by_role("option", name="Meals").click()),
-            "click Save": ("await page.getByRole('button', { name: 'Save' }).click();",
-                           lambda: p.get_by_role("button", name="Save").click()),
+                lambda: p.get_by_role("combobox", name="Category").click(),
+            ),
+            "click Meals": (
+                "await page.getByRole('option', { name: 'Meals' }).click();",
+                lambda: p.get_by_role("option", name="Meals").click(),
+            ),
+            "click Save": (
+                "await page.getByRole('button', { name: 'Save' }).click();",
+                lambda: p.get_by_role("button", name="Save").click(),
+            ),
         }
         for step in steps:
             if step.label not in actions:
@@ -166,33 +188,50 @@ class Run:
             code, act = actions[step.label]
             act()
             p.wait_for_timeout(200)
-            step.playwright_tokens = tokens(playwright_answer(code, p.url, p.title(),
-                                                              p.aria_snapshot(mode="ai")))
+            step.playwright_tokens = tokens(
+                playwright_answer(code, p.url, p.title(), p.aria_snapshot(mode="ai"))
+            )
         return str(p.evaluate("document.querySelector('#saved').textContent"))
 
     def flow_table(self, steps: list[Step], saved: str, pw_saved: str | None) -> None:
         self.say("## Tokens per step through MCP: the expense flow (app/expense.html)\n")
-        headers = ["step", "reins mcp call", "reins answer tokens",
-                   "full-snapshot server: call", "estimate 1: full reins state per action"]
+        headers = [
+            "step",
+            "reins mcp call",
+            "reins answer tokens",
+            "full-snapshot server: call",
+            "estimate 1: full reins state per action",
+        ]
         if self.pw:
             headers.append("estimate 2: Playwright snapshot per action (measured)")
         rows = []
         for s in steps:
-            row = [s.label, s.reins_call, f"{s.reins_tokens:,}", s.playwright_call,
-                   f"{s.full_state_tokens:,}" if s.full_state_tokens is not None else "0"]
+            row = [
+                s.label,
+                s.reins_call,
+                f"{s.reins_tokens:,}",
+                s.playwright_call,
+                f"{s.full_state_tokens:,}" if s.full_state_tokens is not None else "0",
+            ]
             if self.pw:
                 row.append(f"{s.playwright_tokens:,}" if s.playwright_tokens is not None else "0")
             rows.append(row)
-        total = ["**whole flow**", f"{len(steps)} calls",
-                 f"**{sum(s.reins_tokens or 0 for s in steps):,}**",
-                 f"{sum(1 for s in steps if s.full_state_tokens is not None)} calls",
-                 f"**{sum(s.full_state_tokens or 0 for s in steps):,}**"]
+        total = [
+            "**whole flow**",
+            f"{len(steps)} calls",
+            f"**{sum(s.reins_tokens or 0 for s in steps):,}**",
+            f"{sum(1 for s in steps if s.full_state_tokens is not None)} calls",
+            f"**{sum(s.full_state_tokens or 0 for s in steps):,}**",
+        ]
         if self.pw:
             total.append(f"**{sum(s.playwright_tokens or 0 for s in steps):,}**")
         self.say(table(headers, [*rows, total]))
         self.say()
-        self.say(f"Page as oracle: reins flow saved {saved!r}"
-                 + (f"; Playwright flow saved {pw_saved!r}" if pw_saved is not None else "") + "\n")
+        self.say(
+            f"Page as oracle: reins flow saved {saved!r}"
+            + (f"; Playwright flow saved {pw_saved!r}" if pw_saved is not None else "")
+            + "\n"
+        )
 
     # one click on a big page -----------------------------------------------------------------
 
@@ -206,8 +245,9 @@ class Run:
             click = await session.call_tool("click", {"target": "@btn0"})
             assert not click.is_error, text_of(click)
             full = self.full_state()
-            rows.append([f"{n:,}", f"{answer_tokens(click):,}", f"{answer_tokens(state):,}",
-                         f"{full:,}"])
+            rows.append(
+                [f"{n:,}", f"{answer_tokens(click):,}", f"{answer_tokens(state):,}", f"{full:,}"]
+            )
         return rows
 
     def playwright_big(self, rows: list[list[str]]) -> None:
@@ -216,16 +256,26 @@ class Run:
         for row in rows:
             p.goto(f"{self.base}/static/big.html?n={row[0].replace(',', '')}")
             p.get_by_role("button", name="Button 0", exact=True).click()
-            snap = tokens(playwright_answer(
-                "await page.getByRole('button', { name: 'Button 0', exact: true }).click();",
-                p.url, p.title(), p.aria_snapshot(mode="ai")))
-            row.append(f"{snap:,}" + (" (over the host's cap: the call fails)"
-                                      if snap > HOST_CAP else ""))
+            snap = tokens(
+                playwright_answer(
+                    "await page.getByRole('button', { name: 'Button 0', exact: true }).click();",
+                    p.url,
+                    p.title(),
+                    p.aria_snapshot(mode="ai"),
+                )
+            )
+            row.append(
+                f"{snap:,}" + (" (over the host's cap: the call fails)" if snap > HOST_CAP else "")
+            )
 
     def big_table(self, rows: list[list[str]]) -> None:
         self.say("## One click on big.html?n=N: what the answer costs\n")
-        headers = ["N", "reins mcp click answer", "reins mcp state (default budget)",
-                   "full reins state"]
+        headers = [
+            "N",
+            "reins mcp click answer",
+            "reins mcp state (default budget)",
+            "full reins state",
+        ]
         if self.pw:
             headers.append("Playwright snapshot per action (measured)")
         self.say(table(headers, rows))
@@ -242,10 +292,16 @@ def _ref(state_text: str, role: str, name: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench-mcp", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke mode: one small big.html, no Playwright (run by the tests)")
-    parser.add_argument("--sizes", default=None, help="big.html sizes for one click "
-                                                      "(default 100,1000,5000; --quick 100)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke mode: one small big.html, no Playwright (run by the tests)",
+    )
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="big.html sizes for one click (default 100,1000,5000; --quick 100)",
+    )
     parser.add_argument("--no-peers", action="store_true", help="no Playwright, even if installed")
     parser.add_argument("--markdown", default=None, help="also write the tables to FILE")
     args = parser.parse_args(argv)
@@ -266,21 +322,30 @@ def main(argv: list[str] | None = None) -> int:
             run.say("# Tokens per step: reins mcp and a full-snapshot-per-action server\n")
             for key, value in versions(None, pw is not None).items():
                 run.say(f"- {key}: {value}")
-            run.say(f"- MCP SDK: {version('mcp')}; browsers: {CHROMIUM} ({' '.join(CHROMIUM_FLAGS)})")
-            run.say(f"- tokens: chars/4 (images by their base64), as `reins mcp` counts its cap; "
-                    f"checkout {ROOT.name}\n")
+            run.say(
+                f"- MCP SDK: {version('mcp')}; browsers: {CHROMIUM} ({' '.join(CHROMIUM_FLAGS)})"
+            )
+            run.say(
+                f"- tokens: chars/4 (images by their base64), as `reins mcp` counts its cap; "
+                f"checkout {ROOT.name}\n"
+            )
 
             async def everything(session: ClientSession) -> tuple[Any, ...]:
                 tools = (await session.list_tools()).tools
-                listed = tokens(json.dumps([t.model_dump(by_alias=True, exclude_none=True,
-                                                         mode="json") for t in tools]))
+                listed = tokens(
+                    json.dumps(
+                        [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in tools]
+                    )
+                )
                 steps, saved = await run.flow(session)
                 big = await run.big(session, sizes)
                 return len(tools), listed, steps, saved, big
 
             # Playwright's sync API holds this thread's event loop: the MCP client gets its own.
             done: list[tuple[Any, ...]] = []
-            worker = threading.Thread(target=lambda: done.append(anyio.run(run.session, everything)))
+            worker = threading.Thread(
+                target=lambda: done.append(anyio.run(run.session, everything))
+            )
             worker.start()
             worker.join()
             if not done:
@@ -293,8 +358,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"bench-mcp: the page saved {saved!r}, not Meals")
             run.flow_table(steps, saved, pw_saved)
             run.big_table(big)
-            run.say(f"The tool list itself (`tools/list`, sent once per session): {n_tools} tools, "
-                    f"{listed:,} tokens.\n")
+            run.say(
+                f"The tool list itself (`tools/list`, sent once per session): {n_tools} tools, "
+                f"{listed:,} tokens.\n"
+            )
             if args.markdown:
                 Path(args.markdown).write_text("\n".join(run.out) + "\n")
     finally:

@@ -71,19 +71,27 @@ def _is_reins_package(node: ast.ImportFrom) -> bool:
 class _Module:
     """What one file imports from reins._errors and builds on top of it."""
 
-    def __init__(self, tree: ast.Module, is_errors_module: bool,
-                 known: dict[str, set[str]] | None = None) -> None:
+    def __init__(
+        self, tree: ast.Module, is_errors_module: bool, known: dict[str, set[str]] | None = None
+    ) -> None:
         self.allowed: set[str] = set()
         self.module_aliases: set[str] = set()
         self.defined: set[str] = set()  # error classes this module defines (for its importers)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and _is_errors_module(node):
                 self.allowed |= {alias.asname or alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and known \
-                    and node.module in known:
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and known
+                and node.module in known
+            ):
                 # ``from reins.page.poll import NotYet``: an error class of another reins module
-                self.allowed |= {alias.asname or alias.name for alias in node.names
-                                 if alias.name in known[node.module]}
+                self.allowed |= {
+                    alias.asname or alias.name
+                    for alias in node.names
+                    if alias.name in known[node.module]
+                }
             elif isinstance(node, ast.ImportFrom) and _is_reins_package(node):
                 for alias in node.names:
                     if alias.name == "_errors":
@@ -95,8 +103,9 @@ class _Module:
         if is_errors_module:
             self.allowed.add("ReinsError")
         classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-        functions = [n for n in ast.walk(tree)
-                     if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        functions = [
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
         changed = True
         while changed:  # classes deriving from allowed ones, factories returning them
             changed = False
@@ -170,7 +179,10 @@ class _RaiseVisitor(ast.NodeVisitor):
     def _error_factory(self, annotation: ast.expr | None) -> bool:
         """``Callable[..., ReinsError]``: a parameter that makes reins errors."""
         if not isinstance(annotation, ast.Subscript) or _dotted(annotation.value) not in (
-                "Callable", "collections.abc.Callable", "typing.Callable"):
+            "Callable",
+            "collections.abc.Callable",
+            "typing.Callable",
+        ):
             return False
         args = annotation.slice
         if not isinstance(args, ast.Tuple) or len(args.elts) != 2:
@@ -179,8 +191,9 @@ class _RaiseVisitor(ast.NodeVisitor):
         return names is not None and all(self.module.is_error_dotted(n) for n in names)
 
     def _error_locals(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-        good: set[str] = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs]
-                          if self._error_factory(a.annotation)}
+        good: set[str] = {
+            a.arg for a in [*fn.args.args, *fn.args.kwonlyargs] if self._error_factory(a.annotation)
+        }
         bad: set[str] = set()
         for node in ast.walk(fn):
             stored: list[ast.expr] = []  # targets that make a name not provably an error
@@ -195,12 +208,15 @@ class _RaiseVisitor(ast.NodeVisitor):
                 typed = names is not None and all(
                     n == "None" or self.module.is_error_dotted(n) for n in names
                 )
-                value_ok = node.value is None or self._is_error_value(node.value) or (
-                    isinstance(node.value, ast.Constant) and node.value.value is None
+                value_ok = (
+                    node.value is None
+                    or self._is_error_value(node.value)
+                    or (isinstance(node.value, ast.Constant) and node.value.value is None)
                 )
                 (good if typed and value_ok else bad).add(node.target.id)
-            elif isinstance(node, ast.NamedExpr | ast.AugAssign | ast.For | ast.AsyncFor
-                            | ast.comprehension):
+            elif isinstance(
+                node, ast.NamedExpr | ast.AugAssign | ast.For | ast.AsyncFor | ast.comprehension
+            ):
                 stored = [node.target]
             elif isinstance(node, ast.With | ast.AsyncWith):
                 stored = [i.optional_vars for i in node.items if i.optional_vars is not None]
@@ -225,16 +241,20 @@ class _RaiseVisitor(ast.NodeVisitor):
             return None
         if dotted == "AttributeError" and self.functions == ["__getattr__"]:
             return None  # a module's __getattr__ (PEP 562)
-        if not isinstance(exc, ast.Call) and isinstance(target, ast.Name) \
-                and target.id in self.caught:
+        if (
+            not isinstance(exc, ast.Call)
+            and isinstance(target, ast.Name)
+            and target.id in self.caught
+        ):
             return None  # `except X as exc: ... raise exc`
         if isinstance(target, ast.Name) and target.id in self.typed_locals[-1]:
             return None  # a local only ever assigned reins errors (or their classes)
         return f"raises {dotted}, which is not a reins error (use a class from reins._errors)"
 
 
-def check_source(source: str, filename: str = "<string>",
-                 known: dict[str, set[str]] | None = None) -> list[tuple[int, str]]:
+def check_source(
+    source: str, filename: str = "<string>", known: dict[str, set[str]] | None = None
+) -> list[tuple[int, str]]:
     """``known``: module name -> the error classes it defines (for ``from reins.x import E``)."""
     tree = ast.parse(source, filename=filename)
     module = _Module(tree, is_errors_module=Path(filename).name == "_errors.py", known=known)
@@ -248,7 +268,7 @@ def _module_name(path: Path) -> str | None:
     parts = list(path.resolve().with_suffix("").parts)
     if "reins" not in parts:
         return None
-    parts = parts[len(parts) - 1 - parts[::-1].index("reins"):]
+    parts = parts[len(parts) - 1 - parts[::-1].index("reins") :]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -268,8 +288,10 @@ def known_error_classes(paths: Iterable[Path]) -> dict[str, set[str]]:
             trees[name] = (tree, path.name == "_errors.py")
     known: dict[str, set[str]] = {}
     while True:
-        found = {name: _Module(tree, is_errors, known).defined
-                 for name, (tree, is_errors) in trees.items()}
+        found = {
+            name: _Module(tree, is_errors, known).defined
+            for name, (tree, is_errors) in trees.items()
+        }
         found = {name: classes for name, classes in found.items() if classes}
         if found == known:
             return known

@@ -154,22 +154,46 @@ class DeadlineExceeded(ReinsError):
 
 _CLASS_BY_CODE: dict[str, type[ReinsError]] = {}
 for _cls, _codes in (
-    (UsageError, ("bad_request", "unknown_command", "invalid_selector", "message_too_large",
-                  "unsafe_home")),
+    (
+        UsageError,
+        ("bad_request", "unknown_command", "invalid_selector", "message_too_large", "unsafe_home"),
+    ),
     (ConnectionFailure, ("not_connected", "no_host", "host_unresponsive", "ambiguous_profile")),
     (
         BrowserError,
-        ("cdp_blocked", "cdp_error", "paused", "target_closed", "detached_by_user",
-         "page_refused", "tab_unresponsive", "tab_crashed", "frame_unreachable",
-         "navigation_failed", "dialog_open", "tab_hidden", "browser_unresponsive"),
+        (
+            "cdp_blocked",
+            "cdp_error",
+            "paused",
+            "target_closed",
+            "detached_by_user",
+            "page_refused",
+            "tab_unresponsive",
+            "tab_crashed",
+            "frame_unreachable",
+            "navigation_failed",
+            "dialog_open",
+            "tab_hidden",
+            "browser_unresponsive",
+        ),
     ),
     (
         ResolutionError,
-        ("not_found", "ambiguous", "ref_stale", "obscured", "disabled", "not_visible",
-         "not_editable", "not_stable"),
+        (
+            "not_found",
+            "ambiguous",
+            "ref_stale",
+            "obscured",
+            "disabled",
+            "not_visible",
+            "not_editable",
+            "not_stable",
+        ),
     ),
-    (ActionError, ("fill_mismatch", "select_mismatch", "choose_mismatch", "check_failed",
-                   "upload_refused")),
+    (
+        ActionError,
+        ("fill_mismatch", "select_mismatch", "choose_mismatch", "check_failed", "upload_refused"),
+    ),
     (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),
     (DeadlineExceeded, ("timeout",)),
@@ -205,16 +229,22 @@ def from_cdp_error(method: str, error: dict[str, Any]) -> ReinsError:
     if "execution was terminated" in lowered:
         return DeadlineExceeded(f"{method}: the script ran past its budget and was stopped")
     if "no node with given id" in lowered or "could not find node" in lowered:
-        return ResolutionError(f"{method}: the node is gone from the page", code="ref_stale",
-                               transient=True)
-    if "no target with given id" in lowered or "detached while handling" in lowered \
-            or "target closed" in lowered or "no tab with id" in lowered:
+        return ResolutionError(
+            f"{method}: the node is gone from the page", code="ref_stale", transient=True
+        )
+    if (
+        "no target with given id" in lowered
+        or "detached while handling" in lowered
+        or "target closed" in lowered
+        or "no tab with id" in lowered
+    ):
         return BrowserError(f"{method}: {message}", code="target_closed")
     if "cannot access" in lowered or "chrome-extension://" in lowered or "chrome://" in lowered:
         return BrowserError(f"{method}: {message}", code="page_refused")
     if "context was destroyed" in lowered or "cannot find context" in lowered:
-        return BrowserError(f"{method}: the page navigated while the call ran", code="cdp_error",
-                            transient=True)
+        return BrowserError(
+            f"{method}: the page navigated while the call ran", code="cdp_error", transient=True
+        )
     return BrowserError(f"{method}: {message}", code="cdp_error")
 
 

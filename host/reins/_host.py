@@ -94,8 +94,9 @@ class Dispatcher:
         if cmd is None:
             raise UsageError(f"unknown command {request.cmd!r}", code="unknown_command")
         args = validate_args(cmd.args, request.args)
-        deadline = Deadline.after_ms(request.timeout_ms if request.timeout_ms is not None
-                                     else cmd.timeout_ms)
+        deadline = Deadline.after_ms(
+            request.timeout_ms if request.timeout_ms is not None else cmd.timeout_ms
+        )
         host = self.host
         tab_id: int | None = None
         if cmd.needs_tab:
@@ -111,8 +112,9 @@ class Dispatcher:
         if tab_id is not None and cmd.probe:
             await probe_if_suspect(ctx)
         try:
-            return await asyncio.wait_for(gates.run(ctx, cmd, args),
-                                          deadline.remaining() + _LATE_MS)
+            return await asyncio.wait_for(
+                gates.run(ctx, cmd, args), deadline.remaining() + _LATE_MS
+            )
         except TimeoutError:
             self._mark_suspect(cmd, tab_id)
             raise DeadlineExceeded(
@@ -151,8 +153,13 @@ def _name_profile(link: ExtensionLink, home: Path, wanted: str | None, launched:
     instance = link.hello.instance if link.hello else None
     if instance is None:
         return _pick_profile(wanted or "default", home)
-    return claim_name(home, instance=instance, wanted=wanted, launched=launched,
-                      is_live=lambda name: socket_alive(socket_path(name, home)))
+    return claim_name(
+        home,
+        instance=instance,
+        wanted=wanted,
+        launched=launched,
+        is_live=lambda name: socket_alive(socket_path(name, home)),
+    )
 
 
 async def _leave_to_us(path: Path) -> None:
@@ -166,7 +173,9 @@ async def _leave_to_us(path: Path) -> None:
 def _log_to(path: Path) -> None:
     stream = os.fdopen(open_private_append(path), "a", encoding="utf-8")
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
+    )
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
@@ -197,18 +206,25 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     profile = await loop.run_in_executor(None, _name_profile, link, home, wanted, launched)
     _log_to(home / "logs" / f"host-{profile}.log")
     session = link.hello.session if link.hello else None
-    current = CurrentTab.load(ensure_private_dir(home / "tabs") / f"{profile}.json", session,
-                              launched=launched)
+    current = CurrentTab.load(
+        ensure_private_dir(home / "tabs") / f"{profile}.json", session, launched=launched
+    )
     host = Host(profile, home, link, launched=launched, current=current)
     dispatcher = Dispatcher(host, all_commands())
-    port.send({"type": "host_hello", "version": __version__, "profile": profile,
-               "launched": launched})
+    port.send(
+        {"type": "host_hello", "version": __version__, "profile": profile, "launched": launched}
+    )
     path = socket_path(profile, home)
     await _leave_to_us(path)
     server = ControlServer(path, dispatcher.dispatch)
     await server.start()
-    log.info("host %s for profile %s (%s) listening on %s", os.getpid(), profile,
-             "launched" if launched else "own", server.path)
+    log.info(
+        "host %s for profile %s (%s) listening on %s",
+        os.getpid(),
+        profile,
+        "launched" if launched else "own",
+        server.path,
+    )
     stopper = asyncio.ensure_future(dispatcher.stop.wait())
     try:
         await asyncio.wait({stopper, eof_wait}, return_when=asyncio.FIRST_COMPLETED)

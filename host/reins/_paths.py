@@ -38,15 +38,19 @@ def reins_home() -> Path:
     env = os.environ.get("REINS_HOME")
     if env:
         return Path(env).expanduser().absolute()
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(base) / "reins"
 
 
 def _unsafe(path: Path, why: str) -> UsageError:
     return UsageError(
-        f"{path} is not safe for reins's private state: {why}", code="unsafe_home",
+        f"{path} is not safe for reins's private state: {why}",
+        code="unsafe_home",
         hint=f"remove or fix it (it must be a directory of your own, mode 0700: `chmod 700 {path}`), "
-             "or point REINS_HOME at one")
+        "or point REINS_HOME at one",
+    )
 
 
 def _check_own(path: Path) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 from .conftest import Browser
 
 
-def eventually(read: Callable[[], Any], want: Callable[[Any], bool], *,
-               timeout: float = 3.0) -> Any:
+def eventually(
+    read: Callable[[], Any], want: Callable[[Any], bool], *, timeout: float = 3.0
+) -> Any:
     """Poll the page until `want(read())` holds; returns the last value read either way."""
     deadline = time.monotonic() + timeout
     value = read()

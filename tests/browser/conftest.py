@@ -106,8 +106,9 @@ class Browser:
         self.user_data = user_data
 
     # -- reins through a real CLI process --
-    def cli(self, *args: str, env: dict[str, str] | None = None,
-            timeout: float = 60) -> tuple[int, dict[str, Any]]:
+    def cli(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> tuple[int, dict[str, Any]]:
         """`reins --profile test --json ARGS` (extra environment variables in `env`, e.g.
         REINS_CLICK=js): the exit code and the JSON answer."""
         run = run_cli(self.home, *args, env=env, timeout=timeout)

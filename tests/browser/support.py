@@ -33,8 +33,13 @@ class CliRun:
         return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
 
 
-def cli_process_args(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
-                     env: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+def cli_process_args(
+    home: Path,
+    *args: str,
+    profile: str | None = PROFILE,
+    as_json: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
     """argv and environment for one CLI run: ``--profile PROFILE`` unless profile is None,
     ``--json`` when as_json, ARGS as given; REINS_HOME=home plus `env` over os.environ."""
     argv = [sys.executable, "-m", "reins.cli"]
@@ -45,22 +50,36 @@ def cli_process_args(home: Path, *args: str, profile: str | None = PROFILE, as_j
     return [*argv, *args], {**os.environ, "REINS_HOME": str(home), **(env or {})}
 
 
-def run_cli(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
-            env: Mapping[str, str] | None = None, stdin: str | None = None,
-            cwd: Path | None = None, timeout: float = 60) -> CliRun:
+def run_cli(
+    home: Path,
+    *args: str,
+    profile: str | None = PROFILE,
+    as_json: bool = True,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+    timeout: float = 60,
+) -> CliRun:
     """Run the CLI to completion (see `cli_process_args`); stdin is the process's input."""
     argv, full_env = cli_process_args(home, *args, profile=profile, as_json=as_json, env=env)
-    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=timeout,
-                          env=full_env, cwd=cwd)
+    proc = subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=cwd
+    )
     return CliRun(proc.returncode, proc.stdout, proc.stderr)
 
 
-def start_cli(home: Path, *args: str, profile: str | None = PROFILE, as_json: bool = True,
-              env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+def start_cli(
+    home: Path,
+    *args: str,
+    profile: str | None = PROFILE,
+    as_json: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[str]:
     """Start the CLI without waiting for it (for a test that signals it mid-command)."""
     argv, full_env = cli_process_args(home, *args, profile=profile, as_json=as_json, env=env)
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=full_env)
+    return subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env
+    )
 
 
 def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
@@ -72,6 +91,8 @@ def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
     env = {"REINS_HOME": str(home)}
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "reins.cli", "--profile", profile, "mcp", *args],
-                                 env=env)
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "reins.cli", "--profile", profile, "mcp", *args],
+        env=env,
+    )

@@ -16,14 +16,31 @@ def _text(browser: Browser, css: str) -> str:
     return str(browser.js("return document.querySelector(arguments[0]).textContent.trim()", css))
 
 
-@pytest.mark.parametrize(("path", "trigger", "option", "committed", "value", "kind"), [
-    ("app/radix.html", "#radix-select", "Meals", "#radix-value", "Meals", "trigger"),
-    ("app/mui-select.html", "#mui-select", "banana", "#mui-select-value", "Banana", "trigger"),
-    ("app/mui-autocomplete.html", "#mui-auto", "Brazil", "#mui-auto-value", "Brazil", "combobox"),
-])
-def test_choose_commits_the_option_in_a_real_widget(browser: Browser, page: Any, path: str,
-                                                    trigger: str, option: str, committed: str,
-                                                    value: str, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "trigger", "option", "committed", "value", "kind"),
+    [
+        ("app/radix.html", "#radix-select", "Meals", "#radix-value", "Meals", "trigger"),
+        ("app/mui-select.html", "#mui-select", "banana", "#mui-select-value", "Banana", "trigger"),
+        (
+            "app/mui-autocomplete.html",
+            "#mui-auto",
+            "Brazil",
+            "#mui-auto-value",
+            "Brazil",
+            "combobox",
+        ),
+    ],
+)
+def test_choose_commits_the_option_in_a_real_widget(
+    browser: Browser,
+    page: Any,
+    path: str,
+    trigger: str,
+    option: str,
+    committed: str,
+    value: str,
+    kind: str,
+) -> None:
     tab = str(page(path)[0])
     body = browser.ok("choose", trigger, option, "--tab", tab)
     assert body["kind"] == kind and body["chose"] == value
@@ -56,7 +73,8 @@ def test_choose_an_option_that_is_not_there_lists_the_options(browser: Browser, 
 
 
 def test_choose_answers_choose_mismatch_when_the_widget_keeps_its_text(
-        browser: Browser, page: Any) -> None:
+    browser: Browser, page: Any
+) -> None:
     tab = str(page("static/choose.html")[0])
     code, body = browser.cli("choose", "#stuck", "Green", "--tab", tab)
     assert code == 1 and body["error"]["code"] == "choose_mismatch"

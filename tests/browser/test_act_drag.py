@@ -34,10 +34,14 @@ def test_drag_with_a_bad_position_is_a_usage_error(browser: Browser, page: Any) 
 
 def test_mouse_move_down_up_drags_by_hand(browser: Browser, page: Any) -> None:
     tab = str(page("static/drag.html")[0])
-    x, y = browser.js("const r = document.querySelector('#card-1').getBoundingClientRect();"
-                      "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]")
-    dx, dy = browser.js("const r = document.querySelector('#done').getBoundingClientRect();"
-                        "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]")
+    x, y = browser.js(
+        "const r = document.querySelector('#card-1').getBoundingClientRect();"
+        "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]"
+    )
+    dx, dy = browser.js(
+        "const r = document.querySelector('#done').getBoundingClientRect();"
+        "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]"
+    )
     browser.ok("mouse", "move", str(x), str(y), "--tab", tab)
     assert browser.ok("mouse", "down", "--tab", tab)["buttons"] == 1
     browser.ok("mouse", "move", str(dx), str(dy), "--steps", "8", "--tab", tab)
@@ -47,8 +51,10 @@ def test_mouse_move_down_up_drags_by_hand(browser: Browser, page: Any) -> None:
 
 def test_mouse_wheel_scrolls_what_is_under_the_mouse(browser: Browser, page: Any) -> None:
     tab = str(page("static/scroll.html")[0])
-    x, y = browser.js("const r = document.querySelector('#box').getBoundingClientRect();"
-                      "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]")
+    x, y = browser.js(
+        "const r = document.querySelector('#box').getBoundingClientRect();"
+        "return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]"
+    )
     browser.ok("mouse", "move", str(x), str(y), "--tab", tab)
     browser.ok("mouse", "wheel", "0", "120", "--tab", tab)
     top = _eventually_top(browser, lambda v: v > 0)
@@ -58,5 +64,8 @@ def test_mouse_wheel_scrolls_what_is_under_the_mouse(browser: Browser, page: Any
 
 
 def _eventually_top(browser: Browser, ok: Any) -> int:
-    return int(eventually(lambda: browser.js("return document.querySelector('#box').scrollTop"),
-                          ok, timeout=2))
+    return int(
+        eventually(
+            lambda: browser.js("return document.querySelector('#box').scrollTop"), ok, timeout=2
+        )
+    )

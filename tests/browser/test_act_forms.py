@@ -69,8 +69,9 @@ def test_hover_and_dblclick_are_real_mouse_input(browser: Browser, page: Any) ->
 
 
 @pytest.mark.parametrize("budget_ms", ["1200", "1500", "2500"])
-def test_hidden_target_answers_not_visible_and_is_not_clicked(browser: Browser, page: Any,
-                                                              budget_ms: str) -> None:
+def test_hidden_target_answers_not_visible_and_is_not_clicked(
+    browser: Browser, page: Any, budget_ms: str
+) -> None:
     """A button under a display:none ancestor (a closed menu) is not clickable: no el.click()
     fallback, and the budget running out mid-check still answers why it was waiting."""
     tab = str(page("static/act-edge.html")[0])
@@ -138,8 +139,9 @@ def test_unknown_ref_is_not_found(browser: Browser, page: Any) -> None:
     assert code == 1 and body["error"]["code"] == "not_found"
 
 
-def test_missing_css_target_is_not_found_after_the_settle_window(browser: Browser,
-                                                                 page: Any) -> None:
+def test_missing_css_target_is_not_found_after_the_settle_window(
+    browser: Browser, page: Any
+) -> None:
     tab = str(page("static/actions.html")[0])
     started = time.monotonic()
     code, body = browser.cli("click", "#does-not-exist", "--tab", tab)
@@ -151,10 +153,12 @@ def test_missing_css_target_is_not_found_after_the_settle_window(browser: Browse
 # ---- fill / type ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("css", "prop"), [("#name", "value"), ("#bio", "value"),
-                                           ("#editor", "textContent")])
-def test_fill_replaces_and_the_page_has_the_value(browser: Browser, page: Any, css: str,
-                                                 prop: str) -> None:
+@pytest.mark.parametrize(
+    ("css", "prop"), [("#name", "value"), ("#bio", "value"), ("#editor", "textContent")]
+)
+def test_fill_replaces_and_the_page_has_the_value(
+    browser: Browser, page: Any, css: str, prop: str
+) -> None:
     tab = str(page("static/actions.html")[0])
     browser.ok("fill", css, "first draft", "--tab", tab)
     body = browser.ok("fill", css, "Ada Lovelace", "--tab", tab)
@@ -190,8 +194,10 @@ def test_type_appends(browser: Browser, page: Any) -> None:
 
 
 def _keys(browser: Browser) -> list[tuple[str, str, bool, bool, str]]:
-    return [(k["key"], k["code"], k["ctrl"], k["shift"], k["target"])
-            for k in browser.js("return window.__keys")]
+    return [
+        (k["key"], k["code"], k["ctrl"], k["shift"], k["target"])
+        for k in browser.js("return window.__keys")
+    ]
 
 
 def test_press_control_a_selects_all(browser: Browser, page: Any) -> None:
@@ -199,17 +205,22 @@ def test_press_control_a_selects_all(browser: Browser, page: Any) -> None:
     browser.ok("fill", "#name", "hello world", "--tab", tab)
     browser.js("window.__keys.length = 0")
     browser.ok("press", "Control+A", "#name", "--tab", tab)
-    assert _keys(browser) == [("Control", "ControlLeft", True, False, "name"),
-                              ("a", "KeyA", True, False, "name")]
-    assert browser.js("const e = document.querySelector('#name');"
-                      "return [e.selectionStart, e.selectionEnd]") == [0, 11]
+    assert _keys(browser) == [
+        ("Control", "ControlLeft", True, False, "name"),
+        ("a", "KeyA", True, False, "name"),
+    ]
+    assert browser.js(
+        "const e = document.querySelector('#name');return [e.selectionStart, e.selectionEnd]"
+    ) == [0, 11]
 
 
 def test_press_shift_tab_moves_focus_back(browser: Browser, page: Any) -> None:
     tab = str(page("static/actions.html")[0])
     browser.ok("press", "Shift+Tab", "#bio", "--tab", tab)
-    assert _keys(browser) == [("Shift", "ShiftLeft", False, True, "bio"),
-                              ("Tab", "Tab", False, True, "bio")]
+    assert _keys(browser) == [
+        ("Shift", "ShiftLeft", False, True, "bio"),
+        ("Tab", "Tab", False, True, "bio"),
+    ]
     assert browser.js("return document.activeElement.id") == "name"
 
 
@@ -241,15 +252,20 @@ def test_select_single_by_value_and_by_label(browser: Browser, page: Any) -> Non
     assert _value(browser, "#single") == "m"
     browser.ok("select", "#single", "Large", "--tab", tab)
     assert _value(browser, "#single") == "l"
-    assert page_log(browser)[-4:] == ["single:input:m", "single:change:m",
-                                      "single:input:l", "single:change:l"]
+    assert page_log(browser)[-4:] == [
+        "single:input:m",
+        "single:change:m",
+        "single:input:l",
+        "single:change:l",
+    ]
 
 
 def test_select_multiple(browser: Browser, page: Any) -> None:
     tab = str(page("static/actions.html")[0])
     browser.ok("select", "#multi", "cheese", "Olives", "--tab", tab)
-    assert browser.js("return [...document.querySelector('#multi').selectedOptions]"
-                      ".map(o => o.value)") == ["cheese", "olives"]
+    assert browser.js(
+        "return [...document.querySelector('#multi').selectedOptions].map(o => o.value)"
+    ) == ["cheese", "olives"]
     assert page_log(browser)[-2:] == ["multi:input:cheese,olives", "multi:change:cheese,olives"]
     code, body = browser.cli("select", "#single", "s", "m", "--tab", tab)
     assert code == 1 and body["error"]["code"] == "select_mismatch"
@@ -258,11 +274,14 @@ def test_select_multiple(browser: Browser, page: Any) -> None:
     assert _value(browser, "#single") == ""
 
 
-@pytest.mark.parametrize(("css", "read"), [
-    ("#agree", "el.checked"),
-    ("#aria-check", "el.getAttribute('aria-checked') === 'true'"),
-    ("#aria-switch", "el.getAttribute('aria-checked') === 'true'"),
-])
+@pytest.mark.parametrize(
+    ("css", "read"),
+    [
+        ("#agree", "el.checked"),
+        ("#aria-check", "el.getAttribute('aria-checked') === 'true'"),
+        ("#aria-switch", "el.getAttribute('aria-checked') === 'true'"),
+    ],
+)
 def test_check_and_uncheck(browser: Browser, page: Any, css: str, read: str) -> None:
     tab = str(page("static/actions.html")[0])
     state = f"const el = document.querySelector(arguments[0]); return {read};"
@@ -301,8 +320,10 @@ def test_smart_click_after_the_page_changed_and_state_ran(browser: Browser, page
     the second Delete on the page, not whatever sits at the cached position now."""
     tab = str(page("static/actions.html")[0])
     browser.ok("find", "--text", "Delete", "--tab", tab)
-    browser.js("const b = document.createElement('button'); b.textContent = 'Inserted';"
-               "b.onclick = () => window.__log.push('inserted:click'); document.body.prepend(b)")
+    browser.js(
+        "const b = document.createElement('button'); b.textContent = 'Inserted';"
+        "b.onclick = () => window.__log.push('inserted:click'); document.body.prepend(b)"
+    )
     browser.ok("state", "--tab", tab)
     browser.ok("click", "--text", "Delete", "--index", "2", "--tab", tab)
     assert browser.js("return window.__deleted") == ["2"]
@@ -312,8 +333,9 @@ def test_smart_click_after_the_page_changed_and_state_ran(browser: Browser, page
 def test_smart_mode_cli_examples(browser: Browser, page: Any) -> None:
     tab = str(page("static/actions.html")[0])
     browser.ok("fill", "--text", "Username", "-v", "testuser", "--tab", tab)
-    browser.ok("fill", "--text", "Password", "-v", "secret", "--type", "input-password",
-               "--tab", tab)
+    browser.ok(
+        "fill", "--text", "Password", "-v", "secret", "--type", "input-password", "--tab", tab
+    )
     browser.ok("fill", "--text", "Name", "Ada", "--tab", tab)
     assert _value(browser, "#username") == "testuser"
     assert _value(browser, "#password") == "secret"
@@ -360,9 +382,11 @@ def test_click_by_ref_inside_same_and_cross_origin_iframes(browser: Browser, pag
 def test_iframes_below_the_fold_are_scrolled_to_and_clicked(browser: Browser, page: Any) -> None:
     """Coordinates of an out-of-process frame are translated after the main page scrolled."""
     tab = str(page("static/frames.html")[0])
-    browser.js("const top = document.createElement('div'); top.style.height = '2000px';"
-               "document.body.prepend(top); const end = document.createElement('div');"
-               "end.style.height = '3000px'; document.body.append(end);")
+    browser.js(
+        "const top = document.createElement('div'); top.style.height = '2000px';"
+        "document.body.prepend(top); const end = document.createElement('div');"
+        "end.style.height = '3000px'; document.body.append(end);"
+    )
     same, cross = _frame_refs(browser, tab)
     browser.ok("click", same, "--tab", tab)
     browser.ok("click", cross, "--tab", tab)
@@ -402,8 +426,9 @@ def test_wait_text_returns_once_the_text_appears(browser: Browser, page: Any) ->
     assert "load:done" in page_log(browser)
 
 
-def test_wait_text_that_never_comes_times_out_saying_what_it_saw(browser: Browser,
-                                                                 page: Any) -> None:
+def test_wait_text_that_never_comes_times_out_saying_what_it_saw(
+    browser: Browser, page: Any
+) -> None:
     tab = str(page("static/actions.html")[0])
     started = time.monotonic()
     code, body = browser.cli("wait", "--text", "never", "--tab", tab, "--timeout-ms", "800")
@@ -430,8 +455,9 @@ def test_smart_refs_match_state(browser: Browser, page: Any) -> None:
     assert page_log(browser)[-1] == "covered:click"
 
 
-def test_fill_checks_what_the_field_keeps_once_the_page_settled(browser: Browser,
-                                                                page: Any) -> None:
+def test_fill_checks_what_the_field_keeps_once_the_page_settled(
+    browser: Browser, page: Any
+) -> None:
     tab = str(page("static/actions.html")[0])
     code, body = browser.cli("fill", "#late", "hello", "--tab", tab)
     assert code == 1, body
@@ -440,8 +466,9 @@ def test_fill_checks_what_the_field_keeps_once_the_page_settled(browser: Browser
     assert body["error"]["expected"] == "hello"
 
 
-def test_an_after_read_that_times_out_is_unknown_not_a_navigation(browser: Browser,
-                                                                   page: Any) -> None:
+def test_an_after_read_that_times_out_is_unknown_not_a_navigation(
+    browser: Browser, page: Any
+) -> None:
     tab, url = page("static/actions.html")
     code, body = browser.cli("click", "#busy-after", "--tab", str(tab), "--timeout-ms", "2500")
     assert code == 0, body

@@ -19,8 +19,9 @@ def test_click_below_the_fold_of_a_short_list_scrolls_the_list(browser: Browser,
     tab = str(page("static/scroll.html")[0])
     assert _top(browser, "#box") == 0
     # Inside the window's viewport, but below the list's own fold.
-    assert browser.js("return document.querySelector('#item-9').getBoundingClientRect().bottom"
-                      " < innerHeight")
+    assert browser.js(
+        "return document.querySelector('#item-9').getBoundingClientRect().bottom < innerHeight"
+    )
     body = browser.ok("click", "#item-9", "--tab", tab)
     assert body["method"] == "cdp"
     assert browser.js("return window.__clicked") == ["item-9"]
@@ -45,14 +46,24 @@ def test_scroll_without_target_scrolls_the_page(browser: Browser, page: Any) -> 
     assert browser.js("return Math.round(window.scrollY)") == 300
     body = browser.ok("scroll", "--to", "bottom", "--tab", tab)
     assert body["at_end"] is True
-    assert browser.js("return window.scrollY + innerHeight >= document.documentElement.scrollHeight - 1")
+    assert browser.js(
+        "return window.scrollY + innerHeight >= document.documentElement.scrollHeight - 1"
+    )
 
 
 def test_scroll_until_renders_a_row_of_a_virtualized_list(browser: Browser, page: Any) -> None:
     tab = str(page("static/scroll.html")[0])
     assert browser.js("return document.querySelector('#vlist [data-index=\"150\"]')") is None
-    body = browser.ok("scroll", "#vlist", "--until", '#vlist [data-index="150"]', "--tab", tab,
-                      "--timeout-ms", "20000")
+    body = browser.ok(
+        "scroll",
+        "#vlist",
+        "--until",
+        '#vlist [data-index="150"]',
+        "--tab",
+        tab,
+        "--timeout-ms",
+        "20000",
+    )
     assert body["found"] is True and body["wheels"] > 0
     assert body["after"] == _top(browser, "#vlist") > body["before"] == 0
     shown = browser.js("""
@@ -65,16 +76,18 @@ def test_scroll_until_renders_a_row_of_a_virtualized_list(browser: Browser, page
 def test_scroll_until_loads_an_infinite_feed(browser: Browser, page: Any) -> None:
     tab = str(page("static/scroll.html")[0])
     assert browser.js("return document.querySelectorAll('#feed .post').length") == 20
-    body = browser.ok("scroll", "#feed", "--until", "#post-55", "--tab", tab,
-                      "--timeout-ms", "20000")
+    body = browser.ok(
+        "scroll", "#feed", "--until", "#post-55", "--tab", tab, "--timeout-ms", "20000"
+    )
     assert body["found"] is True
     assert browser.js("return document.querySelectorAll('#feed .post').length") >= 60
 
 
 def test_scroll_until_gives_up_with_what_it_saw(browser: Browser, page: Any) -> None:
     tab = str(page("static/scroll.html")[0])
-    code, body = browser.cli("scroll", "#box", "--until", "#no-such-row", "--tab", tab,
-                             "--timeout-ms", "2500")
+    code, body = browser.cli(
+        "scroll", "#box", "--until", "#no-such-row", "--tab", tab, "--timeout-ms", "2500"
+    )
     assert code != 0 and body["error"]["code"] == "timeout"
     assert "at the end" in body["error"]["message"]
     assert _top(browser, "#box") > 0

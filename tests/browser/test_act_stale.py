@@ -33,9 +33,12 @@ def _react_replace(browser: Browser, how: str) -> None:
     gen = browser.js("return window.__generation")
     browser.js(f"window.__{how}()")
     done = eventually(
-        lambda: browser.js("const b = document.querySelectorAll('#actions button');"
-                           "return [window.__generation, ...[...b].map(x => +x.dataset.generation)]"),
-        lambda v: all(g == gen + 1 for g in v))
+        lambda: browser.js(
+            "const b = document.querySelectorAll('#actions button');"
+            "return [window.__generation, ...[...b].map(x => +x.dataset.generation)]"
+        ),
+        lambda v: all(g == gen + 1 for g in v),
+    )
     assert all(g == gen + 1 for g in done), done
 
 
@@ -67,8 +70,10 @@ def test_100_react_rerenders_between_state_and_click(browser: Browser, page: Any
             failures.append((i, name, ref, answer))
     print(f"\nre-render: {dict(outcomes)}")
     assert outcomes["right"] == 100, failures[:3]
-    counts = [browser.js(f"return document.querySelector('#count-{n.lower()}').textContent")
-              for n in NAMES]
+    counts = [
+        browser.js(f"return document.querySelector('#count-{n.lower()}').textContent")
+        for n in NAMES
+    ]
     assert counts == ["34", "33", "33"]
 
 
@@ -94,8 +99,10 @@ def _plain_refs(browser: Browser, tab: int) -> dict[str, str]:
     answer = browser.call("state", {}, tab=tab)
     assert answer.get("ok"), answer
     out = {r["name"]: r["ref"] for r in answer["refs"] if r["name"] in NAMES}
-    rows = browser.js("return [...document.querySelectorAll('.rows li span')]"
-                      ".map(s => s.textContent.trim().split(' ')[1])")
+    rows = browser.js(
+        "return [...document.querySelectorAll('.rows li span')]"
+        ".map(s => s.textContent.trim().split(' ')[1])"
+    )
     edits = [r["ref"] for r in answer["refs"] if r["name"] == "Edit"]
     assert len(edits) == 3, answer["text"]
     out.update({f"Edit:{row}": ref for row, ref in zip(rows, edits, strict=True)})
@@ -119,8 +126,9 @@ def test_hash_only_ref_survives_a_rerender(browser: Browser, page: Any) -> None:
     assert outcomes["right"] == 30
 
 
-def test_look_alike_hash_refs_without_a_rerender_click_their_own_element(browser: Browser,
-                                                                         page: Any) -> None:
+def test_look_alike_hash_refs_without_a_rerender_click_their_own_element(
+    browser: Browser, page: Any
+) -> None:
     tab, _ = page("static/rerender.html")
     refs = _plain_refs(browser, tab)
     for row in ("Gamma", "Alpha", "Beta"):
@@ -145,8 +153,9 @@ def test_hash_only_ref_after_shuffle_is_right_or_stale(browser: Browser, page: A
     assert outcomes["wrong"] == 0, wrong[:3]
 
 
-def test_duplicate_named_hash_ref_after_shuffle_never_hits_another_row(browser: Browser,
-                                                                       page: Any) -> None:
+def test_duplicate_named_hash_ref_after_shuffle_never_hits_another_row(
+    browser: Browser, page: Any
+) -> None:
     tab, _ = page("static/rerender.html")
     outcomes: Counter[str] = Counter()
     wrong = []
@@ -157,8 +166,9 @@ def test_duplicate_named_hash_ref_after_shuffle_never_hits_another_row(browser: 
         outcome, answer = _run(browser, tab, refs[f"Edit:{row}"], f"Edit:{row}")
         outcomes[outcome] += 1
         if outcome == "wrong":
-            wrong.append((i, row, refs[f"Edit:{row}"], answer,
-                          browser.js("return window.__clicks.at(-1)")))
+            wrong.append(
+                (i, row, refs[f"Edit:{row}"], answer, browser.js("return window.__clicks.at(-1)"))
+            )
     print(f"\nshuffle (hash refs, duplicate names): {dict(outcomes)}")
     assert outcomes["wrong"] == 0, wrong[:3]
 

@@ -22,17 +22,34 @@ pytestmark = pytest.mark.bench
 
 
 def test_bench_quick_prints_reins_rows() -> None:
-    proc = subprocess.run([str(ROOT / "scripts" / "bench"), "--quick"], capture_output=True,
-                          text=True, timeout=240, check=False)
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "bench"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     out = proc.stdout
-    for heading in ("## Trivial commands", "## One action on a small page",
-                    "## Expense-form dropdown flow", "## Snapshot of big.html", "## reins host memory"):
+    for heading in (
+        "## Trivial commands",
+        "## One action on a small page",
+        "## Expense-form dropdown flow",
+        "## Snapshot of big.html",
+        "## reins host memory",
+    ):
         assert heading in out, f"missing table {heading!r}:\n{out}"
     rows = [line for line in out.splitlines() if line.startswith("| ")]
-    for label in ("| reins status |", "| reins cdp Runtime.evaluate 1 |", "| reins click @ref |",
-                  "| reins fill @ref text |", "| reins batch, click per command |",
-                  "| reins (CLI per step) |", "| 50 | reins state (dom) |", "| 50 | reins state --source ax |"):
+    for label in (
+        "| reins status |",
+        "| reins cdp Runtime.evaluate 1 |",
+        "| reins click @ref |",
+        "| reins fill @ref text |",
+        "| reins batch, click per command |",
+        "| reins (CLI per step) |",
+        "| 50 | reins state (dom) |",
+        "| 50 | reins state --source ax |",
+    ):
         matching = [row for row in rows if row.startswith(label)]
         assert matching, f"no row {label!r}:\n{out}"
         # a median was measured (not "—"), i.e. at least one repetition answered ok
@@ -41,8 +58,13 @@ def test_bench_quick_prints_reins_rows() -> None:
 
 
 def test_bench_mcp_quick_prints_reins_rows() -> None:
-    proc = subprocess.run([str(ROOT / "scripts" / "bench-mcp"), "--quick"], capture_output=True,
-                          text=True, timeout=240, check=False)
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "bench-mcp"), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     out = proc.stdout
     for heading in ("## Tokens per step through MCP", "## One click on big.html?n=N"):

@@ -30,7 +30,9 @@ BLOCKED = [
 ]
 
 
-def test_navigate_reads_title_through_the_whole_chain(browser: Browser, page: Any, site: Any) -> None:
+def test_navigate_reads_title_through_the_whole_chain(
+    browser: Browser, page: Any, site: Any
+) -> None:
     tab_id, _ = page("static/bridge.html")
     url = site.url("static/bridge.html", v="2")
     body = browser.ok("navigate", url, "--tab", str(tab_id))
@@ -46,15 +48,20 @@ def test_navigate_waits_for_client_rendered_content(browser: Browser, page: Any,
     url = site.url("static/late-render.html")
     browser.ok("navigate", url, "--tab", str(tab_id))
     # Read right after navigate returned: the late content must already be there.
-    code, body = browser.cli("cdp", "Runtime.evaluate",
-                             json.dumps({"expression": "document.querySelectorAll('li').length",
-                                         "returnByValue": True}), "--tab", str(tab_id))
+    code, body = browser.cli(
+        "cdp",
+        "Runtime.evaluate",
+        json.dumps({"expression": "document.querySelectorAll('li').length", "returnByValue": True}),
+        "--tab",
+        str(tab_id),
+    )
     assert code == 0 and body["result"]["result"]["value"] == 5
 
 
 @pytest.mark.parametrize(("method", "params"), BLOCKED, ids=[m for m, _ in BLOCKED])
-def test_refused_commands_stay_refused(browser: Browser, page: Any, method: str,
-                                       params: dict[str, Any]) -> None:
+def test_refused_commands_stay_refused(
+    browser: Browser, page: Any, method: str, params: dict[str, Any]
+) -> None:
     tab_id, _ = page("static/bridge.html")
     browser.js("document.cookie = 'secret=1'")
     code, body = browser.cli("cdp", method, json.dumps(params), "--tab", str(tab_id))
@@ -67,9 +74,13 @@ def test_refused_commands_stay_refused(browser: Browser, page: Any, method: str,
 def test_allowed_command_passes(browser: Browser, page: Any) -> None:
     tab_id, _ = page("static/bridge.html")
     browser.js("window.__mark = 41")
-    code, body = browser.cli("cdp", "Runtime.evaluate",
-                             '{"expression": "window.__mark + 1", "returnByValue": true}',
-                             "--tab", str(tab_id))
+    code, body = browser.cli(
+        "cdp",
+        "Runtime.evaluate",
+        '{"expression": "window.__mark + 1", "returnByValue": true}',
+        "--tab",
+        str(tab_id),
+    )
     assert code == 0 and body["result"]["result"]["value"] == 42
 
 
@@ -94,15 +105,22 @@ def test_two_clients_on_two_tabs_get_their_own_answers(browser: Browser, page: A
             with Connection(socket_path(PROFILE, browser.home)) as conn:
                 for i in range(50):
                     expr = f"new URLSearchParams(location.search).get('who') + ':{i}'"
-                    answer = conn.call("cdp", {"method": "Runtime.evaluate",
-                                               "params": {"expression": expr, "returnByValue": True}},
-                                       tab=tab_id)
+                    answer = conn.call(
+                        "cdp",
+                        {
+                            "method": "Runtime.evaluate",
+                            "params": {"expression": expr, "returnByValue": True},
+                        },
+                        tab=tab_id,
+                    )
                     results[name].append((i, answer["result"]["result"]["value"]))
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=("a", tab_a)),
-               threading.Thread(target=worker, args=("b", tab_b))]
+    threads = [
+        threading.Thread(target=worker, args=("a", tab_a)),
+        threading.Thread(target=worker, args=("b", tab_b)),
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -117,9 +135,15 @@ def test_many_requests_on_one_connection_are_not_crossed(browser: Browser, page:
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(socket_path(PROFILE, browser.home)))
         for i in range(100):
-            req = {"id": f"r{i}", "cmd": "cdp", "tab": tab_id,
-                   "args": {"method": "Runtime.evaluate",
-                            "params": {"expression": f"{i} * 2", "returnByValue": True}}}
+            req = {
+                "id": f"r{i}",
+                "cmd": "cdp",
+                "tab": tab_id,
+                "args": {
+                    "method": "Runtime.evaluate",
+                    "params": {"expression": f"{i} * 2", "returnByValue": True},
+                },
+            }
             s.sendall(json.dumps(req).encode() + b"\n")
         answers = _read_lines(s, 100)
     by_id = {a["request_id"]: a for a in answers}
@@ -144,7 +168,10 @@ def test_bad_requests_get_typed_errors_and_the_host_keeps_answering(browser: Bro
         s.connect(str(socket_path(PROFILE, browser.home)))
         s.sendall(b"{not json\n")
         s.sendall(json.dumps({"id": 7, "cmd": "no_such_command"}).encode() + b"\n")
-        s.sendall(json.dumps({"id": 8, "cmd": "ping", "args": {"pad": "x" * (10 * 1024 * 1024)}}).encode() + b"\n")
+        s.sendall(
+            json.dumps({"id": 8, "cmd": "ping", "args": {"pad": "x" * (10 * 1024 * 1024)}}).encode()
+            + b"\n"
+        )
         s.sendall(json.dumps({"id": 9, "cmd": "ping"}).encode() + b"\n")
         answers = _read_lines(s, 4)
     codes = [a.get("error", {}).get("code") for a in answers[:3]]
@@ -170,9 +197,14 @@ def test_closed_tab_fails_a_waiting_command_promptly(browser: Browser, page: Any
 
     def waiting() -> None:
         box["answer"] = browser.call(
-            "cdp", {"method": "Runtime.evaluate",
-                    "params": {"expression": "new Promise(() => {})", "awaitPromise": True}},
-            tab=tab_id, timeout_ms=20_000)
+            "cdp",
+            {
+                "method": "Runtime.evaluate",
+                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
+            },
+            tab=tab_id,
+            timeout_ms=20_000,
+        )
         box["at"] = time.monotonic()
 
     t = threading.Thread(target=waiting)
@@ -196,7 +228,9 @@ def test_pause_switch_refuses_every_command(browser: Browser, page: Any) -> None
     try:
         driver.find_element("id", "pause").click()
         time.sleep(0.3)
-        code, body = browser.cli("cdp", "Runtime.evaluate", '{"expression": "1"}', "--tab", str(tab_id))
+        code, body = browser.cli(
+            "cdp", "Runtime.evaluate", '{"expression": "1"}', "--tab", str(tab_id)
+        )
         assert code == 1 and body["error"]["code"] == "paused"
         assert driver.find_element("id", "connection").text == "connected"
     finally:

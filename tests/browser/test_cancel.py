@@ -30,9 +30,13 @@ def worker(browser: Browser) -> Iterator[Worker]:
 
 
 def _eval(browser: Browser, tab_id: int, expression: str) -> tuple[int, dict[str, Any]]:
-    return browser.cli("cdp", "Runtime.evaluate",
-                       json.dumps({"expression": expression, "returnByValue": True}),
-                       "--tab", str(tab_id))
+    return browser.cli(
+        "cdp",
+        "Runtime.evaluate",
+        json.dumps({"expression": expression, "returnByValue": True}),
+        "--tab",
+        str(tab_id),
+    )
 
 
 def _hand_back_in_the_popup(browser: Browser, tab_id: int) -> None:
@@ -54,16 +58,22 @@ def _hand_back_in_the_popup(browser: Browser, tab_id: int) -> None:
 
 
 def test_cancel_stops_reins_on_the_tab_until_the_user_hands_it_back(
-        browser: Browser, page: Any, worker: Worker) -> None:
+    browser: Browser, page: Any, worker: Worker
+) -> None:
     tab_id, _ = page("static/bridge.html")
     assert _eval(browser, tab_id, "1")[0] == 0  # attached
     box: dict[str, Any] = {}
 
     def in_flight() -> None:
         box["answer"] = browser.call(
-            "cdp", {"method": "Runtime.evaluate",
-                    "params": {"expression": "new Promise(() => {})", "awaitPromise": True}},
-            tab=tab_id, timeout_ms=20_000)
+            "cdp",
+            {
+                "method": "Runtime.evaluate",
+                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
+            },
+            tab=tab_id,
+            timeout_ms=20_000,
+        )
 
     thread = threading.Thread(target=in_flight)
     thread.start()
@@ -91,16 +101,22 @@ def test_cancel_stops_reins_on_the_tab_until_the_user_hands_it_back(
 
 
 def test_a_tab_closed_under_a_command_is_still_target_closed(
-        browser: Browser, page: Any, worker: Worker) -> None:
+    browser: Browser, page: Any, worker: Worker
+) -> None:
     """The wait for onDetach's reason does not turn a closed tab into a Cancel."""
     tab_id, _ = page("static/bridge.html")
     box: dict[str, Any] = {}
 
     def in_flight() -> None:
         box["answer"] = browser.call(
-            "cdp", {"method": "Runtime.evaluate",
-                    "params": {"expression": "new Promise(() => {})", "awaitPromise": True}},
-            tab=tab_id, timeout_ms=20_000)
+            "cdp",
+            {
+                "method": "Runtime.evaluate",
+                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
+            },
+            tab=tab_id,
+            timeout_ms=20_000,
+        )
 
     thread = threading.Thread(target=in_flight)
     thread.start()

@@ -12,7 +12,9 @@ def _log(browser: Browser, tab: int) -> list[str]:
     return list(browser.js("return window.__log"))
 
 
-def test_confirm_opened_by_a_click_is_the_effect_and_is_answered(browser: Browser, page: Any) -> None:
+def test_confirm_opened_by_a_click_is_the_effect_and_is_answered(
+    browser: Browser, page: Any
+) -> None:
     tab, _ = page("static/dialogs.html")
     body = browser.ok("click", "#confirm-btn", "--tab", str(tab))
     assert body["effect"]["dialog"]["type"] == "confirm"
@@ -32,9 +34,12 @@ def test_confirm_opened_by_a_click_is_the_effect_and_is_answered(browser: Browse
 def test_prompt_gets_the_text_and_alert_is_dismissed(browser: Browser, page: Any) -> None:
     tab, _ = page("static/dialogs.html")
     body = browser.ok("click", "#prompt-btn", "--tab", str(tab))
-    assert body["effect"]["dialog"] == {"type": "prompt", "message": "Your name?",
-                                        "url": body["effect"]["dialog"]["url"],
-                                        "default_prompt": "anon"}
+    assert body["effect"]["dialog"] == {
+        "type": "prompt",
+        "message": "Your name?",
+        "url": body["effect"]["dialog"]["url"],
+        "default_prompt": "anon",
+    }
     browser.ok("dialog", "accept", "Ada Lovelace", "--tab", str(tab))
     browser.ok("click", "#alert-btn", "--tab", str(tab))
     browser.ok("dialog", "dismiss", "--tab", str(tab))
@@ -44,8 +49,9 @@ def test_prompt_gets_the_text_and_alert_is_dismissed(browser: Browser, page: Any
 
 def test_dismissed_confirm_and_dialog_from_eval(browser: Browser, page: Any) -> None:
     tab, _ = page("static/dialogs.html")
-    code, answer = browser.cli("eval", "confirm('from eval')", "--tab", str(tab),
-                               "--timeout-ms", "5000")
+    code, answer = browser.cli(
+        "eval", "confirm('from eval')", "--tab", str(tab), "--timeout-ms", "5000"
+    )
     assert code == 1 and answer["error"]["code"] == "dialog_open"
     browser.ok("dialog", "dismiss", "--tab", str(tab))
     browser.ok("click", "#confirm-btn", "--tab", str(tab))

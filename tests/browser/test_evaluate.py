@@ -32,8 +32,9 @@ def _eval(browser: Browser, tab: int, *args: str, timeout_ms: int | None = None)
     return browser.cli("eval", *args, "--tab", str(tab), *extra)
 
 
-def _via(browser: Browser, how: str, tab: int, args: dict[str, Any],
-         timeout_ms: int) -> dict[str, Any]:
+def _via(
+    browser: Browser, how: str, tab: int, args: dict[str, Any], timeout_ms: int
+) -> dict[str, Any]:
     """One eval through the CLI process or through a direct socket client; the answer body."""
     if how == "cli":
         cli_args = [args["expression"]]
@@ -67,7 +68,8 @@ def eval_page(page: Any) -> Callable[[], int]:
 
 @pytest.mark.parametrize("how", ["cli", "socket"])
 def test_endless_loop_is_stopped_at_the_deadline_and_the_tab_still_clicks(
-        browser: Browser, eval_page: Callable[[], int], how: str) -> None:
+    browser: Browser, eval_page: Callable[[], int], how: str
+) -> None:
     tab = eval_page()
     before = _stats(browser)["events"].get("eval_terminated", 0)
     body, took = _timed(lambda: _via(browser, how, tab, {"expression": "while (true) {}"}, 1000))
@@ -83,10 +85,13 @@ def test_endless_loop_is_stopped_at_the_deadline_and_the_tab_still_clicks(
 
 @pytest.mark.parametrize("how", ["cli", "socket"])
 def test_a_promise_that_never_settles_times_out_and_leaves_nothing_pending(
-        browser: Browser, eval_page: Callable[[], int], how: str) -> None:
+    browser: Browser, eval_page: Callable[[], int], how: str
+) -> None:
     tab = eval_page()
     before = _stats(browser)["events"].get("eval_timeout", 0)
-    body, took = _timed(lambda: _via(browser, how, tab, {"expression": "new Promise(() => {})"}, 800))
+    body, took = _timed(
+        lambda: _via(browser, how, tab, {"expression": "new Promise(() => {})"}, 800)
+    )
     assert body["ok"] is False and body["error"]["code"] == "timeout", body
     assert took < 0.8 + LATE_S, took
     stats = _stats(browser)
@@ -100,9 +105,13 @@ def test_a_promise_that_never_settles_times_out_and_leaves_nothing_pending(
 
 @pytest.mark.parametrize("how", ["cli", "socket"])
 def test_element_level_endless_loop_is_stopped_the_same_way(
-        browser: Browser, eval_page: Callable[[], int], how: str) -> None:
+    browser: Browser, eval_page: Callable[[], int], how: str
+) -> None:
     tab = eval_page()
-    args = {"expression": "el => { el.dataset.entered = 'yes'; while (true) {} }", "target": "#press"}
+    args = {
+        "expression": "el => { el.dataset.entered = 'yes'; while (true) {} }",
+        "target": "#press",
+    }
     body, took = _timed(lambda: _via(browser, how, tab, args, 1000))
     assert body["ok"] is False and body["error"]["code"] == "timeout", body
     assert took < 1.0 + LATE_S, took
@@ -113,7 +122,8 @@ def test_element_level_endless_loop_is_stopped_the_same_way(
 
 
 def test_a_loop_in_a_promise_continuation_makes_the_tab_fail_fast_and_spares_other_tabs(
-        browser: Browser, eval_page: Callable[[], int], site: Site) -> None:
+    browser: Browser, eval_page: Callable[[], int], site: Site
+) -> None:
     blocked = eval_page()
     other = int(browser.ok("tab", "new", site.cross_url("static/eval.html"))["id"])
     try:
@@ -129,7 +139,9 @@ def test_a_loop_in_a_promise_continuation_makes_the_tab_fail_fast_and_spares_oth
         assert f"reins tab close {blocked}" in body["error"]["message"]
         assert took < 1.0, took  # fails fast, far inside its 10 s budget
 
-        (code, body), took = _timed(lambda: _eval(browser, other, "document.title + ' ' + location.host"))
+        (code, body), took = _timed(
+            lambda: _eval(browser, other, "document.title + ' ' + location.host")
+        )
         assert code == 0 and body["value"] == f"Eval fixture localhost:{site.xport}", body
         assert took < 1.0, took
         assert _stats(browser)["events"].get("tab_unresponsive", 0) >= 1
@@ -143,10 +155,13 @@ def test_a_loop_in_a_promise_continuation_makes_the_tab_fail_fast_and_spares_oth
 
 
 def test_a_killed_client_aborts_its_evaluate_and_the_host_answers_on(
-        browser: Browser, eval_page: Callable[[], int]) -> None:
+    browser: Browser, eval_page: Callable[[], int]
+) -> None:
     tab = eval_page()
     before = _stats(browser)["events"].get("eval_aborted", 0)
-    proc = start_cli(browser.home, "eval", "while (true) {}", "--tab", str(tab), "--timeout-ms", "2000")
+    proc = start_cli(
+        browser.home, "eval", "while (true) {}", "--tab", str(tab), "--timeout-ms", "2000"
+    )
     started = time.monotonic()
     time.sleep(0.3)
     assert proc.poll() is None  # still waiting on the loop
@@ -175,28 +190,38 @@ def test_a_killed_client_aborts_its_evaluate_and_the_host_answers_on(
 
 
 def test_element_evaluate_through_a_ref_and_through_css(
-        browser: Browser, eval_page: Callable[[], int]) -> None:
+    browser: Browser, eval_page: Callable[[], int]
+) -> None:
     tab = eval_page()
     state = browser.ok("state", "--tab", str(tab))
     ref = next(r["ref"] for r in state["refs"] if r.get("name") == "Press me")
     assert ref.startswith("@")
-    code, body = _eval(browser, tab, "el => { el.dataset.viaRef = 'yes'; return el.textContent }",
-                       "--target", ref)
+    code, body = _eval(
+        browser, tab, "el => { el.dataset.viaRef = 'yes'; return el.textContent }", "--target", ref
+    )
     assert code == 0 and body["value"] == "Press me", body
     assert browser.js("return document.getElementById('press').dataset.viaRef") == "yes"
 
-    code, body = _eval(browser, tab, "async (el) => { await null; el.dataset.viaCss = 'yes';"
-                       " return el.dataset.testid + ':' + el.textContent }", "--target", "#greeting")
+    code, body = _eval(
+        browser,
+        tab,
+        "async (el) => { await null; el.dataset.viaCss = 'yes';"
+        " return el.dataset.testid + ':' + el.textContent }",
+        "--target",
+        "#greeting",
+    )
     assert code == 0 and body["value"] == "greeting:Hello from the page", body
     assert browser.js("return document.getElementById('greeting').dataset.viaCss") == "yes"
 
-    code, body = _eval(browser, tab, "el => el.textContent", "--target", "#nothing-here",
-                       timeout_ms=4000)
+    code, body = _eval(
+        browser, tab, "el => el.textContent", "--target", "#nothing-here", timeout_ms=4000
+    )
     assert code == 1 and body["error"]["code"] == "not_found", body
 
 
 def test_an_exception_is_reported_with_its_message_and_location(
-        browser: Browser, eval_page: Callable[[], int]) -> None:
+    browser: Browser, eval_page: Callable[[], int]
+) -> None:
     tab = eval_page()
     code, body = _eval(browser, tab, "const a = 1;\nthrow new Error('boom ' + a)")
     assert code == 1
@@ -204,8 +229,9 @@ def test_an_exception_is_reported_with_its_message_and_location(
     assert error["code"] == "eval_exception" and "boom 1" in error["message"]
     assert error["exception"] == "Error: boom 1" and error["line"] == 2
 
-    code, body = _eval(browser, tab, "el => {\n  throw new TypeError('nope ' + el.id)\n}",
-                       "--target", "#press")
+    code, body = _eval(
+        browser, tab, "el => {\n  throw new TypeError('nope ' + el.id)\n}", "--target", "#press"
+    )
     assert code == 1
     error = body["error"]
     assert error["code"] == "eval_exception" and error["exception"] == "TypeError: nope press"
@@ -218,7 +244,9 @@ def test_an_exception_is_reported_with_its_message_and_location(
     assert code == 1 and "expects a function" in body["error"]["message"]
 
 
-def test_values_descriptions_and_the_size_cap(browser: Browser, eval_page: Callable[[], int]) -> None:
+def test_values_descriptions_and_the_size_cap(
+    browser: Browser, eval_page: Callable[[], int]
+) -> None:
     tab = eval_page()
 
     def value_of(expr: str) -> dict[str, Any]:
@@ -227,10 +255,12 @@ def test_values_descriptions_and_the_size_cap(browser: Browser, eval_page: Calla
         body.pop("ok")
         return body
 
-    assert value_of("({a: [1, 'x', null], b: {c: true}})") == {"value": {"a": [1, "x", None],
-                                                                         "b": {"c": True}}}
-    assert value_of("let n = 2; await new Promise(r => setTimeout(() => r(n * 21), 10))") == \
-        {"value": 42}
+    assert value_of("({a: [1, 'x', null], b: {c: true}})") == {
+        "value": {"a": [1, "x", None], "b": {"c": True}}
+    }
+    assert value_of("let n = 2; await new Promise(r => setTimeout(() => r(n * 21), 10))") == {
+        "value": 42
+    }
     assert value_of("undefined") == {"type": "undefined", "description": "undefined"}
     assert value_of("NaN") == {"type": "number", "description": "NaN"}
     assert value_of("-0") == {"type": "number", "description": "-0"}
@@ -257,7 +287,8 @@ def test_values_descriptions_and_the_size_cap(browser: Browser, eval_page: Calla
 
 
 def test_evaluate_disabled_refuses_and_nothing_runs_in_the_page(
-        browser: Browser, eval_page: Callable[[], int]) -> None:
+    browser: Browser, eval_page: Callable[[], int]
+) -> None:
     tab = eval_page()
     off = browser.ok("config", "evaluate", "off", "--profile", PROFILE)
     assert off["evaluate"] is False

@@ -71,7 +71,9 @@ def _marker(url: str) -> str:
 # ---- a crashed renderer ------------------------------------------------------------------------
 
 
-def test_a_crashed_tab_answers_at_once_and_reload_brings_it_back(browser: Browser, page: Any) -> None:
+def test_a_crashed_tab_answers_at_once_and_reload_brings_it_back(
+    browser: Browser, page: Any
+) -> None:
     _, reader = page("static/bridge.html")  # a window of the same origin, for reading its storage
     tab_id, url = page("static/crash.html")
     tab = str(tab_id)
@@ -94,11 +96,15 @@ def test_a_crashed_tab_answers_at_once_and_reload_brings_it_back(browser: Browse
     # and reins reaches it.
     _switch(browser, lambda u: _marker(reader) in u)
     assert browser.js("return localStorage.getItem(arguments[0])", f"loads:{_marker(url)}") == "2"
-    assert browser.ok("cdp", "Runtime.evaluate", TITLE, "--tab", tab)["result"]["result"]["value"] \
+    assert (
+        browser.ok("cdp", "Runtime.evaluate", TITLE, "--tab", tab)["result"]["result"]["value"]
         == "Crash fixture"
+    )
 
 
-def test_a_tab_that_crashed_before_reins_touched_it_is_reported(browser: Browser, page: Any) -> None:
+def test_a_tab_that_crashed_before_reins_touched_it_is_reported(
+    browser: Browser, page: Any
+) -> None:
     tab_id, url = page("static/bridge.html")  # opened, but no page command has run there yet
     crash(browser, _marker(url))
     started = time.monotonic()
@@ -108,15 +114,19 @@ def test_a_tab_that_crashed_before_reins_touched_it_is_reported(browser: Browser
     assert browser.ok("navigate", url, "--tab", str(tab_id))["title"] == "Bridge fixture"
 
 
-def test_a_command_waiting_on_the_page_when_it_crashes_answers_at_once(browser: Browser,
-                                                                       page: Any) -> None:
+def test_a_command_waiting_on_the_page_when_it_crashes_answers_at_once(
+    browser: Browser, page: Any
+) -> None:
     tab_id, url = page("static/bridge.html")
     box: dict[str, Any] = {}
 
     def waiting() -> None:
-        box["answer"] = browser.call("cdp", {"method": "Runtime.evaluate",
-                                             "params": json.loads(NEVER)},
-                                     tab=tab_id, timeout_ms=20_000)
+        box["answer"] = browser.call(
+            "cdp",
+            {"method": "Runtime.evaluate", "params": json.loads(NEVER)},
+            tab=tab_id,
+            timeout_ms=20_000,
+        )
         box["at"] = time.monotonic()
 
     waiter = threading.Thread(target=waiting)
@@ -135,11 +145,20 @@ def test_a_command_waiting_on_the_page_when_it_crashes_answers_at_once(browser: 
 
 
 def test_killing_the_host_mid_command_gives_one_typed_answer_and_a_new_host(
-        browser: Browser, page: Any) -> None:
+    browser: Browser, page: Any
+) -> None:
     tab_id, _ = page("static/bridge.html")
     old_pid = browser.ok("status")["host"]["pid"]
-    proc = start_cli(browser.home, "cdp", "Runtime.evaluate", NEVER, "--tab", str(tab_id),
-                     "--timeout-ms", "20000")
+    proc = start_cli(
+        browser.home,
+        "cdp",
+        "Runtime.evaluate",
+        NEVER,
+        "--tab",
+        str(tab_id),
+        "--timeout-ms",
+        "20000",
+    )
     time.sleep(0.7)  # the command is in flight, waiting on the page
     os.kill(old_pid, signal.SIGKILL)
     killed = time.monotonic()
@@ -158,18 +177,26 @@ def test_killing_the_host_mid_command_gives_one_typed_answer_and_a_new_host(
             break
         assert time.monotonic() < deadline, body
         time.sleep(0.2)
-    assert browser.ok("cdp", "Runtime.evaluate", ONE, "--tab", str(tab_id))["result"]["result"]["value"] == 2
+    assert (
+        browser.ok("cdp", "Runtime.evaluate", ONE, "--tab", str(tab_id))["result"]["result"][
+            "value"
+        ]
+        == 2
+    )
 
 
 # ---- a tab that closes itself ------------------------------------------------------------------
 
 
-def test_a_current_tab_closed_by_its_page_is_never_replaced_by_another(browser: Browser,
-                                                                      page: Any) -> None:
+def test_a_current_tab_closed_by_its_page_is_never_replaced_by_another(
+    browser: Browser, page: Any
+) -> None:
     other, _ = page("static/bridge.html", who="other")
     tab_id, url = page("static/bridge.html", who="closer")  # the current tab now
-    browser.js("document.body.insertAdjacentHTML('beforeend',"
-               " '<button id=closer onclick=\"window.close()\">close</button>')")
+    browser.js(
+        "document.body.insertAdjacentHTML('beforeend',"
+        " '<button id=closer onclick=\"window.close()\">close</button>')"
+    )
     code, body = browser.cli("click", "#closer")
     assert set(body) & {"ok", "error"}, body  # a typed answer, whatever act/ makes of it
     deadline = time.monotonic() + 5
@@ -185,16 +212,22 @@ def test_a_current_tab_closed_by_its_page_is_never_replaced_by_another(browser: 
     assert code == 1 and body["error"]["code"] == "target_closed", body
     # The agent chooses again, and reins follows.
     browser.ok("tab", "select", str(other))
-    value = browser.ok("cdp", "Runtime.evaluate", json.dumps(
-        {"expression": "new URLSearchParams(location.search).get('who')", "returnByValue": True}))
+    value = browser.ok(
+        "cdp",
+        "Runtime.evaluate",
+        json.dumps(
+            {"expression": "new URLSearchParams(location.search).get('who')", "returnByValue": True}
+        ),
+    )
     assert value["result"]["result"]["value"] == "other"
 
 
 # ---- browsers of their own: the last tab, a frozen browser, a hung host, a relaunch ------------
 
 
-def _wait_host(home: Path, profile: str, *, not_pid: int | None = None,
-               timeout: float = 20) -> dict[str, Any]:
+def _wait_host(
+    home: Path, profile: str, *, not_pid: int | None = None, timeout: float = 20
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     body: dict[str, Any] = {}
     while time.monotonic() < deadline:
@@ -224,7 +257,8 @@ def windowless() -> Iterator[Browser]:
 
 
 def test_after_the_last_tab_is_closed_tabs_lists_nothing_and_tab_new_works(
-        windowless: Browser, site: Site) -> None:
+    windowless: Browser, site: Site
+) -> None:
     b = windowless
     for tab in b.ok("tabs")["tabs"]:
         b.ok("tab", "close", str(tab["id"]))
@@ -299,7 +333,8 @@ def test_status_tells_a_hung_host_within_its_budget(launched: tuple[Path, str, i
 
 
 def test_launch_while_the_browser_runs_without_its_host_reuses_it(
-        launched: tuple[Path, str, int]) -> None:
+    launched: tuple[Path, str, int],
+) -> None:
     home, profile, browser_pid = launched
     host_pid = _wait_host(home, profile)["host"]["pid"]
     # Keep the host away for a while, as after the extension's worker restarted: the extension
@@ -308,7 +343,9 @@ def test_launch_while_the_browser_runs_without_its_host_reuses_it(
     manifests.rename(manifests.with_name("hidden"))
     os.kill(host_pid, signal.SIGKILL)
     time.sleep(1.0)
-    run = run_cli(home, "launch", "--headless", "--timeout-ms", "20000", profile=profile, timeout=40)
+    run = run_cli(
+        home, "launch", "--headless", "--timeout-ms", "20000", profile=profile, timeout=40
+    )
     body = run.json()
     # `reins launch` writes the manifest again; the running browser's host comes back.
     assert run.code == 0 and body["already_running"] is True and body["pid"] == browser_pid, body

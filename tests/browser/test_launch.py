@@ -48,7 +48,9 @@ def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and (home / "run" / "solo.sock").exists():
         time.sleep(0.1)
-    assert not (home / "run" / "solo.sock").exists(), "the host removes its socket when the browser exits"
+    assert not (home / "run" / "solo.sock").exists(), (
+        "the host removes its socket when the browser exits"
+    )
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     code, out = _reins(home, "status", "--json")
@@ -57,15 +59,20 @@ def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None
 
 def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> None:
     tab, _ = page("static/actions.html")
-    lines = "\n".join([
-        f"state --tab {tab}",
-        "# a comment, skipped",
-        f"click '#load-btn' --tab {tab}",
-        f"wait --text Loaded! --tab {tab}",
-        f"click @nosuchref --tab {tab}",
-        "not-a-command",
-        f"eval 'document.querySelector(\"#loaded\").textContent' --tab {tab}",
-    ]) + "\n"
+    lines = (
+        "\n".join(
+            [
+                f"state --tab {tab}",
+                "# a comment, skipped",
+                f"click '#load-btn' --tab {tab}",
+                f"wait --text Loaded! --tab {tab}",
+                f"click @nosuchref --tab {tab}",
+                "not-a-command",
+                f"eval 'document.querySelector(\"#loaded\").textContent' --tab {tab}",
+            ]
+        )
+        + "\n"
+    )
     proc = run_cli(browser.home, "batch", as_json=False, stdin=lines)
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [a["ok"] for a in answers] == [True, True, True, False, False, True]

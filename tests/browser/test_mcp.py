@@ -75,16 +75,18 @@ def test_the_expense_flow_through_tool_calls_only(browser: Browser, page: Any) -
             return text_of(result)
 
         first = await call("state", "state")
-        await call("click the category trigger", "click",
-                   target=ref_of(first, "combobox", "Category"))
+        await call(
+            "click the category trigger", "click", target=ref_of(first, "combobox", "Category")
+        )
         menu = await call("state with the menu open", "state")
         await call("click Meals", "click", target=ref_of(menu, "option", "Meals"))
         await call("save", "click", target=ref_of(first, "button", "Save"))
         return steps
 
     steps = with_mcp(browser, body)
-    saved = eventually(lambda: browser.js("return document.querySelector('#saved').textContent"),
-                       lambda v: bool(v))
+    saved = eventually(
+        lambda: browser.js("return document.querySelector('#saved').textContent"), lambda v: bool(v)
+    )
     assert saved.endswith("Meals"), saved
     assert browser.js("return window.__saved.at(-1).category") == "Meals"
 
@@ -118,9 +120,13 @@ def test_no_answer_exceeds_the_cap_on_a_5000_element_page(browser: Browser, page
     page("static/big.html", n=5000)
     eventually(lambda: browser.js("return window.__ready === true"), bool, timeout=20)
     calls: list[tuple[str, dict[str, Any]]] = [
-        ("state", {}), ("state", {"max_tokens": 0}), ("state", {"max_tokens": 100_000}),
-        ("find", {"type": "button"}), ("eval", {"expression": "'x'.repeat(400000)"}),
-        ("screenshot", {"annotate": True}), ("tabs", {}),
+        ("state", {}),
+        ("state", {"max_tokens": 0}),
+        ("state", {"max_tokens": 100_000}),
+        ("find", {"type": "button"}),
+        ("eval", {"expression": "'x'.repeat(400000)"}),
+        ("screenshot", {"annotate": True}),
+        ("tabs", {}),
     ]
 
     async def body(session: ClientSession) -> list[CallToolResult]:
@@ -145,8 +151,10 @@ def test_a_smaller_cap_is_kept_too(browser: Browser, page: Any) -> None:
     eventually(lambda: browser.js("return window.__ready === true"), bool, timeout=20)
 
     async def body(session: ClientSession) -> list[CallToolResult]:
-        return [await session.call_tool("state", {"max_tokens": 0}),
-                await session.call_tool("screenshot", {"annotate": True})]
+        return [
+            await session.call_tool("state", {"max_tokens": 0}),
+            await session.call_tool("screenshot", {"annotate": True}),
+        ]
 
     for result in with_mcp(browser, body, "--max-tokens-per-answer", "2000"):
         assert not result.is_error, text_of(result)

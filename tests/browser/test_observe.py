@@ -25,7 +25,9 @@ from .support import PROFILE, run_cli
 KNOWN_SOURCE_DISAGREEMENTS: dict[str, dict[str, str]] = {
     # An <svg> with a <title> is exposed by Chrome as role "image" (the SVG-AAM graphics mapping);
     # the page script calls a clickable <svg> "generic", as detect.html's expected list says.
-    "svg-icon": {"role": "the AX tree maps <svg><title> to role image; the page script says generic"},
+    "svg-icon": {
+        "role": "the AX tree maps <svg><title> to role image; the page script says generic"
+    },
 }
 
 
@@ -45,11 +47,15 @@ def wait_for(predicate: Any, what: str, timeout: float = 10) -> Any:
 def open_detect(browser: Browser, page: Any) -> tuple[int, str]:
     """detect.html with its cross-origin frame, both frames loaded."""
     tab, url = page("static/detect.html")
-    wait_for(lambda: browser.js(
-        "const x = document.getElementById('xframe'); const c = document.getElementById('child');"
-        "return !!(x && x.dataset.loaded && c.contentDocument"
-        " && c.contentDocument.readyState === 'complete'"
-        " && c.contentDocument.getElementById('child-btn'))"), "detect.html frames")
+    wait_for(
+        lambda: browser.js(
+            "const x = document.getElementById('xframe'); const c = document.getElementById('child');"
+            "return !!(x && x.dataset.loaded && c.contentDocument"
+            " && c.contentDocument.readyState === 'complete'"
+            " && c.contentDocument.getElementById('child-btn'))"
+        ),
+        "detect.html frames",
+    )
     return tab, url
 
 
@@ -62,12 +68,13 @@ def expected_elements(browser: Browser, site: Site) -> list[dict[str, Any]]:
     order, as frame f2 (#xframe-slot comes right after iframe#child).
     """
     listed: list[dict[str, Any]] = browser.js(
-        "return JSON.parse(document.getElementById('expected').textContent)")
+        "return JSON.parse(document.getElementById('expected').textContent)"
+    )
     for entry in listed:
         entry.setdefault("frame", "f0")
     last_f1 = max(i for i, e in enumerate(listed) if e["frame"] == "f1")
     cross = [dict(e, frame="f2") for e in listed if e["frame"] == "f1"]
-    return listed[: last_f1 + 1] + cross + listed[last_f1 + 1:]
+    return listed[: last_f1 + 1] + cross + listed[last_f1 + 1 :]
 
 
 def state(browser: Browser, tab: int, *args: str) -> dict[str, Any]:
@@ -95,7 +102,9 @@ def enter_frame(browser: Browser, frame_url: str | None) -> tuple[float, float]:
         "  if (f.src === arguments[0]) { const r = f.getBoundingClientRect(); const s = getComputedStyle(f);"
         "    return [f, r.x + f.clientLeft + parseFloat(s.paddingLeft),"
         "            r.y + f.clientTop + parseFloat(s.paddingTop)]; } }"
-        "return null;", frame_url)
+        "return null;",
+        frame_url,
+    )
     assert found, f"no iframe shows {frame_url}"
     driver.switch_to.frame(found[0])
     return float(found[1]), float(found[2])
@@ -119,8 +128,9 @@ return nodes.map(n => { const b = n.getBoundingClientRect();
 """
 
 
-def check_selectors(browser: Browser, answer_map: dict[str, Any], frames: dict[str, str],
-                    main_url: str) -> None:
+def check_selectors(
+    browser: Browser, answer_map: dict[str, Any], frames: dict[str, str], main_url: str
+) -> None:
     """Every element's best selector selects exactly it; every recorded match count is true."""
     problems: list[str] = []
     by_frame: dict[str, list[dict[str, Any]]] = {}
@@ -134,19 +144,25 @@ def check_selectors(browser: Browser, answer_map: dict[str, Any], frames: dict[s
             for kind, count in sels["matchCounts"].items():
                 got = browser.js(_SELECT, sels[kind], e["shadow"])
                 if len(got) != count:
-                    problems.append(f"{e['id']} {kind} {sels[kind]!r}: recorded {count}, page {len(got)}")
+                    problems.append(
+                        f"{e['id']} {kind} {sels[kind]!r}: recorded {count}, page {len(got)}"
+                    )
             best = browser.js(_SELECT, sels["best"], e["shadow"])
             if len(best) != 1:
                 problems.append(f"{e['id']} best {sels['best']!r} selects {len(best)}")
                 continue
             node = best[0]
-            same = (node["tag"] == e["tag"]
-                    and node["id"] == e["attributes"].get("id")
-                    and abs(node["cx"] + ox - e["position"]["x"]) <= 1.5
-                    and abs(node["cy"] + oy - e["position"]["y"]) <= 1.5)
+            same = (
+                node["tag"] == e["tag"]
+                and node["id"] == e["attributes"].get("id")
+                and abs(node["cx"] + ox - e["position"]["x"]) <= 1.5
+                and abs(node["cy"] + oy - e["position"]["y"]) <= 1.5
+            )
             if not same:
-                problems.append(f"{e['id']} best {sels['best']!r} selects {node}, not "
-                                f"{e['tag']}#{e['attributes'].get('id')} at {e['position']}")
+                problems.append(
+                    f"{e['id']} best {sels['best']!r} selects {node}, not "
+                    f"{e['tag']}#{e['attributes'].get('id')} at {e['position']}"
+                )
     browser.driver.switch_to.default_content()
     assert not problems, "\n".join(problems)
 
@@ -154,8 +170,9 @@ def check_selectors(browser: Browser, answer_map: dict[str, Any], frames: dict[s
 # ---- detection ------------------------------------------------------------------------------
 
 
-def test_state_detects_the_expected_elements_and_no_extras(browser: Browser, page: Any,
-                                                         site: Site) -> None:
+def test_state_detects_the_expected_elements_and_no_extras(
+    browser: Browser, page: Any, site: Site
+) -> None:
     tab, url = open_detect(browser, page)
     expected = expected_elements(browser, site)
     answer = state(browser, tab)
@@ -176,9 +193,13 @@ def test_state_detects_the_expected_elements_and_no_extras(browser: Browser, pag
     assert browser.js("return document.getElementById('disabled-btn').disabled") is True
     assert by_key["disabled-btn"]["disabled"] is True
     for key in ("aria-check", "dark-mode"):
-        page_checked = browser.js(f"return document.getElementById('{key}').getAttribute('aria-checked')")
+        page_checked = browser.js(
+            f"return document.getElementById('{key}').getAttribute('aria-checked')"
+        )
         assert by_key[key]["checked"] is (page_checked == "true"), key
-    assert by_key["agree"]["checked"] is browser.js("return document.getElementById('agree').checked")
+    assert by_key["agree"]["checked"] is browser.js(
+        "return document.getElementById('agree').checked"
+    )
 
     # The rules the issue names, one by one.
     assert by_key["svg-icon"]["tag"] == "svg" and by_key["svg-icon"]["name"] == "Settings"
@@ -222,7 +243,9 @@ def test_map_indexes_and_statistics_are_true_to_the_elements(browser: Browser, p
         by_type.setdefault(e["type"], []).append(key)
     assert m["indexes"]["byText"] == by_text
     assert m["indexes"]["byType"] == by_type
-    assert m["indexes"]["inViewport"] == [k for k, e in elements.items() if e["visibility"]["inViewport"]]
+    assert m["indexes"]["inViewport"] == [
+        k for k, e in elements.items() if e["visibility"]["inViewport"]
+    ]
     assert m["statistics"] == {
         "total": len(elements),
         "byType": {t: len(keys) for t, keys in by_type.items()},
@@ -238,23 +261,30 @@ def test_map_indexes_and_statistics_are_true_to_the_elements(browser: Browser, p
             "const el = document.getElementById(arguments[0]); const r = el.getBoundingClientRect();"
             "return [r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0"
             " && r.top < innerHeight && r.left < innerWidth, el.getClientRects().length > 0];",
-            e["attributes"]["id"])
+            e["attributes"]["id"],
+        )
         assert e["visibility"]["inViewport"] is page_view[0], e["id"]
         assert e["visibility"]["visible"] is page_view[1], e["id"]
 
 
-@pytest.mark.parametrize("path", ["static/detect.html", "static/actions.html", "static/frames.html",
-                                  "app/expense.html"])
-def test_every_best_selector_selects_exactly_its_element(browser: Browser, page: Any,
-                                                         path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["static/detect.html", "static/actions.html", "static/frames.html", "app/expense.html"]
+)
+def test_every_best_selector_selects_exactly_its_element(
+    browser: Browser, page: Any, path: str
+) -> None:
     if path == "static/detect.html":
         tab, url = open_detect(browser, page)
     else:
         tab, url = page(path)
         if path == "static/frames.html":
-            wait_for(lambda: browser.js(
-                "const d = document.getElementById('same').contentDocument;"
-                "return !!(d && d.getElementById('inner-save'))"), "same-origin frame")
+            wait_for(
+                lambda: browser.js(
+                    "const d = document.getElementById('same').contentDocument;"
+                    "return !!(d && d.getElementById('inner-save'))"
+                ),
+                "same-origin frame",
+            )
             time.sleep(0.3)  # the cross-origin frame has no load flag of its own
         if path.startswith("app/"):
             wait_for(lambda: browser.js("return !!document.getElementById('save')"), "the app")
@@ -281,8 +311,9 @@ _DESCRIBE = """function() {
 }"""
 
 
-def _describe_backend_node(browser: Browser, tab: int, backend: int,
-                           session: str | None) -> dict[str, Any]:
+def _describe_backend_node(
+    browser: Browser, tab: int, backend: int, session: str | None
+) -> dict[str, Any]:
     def cdp(method: str, params: dict[str, Any]) -> dict[str, Any]:
         args: dict[str, Any] = {"method": method, "params": params}
         if session:
@@ -292,8 +323,10 @@ def _describe_backend_node(browser: Browser, tab: int, backend: int,
         return answer["result"]  # type: ignore[no-any-return]
 
     obj = cdp("DOM.resolveNode", {"backendNodeId": backend})["object"]
-    value = cdp("Runtime.callFunctionOn", {"objectId": obj["objectId"], "functionDeclaration": _DESCRIBE,
-                                           "returnByValue": True})
+    value = cdp(
+        "Runtime.callFunctionOn",
+        {"objectId": obj["objectId"], "functionDeclaration": _DESCRIBE, "returnByValue": True},
+    )
     return value["result"]["value"]  # type: ignore[no-any-return]
 
 
@@ -313,18 +346,35 @@ def test_ax_refs_resolve_to_the_right_nodes(browser: Browser, page: Any, site: S
 
     # One through the CLI exactly as an agent would type it.
     first = refs[0]
-    code, resolved = browser.cli("cdp", "DOM.resolveNode",
-                                 json.dumps({"backendNodeId": first["backend_node_id"]}), "--tab", str(tab))
+    code, resolved = browser.cli(
+        "cdp",
+        "DOM.resolveNode",
+        json.dumps({"backendNodeId": first["backend_node_id"]}),
+        "--tab",
+        str(tab),
+    )
     assert code == 0, resolved
-    code, value = browser.cli("cdp", "Runtime.callFunctionOn", json.dumps({
-        "objectId": resolved["result"]["object"]["objectId"], "functionDeclaration": _DESCRIBE,
-        "returnByValue": True}), "--tab", str(tab))
+    code, value = browser.cli(
+        "cdp",
+        "Runtime.callFunctionOn",
+        json.dumps(
+            {
+                "objectId": resolved["result"]["object"]["objectId"],
+                "functionDeclaration": _DESCRIBE,
+                "returnByValue": True,
+            }
+        ),
+        "--tab",
+        str(tab),
+    )
     assert code == 0 and value["result"]["result"]["value"]["id"] == expected[0]["key"]
 
     wrong: list[str] = []
     for ref, e in zip(refs, expected, strict=True):
         assert isinstance(ref.get("backend_node_id"), int), ref
-        node = _describe_backend_node(browser, tab, ref["backend_node_id"], ref["frame"].get("session_id"))
+        node = _describe_backend_node(
+            browser, tab, ref["backend_node_id"], ref["frame"].get("session_id")
+        )
         if _key_of(node) != e["key"] or node["tag"] != e["tag"]:
             wrong.append(f"{ref['ref']} ({e['frame']}) resolves to {node}, expected {e['key']}")
         if e["frame"] == "f2" and not node["url"].startswith(site.cross_url("")):
@@ -332,8 +382,9 @@ def test_ax_refs_resolve_to_the_right_nodes(browser: Browser, page: Any, site: S
     assert not wrong, "\n".join(wrong)
 
 
-def test_dom_and_ax_sources_agree_on_refs_roles_and_names(browser: Browser, page: Any,
-                                                          site: Site) -> None:
+def test_dom_and_ax_sources_agree_on_refs_roles_and_names(
+    browser: Browser, page: Any, site: Site
+) -> None:
     tab, url = open_detect(browser, page)
     expected = expected_elements(browser, site)
     dom = state(browser, tab, "--source", "dom")["refs"]
@@ -344,9 +395,12 @@ def test_dom_and_ax_sources_agree_on_refs_roles_and_names(browser: Browser, page
         for field in ("role", "name"):
             if d[field] != a[field]:
                 disagreements.setdefault(e["key"], {})[field] = (d[field], a[field])
-    known = {key: {field: None for field in fields} for key, fields in KNOWN_SOURCE_DISAGREEMENTS.items()}
+    known = {
+        key: {field: None for field in fields} for key, fields in KNOWN_SOURCE_DISAGREEMENTS.items()
+    }
     assert {k: set(v) for k, v in disagreements.items()} == {k: set(v) for k, v in known.items()}, (
-        disagreements)
+        disagreements
+    )
 
 
 # ---- stable refs ----------------------------------------------------------------------------
@@ -361,17 +415,24 @@ def test_refs_are_identical_across_two_observations(browser: Browser, page: Any)
 
 def test_refs_survive_a_react_rerender_that_keeps_identity(browser: Browser, page: Any) -> None:
     tab, _ = page("app/stale.html")
-    wait_for(lambda: browser.js("return document.querySelectorAll('#actions button').length === 3"),
-             "the stale app")
+    wait_for(
+        lambda: browser.js("return document.querySelectorAll('#actions button').length === 3"),
+        "the stale app",
+    )
     before = state(browser, tab, "--source", "ax")["refs"]
     names = ["Approve", "Reject", "Archive"]
     held = {r["name"]: r["ref"] for r in before if r["name"] in names}
     assert len(held) == 3
-    browser.js("for (const b of document.querySelectorAll('#actions button')) b.__old = true;"
-               "window.__rerender();")
+    browser.js(
+        "for (const b of document.querySelectorAll('#actions button')) b.__old = true;"
+        "window.__rerender();"
+    )
     wait_for(lambda: browser.js("return window.__generation") == 1, "__generation 1")
     # The page proves every button was replaced.
-    assert browser.js("return [...document.querySelectorAll('#actions button')].some(b => b.__old)") is False
+    assert (
+        browser.js("return [...document.querySelectorAll('#actions button')].some(b => b.__old)")
+        is False
+    )
 
     after = state(browser, tab, "--source", "ax")["refs"]
     assert [r["ref"] for r in after] == [r["ref"] for r in before]
@@ -379,12 +440,24 @@ def test_refs_survive_a_react_rerender_that_keeps_identity(browser: Browser, pag
         if r["name"] not in names:
             continue
         assert r["ref"] == held[r["name"]]
-        node = browser.call("cdp", {"method": "DOM.resolveNode",
-                                    "params": {"backendNodeId": r["backend_node_id"]}}, tab=tab)
-        gen = browser.call("cdp", {"method": "Runtime.callFunctionOn", "params": {
-            "objectId": node["result"]["object"]["objectId"], "returnByValue": True,
-            "functionDeclaration": "function() { return [this.textContent, this.dataset.generation,"
-                                   " !!this.__old]; }"}}, tab=tab)
+        node = browser.call(
+            "cdp",
+            {"method": "DOM.resolveNode", "params": {"backendNodeId": r["backend_node_id"]}},
+            tab=tab,
+        )
+        gen = browser.call(
+            "cdp",
+            {
+                "method": "Runtime.callFunctionOn",
+                "params": {
+                    "objectId": node["result"]["object"]["objectId"],
+                    "returnByValue": True,
+                    "functionDeclaration": "function() { return [this.textContent, this.dataset.generation,"
+                    " !!this.__old]; }",
+                },
+            },
+            tab=tab,
+        )
         # The held ref now names the new node (generation 1), not the replaced one.
         assert gen["result"]["result"]["value"] == [r["name"], "1", False]
 
@@ -392,8 +465,9 @@ def test_refs_survive_a_react_rerender_that_keeps_identity(browser: Browser, pag
 # ---- the interaction-map cache --------------------------------------------------------------
 
 
-def test_map_cache_navigation_url_change_force_and_files(browser: Browser, page: Any,
-                                                         tmp_path: Path) -> None:
+def test_map_cache_navigation_url_change_force_and_files(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
     tab, url = page("static/actions.html")
     first = imap(browser, tab)
     assert first["cached"] is False
@@ -409,8 +483,9 @@ def test_map_cache_navigation_url_change_force_and_files(browser: Browser, page:
 
     # -o FILE writes the JSON map.
     out = tmp_path / "map.json"
-    proc = run_cli(browser.home, "map", "--tab", str(tab), "-o", str(out), as_json=False,
-                   cwd=tmp_path)
+    proc = run_cli(
+        browser.home, "map", "--tab", str(tab), "-o", str(out), as_json=False, cwd=tmp_path
+    )
     assert proc.code == 0, proc.stderr
     written = json.loads(out.read_text())
     assert written["elements"].keys() == first["elements"].keys()
@@ -423,8 +498,12 @@ def test_map_cache_navigation_url_change_force_and_files(browser: Browser, page:
     # A new document at the same URL.
     browser.js("window.__marker = 1")
     browser.driver.refresh()
-    wait_for(lambda: browser.js("return document.readyState === 'complete' && window.__marker === undefined"),
-             "the reload")
+    wait_for(
+        lambda: browser.js(
+            "return document.readyState === 'complete' && window.__marker === undefined"
+        ),
+        "the reload",
+    )
     assert imap(browser, tab)["cached"] is False
     assert imap(browser, tab)["cached"] is True
 
@@ -452,13 +531,19 @@ def test_find_index_type_alias_and_fuzzy_korean(browser: Browser, page: Any, sit
         "} else { const all = document.querySelectorAll(sel); if (all.length !== 1) return 'count ' + all.length;"
         "  el = all[0]; }"
         "return [...document.querySelectorAll('button.row-delete')].indexOf(el) + 1;",
-        found[0]["selector"])
+        found[0]["selector"],
+    )
     assert second == 2, found[0]
 
     inputs = browser.ok("find", "--type", "input", "--tab", str(tab))["matches"]
     assert inputs and all(m["type"].startswith("input-") and m["tag"] == "input" for m in inputs)
     assert len(inputs) == sum(1 for e in expected if e["tag"] == "input")
-    assert {m["type"] for m in inputs} >= {"input-text", "input-email", "input-submit", "input-radio"}
+    assert {m["type"] for m in inputs} >= {
+        "input-text",
+        "input-email",
+        "input-submit",
+        "input-radio",
+    }
 
     korean = browser.ok("find", "--text", "돌아가기", "--tab", str(tab))["matches"]
     assert [m["text"] for m in korean] == ["메뉴로 돌아가기"]
@@ -509,10 +594,13 @@ def test_unreachable_frame_is_marked_not_silently_missing(browser: Browser, page
 
 
 def _page_in_viewport(browser: Browser) -> int:
-    return int(browser.js(
-        "return [...document.querySelectorAll('#grid button, #grid a, #grid input, #grid select')]"
-        ".filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0"
-        " && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; }).length"))
+    return int(
+        browser.js(
+            "return [...document.querySelectorAll('#grid button, #grid a, #grid input, #grid select')]"
+            ".filter(el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0"
+            " && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth; }).length"
+        )
+    )
 
 
 def test_max_tokens_is_a_hard_budget_viewport_first(browser: Browser, page: Any) -> None:
@@ -553,8 +641,9 @@ def test_compare_sources_records_a_json_line(browser: Browser, page: Any, tmp_pa
     dom = state(browser, tab)
     record = tmp_path / "runs.jsonl"
     for _ in range(2):
-        proc = run_cli(browser.home, "state", "--compare-sources", "--record", str(record),
-                       "--tab", str(tab))
+        proc = run_cli(
+            browser.home, "state", "--compare-sources", "--record", str(record), "--tab", str(tab)
+        )
         assert proc.code == 0, proc.stderr
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert len(lines) == 2
@@ -572,8 +661,9 @@ def test_compare_sources_records_a_json_line(browser: Browser, page: Any, tmp_pa
 # ---- screenshots ----------------------------------------------------------------------------
 
 
-def test_annotated_labels_are_the_refs_state_printed(browser: Browser, page: Any,
-                                                     tmp_path: Path) -> None:
+def test_annotated_labels_are_the_refs_state_printed(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
     from PIL import Image
 
     tab, _ = open_detect(browser, page)
@@ -584,8 +674,11 @@ def test_annotated_labels_are_the_refs_state_printed(browser: Browser, page: Any
     labels = {label["ref"] for label in shot["labels"]}
     assert labels <= {r["ref"] for r in printed}
     # Every element the page shows inside the viewport is labelled, and nothing else.
-    visible = {e["ref"] for e in m["elements"].values()
-               if e["visibility"]["visible"] and e["visibility"]["inViewport"]}
+    visible = {
+        e["ref"]
+        for e in m["elements"].values()
+        if e["visibility"]["visible"] and e["visibility"]["inViewport"]
+    }
     assert labels == visible
     assert "@hiddeninput" not in labels
     assert browser.js("return document.getElementById('hidden-input').getClientRects().length") == 0
@@ -596,13 +689,13 @@ def test_annotated_labels_are_the_refs_state_printed(browser: Browser, page: Any
     assert image.format == "PNG" and image.size == (round(width * dpr), round(height * dpr))
 
 
-def test_full_page_screenshot_is_taller_on_a_long_page(browser: Browser, page: Any,
-                                                       tmp_path: Path) -> None:
+def test_full_page_screenshot_is_taller_on_a_long_page(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
     from PIL import Image
 
     tab, _ = page("static/actions.html")
-    page_height, inner = browser.js(
-        "return [document.documentElement.scrollHeight, innerHeight]")
+    page_height, inner = browser.js("return [document.documentElement.scrollHeight, innerHeight]")
     assert page_height > inner
     browser.ok("screenshot", "-o", str(tmp_path / "view.png"), "--tab", str(tab))
     browser.ok("screenshot", "--full-page", "-o", str(tmp_path / "full.png"), "--tab", str(tab))
@@ -643,7 +736,9 @@ def test_refs_still_resolve_after_the_host_is_restarted(browser: Browser, page: 
     refs = state(browser, tab)["refs"]
     # The AX source gives the registry backend node ids, which hash refs of look-alikes need
     # once the host's in-memory snapshot is gone (see the xfail below).
-    assert [r["ref"] for r in state(browser, tab, "--source", "ax")["refs"]] == [r["ref"] for r in refs]
+    assert [r["ref"] for r in state(browser, tab, "--source", "ax")["refs"]] == [
+        r["ref"] for r in refs
+    ]
     by_name = {r["name"]: r["ref"] for r in refs}
     covered = by_name["Covered button"]  # a ref from the element's id
     deletes = [r["ref"] for r in refs if r["name"] == "Delete"]  # hash refs of three look-alikes
@@ -664,7 +759,9 @@ def test_refs_still_resolve_after_the_host_is_restarted(browser: Browser, page: 
     assert [r["ref"] for r in state(browser, tab)["refs"]] == [r["ref"] for r in refs]
 
 
-def test_hash_ref_from_default_state_resolves_after_host_restart(browser: Browser, page: Any) -> None:
+def test_hash_ref_from_default_state_resolves_after_host_restart(
+    browser: Browser, page: Any
+) -> None:
     tab, _ = page("static/actions.html")
     deletes = [r["ref"] for r in state(browser, tab)["refs"] if r["name"] == "Delete"]
     assert len(deletes) == 3

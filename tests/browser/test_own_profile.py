@@ -69,7 +69,8 @@ class OwnBrowser:
         self.driver.get(url)
         self.driver.execute_script(
             "window.__keys = []; addEventListener('keydown', (e) => window.__keys.push(e.key));"
-            "window.__mark = 'user';")
+            "window.__mark = 'user';"
+        )
         marker = url.rsplit("t=", 1)[-1]
         return next(t["id"] for t in self.ok("tabs")["tabs"] if marker in t["url"])
 
@@ -102,7 +103,8 @@ def test_the_users_own_browser_is_not_counted_as_launched(own: OwnBrowser) -> No
 
 
 def test_tab_new_opens_in_the_background_in_the_reins_group(
-        own: OwnBrowser, site: Site, worker: Worker) -> None:
+    own: OwnBrowser, site: Site, worker: Worker
+) -> None:
     user_tab = own.user_opens(site.url("static/bridge.html", who="user"))
     opened = own.ok("tab", "new", site.url("static/bridge.html", who="agent"))["id"]
     try:
@@ -152,7 +154,8 @@ def test_commands_never_reach_the_users_tab(own: OwnBrowser, site: Site, worker:
 
 
 def test_tab_select_hands_a_tab_over_and_the_popup_takes_it_back(
-        own: OwnBrowser, site: Site, worker: Worker) -> None:
+    own: OwnBrowser, site: Site, worker: Worker
+) -> None:
     user_tab = own.user_opens(site.url("static/bridge.html", who="user"))
     picked = own.ok("tab", "select", str(user_tab))["tab"]
     assert picked["reins"] is True
@@ -179,7 +182,8 @@ def test_tab_select_hands_a_tab_over_and_the_popup_takes_it_back(
 
 
 def test_profile_names_stay_with_their_profiles_whatever_the_start_order(
-        own: OwnBrowser, reins_home: Path) -> None:
+    own: OwnBrowser, reins_home: Path
+) -> None:
     first = OwnBrowser(reins_home, reins_home / "names-a")
     second = OwnBrowser(reins_home, reins_home / "names-b")
     names = (first.profile, second.profile)
@@ -196,15 +200,19 @@ def test_profile_names_stay_with_their_profiles_whatever_the_start_order(
         second.quit()
 
 
-def test_a_tab_a_page_opens_is_reins_only_once_handed_over(
-        own: OwnBrowser, site: Site) -> None:
+def test_a_tab_a_page_opens_is_reins_only_once_handed_over(own: OwnBrowser, site: Site) -> None:
     """Chrome's openerTabId names the tab that was active, not the page that opened the new one,
     so the extension cannot tell an agent's link from the user's: the agent takes it explicitly."""
     own.user_opens(site.url("static/bridge.html", who="user"))
     opened = own.ok("tab", "new", site.url("static/bridge.html", who="agent"))["id"]
     child_url = site.url("static/bridge.html", who="child")
-    code, _ = own.cli("cdp", "Runtime.evaluate", json.dumps(
-        {"expression": f"window.open({json.dumps(child_url)}) !== null", "userGesture": True}))
+    code, _ = own.cli(
+        "cdp",
+        "Runtime.evaluate",
+        json.dumps(
+            {"expression": f"window.open({json.dumps(child_url)}) !== null", "userGesture": True}
+        ),
+    )
     assert code == 0
     marker = child_url.rsplit("t=", 1)[-1]
     deadline = time.monotonic() + 5

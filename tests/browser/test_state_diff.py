@@ -25,13 +25,19 @@ def test_diff_lists_exactly_what_the_page_changed(browser: Browser, page: Any) -
     full = browser.ok("state", "--tab", t)  # a plain state is an observation too
     assert "@added" in full["text"] and "@doomed" not in full["text"]
 
-    browser.js("document.getElementById('renamed').textContent = 'Newer name';"
-               "document.getElementById('added').remove();"
-               "const b = document.createElement('button'); b.id = 'late';"
-               "b.textContent = 'Late'; document.body.append(b);")
+    browser.js(
+        "document.getElementById('renamed').textContent = 'Newer name';"
+        "document.getElementById('added').remove();"
+        "const b = document.createElement('button'); b.id = 'late';"
+        "b.textContent = 'Late'; document.body.append(b);"
+    )
     body = browser.ok("state", "--tab", t, "--diff")
-    assert body["diff"] == {"full": False, "added": ["@late"], "removed": ["@added"],
-                            "changed": ["@renamed"]}, (first["text"], full["text"], body["text"])
+    assert body["diff"] == {
+        "full": False,
+        "added": ["@late"],
+        "removed": ["@added"],
+        "changed": ["@renamed"],
+    }, (first["text"], full["text"], body["text"])
     assert body["text"].split("\n") == [
         '- @added button "Added"',
         '~ @renamed button "Newer name"',
@@ -47,8 +53,12 @@ def test_diff_lists_exactly_what_the_page_changed(browser: Browser, page: Any) -
     browser.ok("click", "--tab", t, "@go")
     clicked = browser.ok("state", "--tab", t, "--diff")
     assert browser.js("return document.activeElement.id") == "go"  # the click focused it
-    assert clicked["diff"] == {"full": False, "added": ["@added"], "removed": ["@doomed"],
-                               "changed": ["@go", "@renamed"]}
+    assert clicked["diff"] == {
+        "full": False,
+        "added": ["@added"],
+        "removed": ["@doomed"],
+        "changed": ["@go", "@renamed"],
+    }
     assert clicked["text"].split("\n") == [
         '- @doomed button "Remove me"',
         '~ @go button "Change" [focused]',

@@ -61,7 +61,8 @@ def _run_with_failure(browser: Browser, tab: int, trace_dir: Path) -> None:
 
 
 def test_a_traced_run_with_a_failure_reads_right_in_its_report(
-        browser: Browser, page: Any, tmp_path: Path, serve_dir: Any) -> None:
+    browser: Browser, page: Any, tmp_path: Path, serve_dir: Any
+) -> None:
     tab, _ = page("static/trace.html")
     trace_dir = tmp_path / "run"
     _run_with_failure(browser, tab, trace_dir)
@@ -87,7 +88,9 @@ def test_a_traced_run_with_a_failure_reads_right_in_its_report(
     opened = browser.ok("tab", "new", f"{base}/report.html")
     shown = str(opened["id"])
     try:
-        seen = browser.ok("eval", """(() => {
+        seen = browser.ok(
+            "eval",
+            """(() => {
           const q = (s) => [...document.querySelectorAll(s)];
           const failure = document.querySelector('.failure');
           const boom = document.querySelector('#step-2');
@@ -103,7 +106,10 @@ def test_a_traced_run_with_a_failure_reads_right_in_its_report(
             pwned: window.__pwned === undefined ? null : window.__pwned,
             stray: document.querySelectorAll('img[src="x"], script').length,
           };
-        })()""", "--tab", shown)["value"]
+        })()""",
+            "--tab",
+            shown,
+        )["value"]
     finally:
         browser.cli("tab", "close", shown)
     assert "FAIL" in seen["title"] and "fixture <run>" in seen["title"]
@@ -151,7 +157,8 @@ def test_console_and_network_show_what_the_page_did(browser: Browser, page: Any)
 
 
 def test_a_trace_survives_a_host_restart_and_says_so(
-        browser: Browser, page: Any, tmp_path: Path) -> None:
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
     tab, _ = page("static/trace.html")
     t = str(tab)
     trace_dir = tmp_path / "restart"
@@ -182,7 +189,8 @@ def test_a_trace_survives_a_host_restart_and_says_so(
 
 
 def test_what_happened_before_the_capture_chromes_log_has_failed_loads_only(
-        browser: Browser, page: Any) -> None:
+    browser: Browser, page: Any
+) -> None:
     """A page that fails before any reins command on it: the failed load is known from Chrome's
     log (Log.enable replays it); its console.error and uncaught error are not (docs/tracing.md)."""
     tab, _ = page("static/trace.html", atload=1)
@@ -199,8 +207,15 @@ def test_what_happened_before_the_capture_chromes_log_has_failed_loads_only(
 def test_batch_trace_records_its_lines(browser: Browser, page: Any, tmp_path: Path) -> None:
     tab, _ = page("static/trace.html")
     trace_dir = tmp_path / "batch"
-    run = run_cli(browser.home, "batch", "--trace", str(trace_dir), "--tab", str(tab),
-                  stdin="fill #note 'from batch'\nclick #save --timeout-ms 2000\n")
+    run = run_cli(
+        browser.home,
+        "batch",
+        "--trace",
+        str(trace_dir),
+        "--tab",
+        str(tab),
+        stdin="fill #note 'from batch'\nclick #save --timeout-ms 2000\n",
+    )
     assert run.code == 1  # the second line failed
     assert [a["ok"] for a in run.json_lines()] == [True, False]
     assert f"report: reins report {trace_dir}" in run.stderr

@@ -52,9 +52,13 @@ def _tab_urls(browser: Browser) -> dict[int, str]:
 
 
 def _evaluate(browser: Browser, tab_id: int, expression: str) -> tuple[int, dict[str, Any]]:
-    return browser.cli("cdp", "Runtime.evaluate",
-                       json.dumps({"expression": expression, "returnByValue": True}),
-                       "--tab", str(tab_id))
+    return browser.cli(
+        "cdp",
+        "Runtime.evaluate",
+        json.dumps({"expression": expression, "returnByValue": True}),
+        "--tab",
+        str(tab_id),
+    )
 
 
 def _set_popup_switch(browser: Browser, element_id: str, on: bool) -> None:
@@ -77,7 +81,8 @@ def _set_popup_switch(browser: Browser, element_id: str, on: bool) -> None:
 
 @pytest.mark.parametrize("url", HOSTILE, ids=[repr(u) for u in HOSTILE])
 def test_navigate_to_a_hostile_spelling_is_refused_and_the_tab_stays(
-        browser: Browser, page: Any, url: str) -> None:
+    browser: Browser, page: Any, url: str
+) -> None:
     tab_id, start = page("static/bridge.html")
     answer = browser.call("navigate", {"url": url}, tab=tab_id)
     assert answer["ok"] is False and answer["error"]["code"] == "page_refused", answer
@@ -92,14 +97,25 @@ def test_navigate_to_a_hostile_spelling_is_refused_and_the_tab_stays(
 def test_raw_page_navigate_is_checked_too(browser: Browser, page: Any) -> None:
     tab_id, start = page("static/bridge.html")
     for url in (f" {OWN_PAGE}", "chr\tome://version", "file:///etc/passwd"):
-        code, body = browser.cli("cdp", "Page.navigate", json.dumps({"url": url}), "--tab", str(tab_id))
+        code, body = browser.cli(
+            "cdp", "Page.navigate", json.dumps({"url": url}), "--tab", str(tab_id)
+        )
         assert code == 1 and body["error"]["code"] == "page_refused", (url, body)
     assert browser.driver.current_url == start
 
 
-@pytest.mark.parametrize("url", [f" {OWN_PAGE}", "\tchrome://version", "CHROME://settings",
-                                 "file:///etc/passwd", " view-source:https://example.com/",
-                                 "about:version", "javascript:1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        f" {OWN_PAGE}",
+        "\tchrome://version",
+        "CHROME://settings",
+        "file:///etc/passwd",
+        " view-source:https://example.com/",
+        "about:version",
+        "javascript:1",
+    ],
+)
 def test_tab_new_with_a_refused_url_opens_no_tab(browser: Browser, url: str) -> None:
     before = _tab_urls(browser)
     handles = len(browser.driver.window_handles)
@@ -134,9 +150,14 @@ def test_back_into_a_chrome_page_is_refused(browser: Browser, page: Any, site: S
 def _wait_refused(browser: Browser, tab_id: int, within: float) -> dict[str, Any]:
     deadline = time.monotonic() + within
     while True:
-        answer = browser.call("cdp", {"method": "Runtime.evaluate",
-                                      "params": {"expression": "typeof chrome.debugger",
-                                                 "returnByValue": True}}, tab=tab_id)
+        answer = browser.call(
+            "cdp",
+            {
+                "method": "Runtime.evaluate",
+                "params": {"expression": "typeof chrome.debugger", "returnByValue": True},
+            },
+            tab=tab_id,
+        )
         if not answer["ok"] or time.monotonic() > deadline:
             return answer
         time.sleep(0.05)
@@ -144,7 +165,8 @@ def _wait_refused(browser: Browser, tab_id: int, within: float) -> dict[str, Any
 
 @pytest.mark.parametrize("where", [OWN_PAGE, "chrome://version", "file:///etc/hostname"])
 def test_user_taking_an_attached_tab_to_a_refused_page_detaches_it(
-        browser: Browser, page: Any, site: Site, where: str) -> None:
+    browser: Browser, page: Any, site: Site, where: str
+) -> None:
     tab_id, _ = page("static/bridge.html")
     browser.ok("cdp", "Runtime.evaluate", '{"expression": "1"}', "--tab", str(tab_id))
     browser.driver.get(where)  # the user types it in the agent's tab
@@ -177,15 +199,21 @@ def test_the_way_out_is_checked_too(browser: Browser, page: Any) -> None:
 
 
 def test_a_command_in_flight_when_the_user_leaves_answers_page_refused(
-        browser: Browser, page: Any) -> None:
+    browser: Browser, page: Any
+) -> None:
     tab_id, _ = page("static/bridge.html")
     box: dict[str, Any] = {}
 
     def waiting() -> None:
         box["answer"] = browser.call(
-            "cdp", {"method": "Runtime.evaluate",
-                    "params": {"expression": "new Promise(() => {})", "awaitPromise": True}},
-            tab=tab_id, timeout_ms=20_000)
+            "cdp",
+            {
+                "method": "Runtime.evaluate",
+                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
+            },
+            tab=tab_id,
+            timeout_ms=20_000,
+        )
 
     t = threading.Thread(target=waiting)
     t.start()
@@ -222,35 +250,49 @@ def test_file_pages_only_when_the_user_allows_them(browser: Browser, page: Any) 
 
 def test_set_auto_attach_may_not_pause_new_targets(browser: Browser, page: Any) -> None:
     tab_id, _ = page("static/bridge.html")
-    code, body = browser.cli("cdp", "Target.setAutoAttach",
-                             json.dumps({"autoAttach": True, "waitForDebuggerOnStart": True,
-                                         "flatten": True}), "--tab", str(tab_id))
+    code, body = browser.cli(
+        "cdp",
+        "Target.setAutoAttach",
+        json.dumps({"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True}),
+        "--tab",
+        str(tab_id),
+    )
     assert code == 1 and body["error"]["code"] == "cdp_blocked", body
     assert "waitForDebuggerOnStart" in body["error"]["message"]
-    code, body = browser.cli("cdp", "Target.setAutoAttach",
-                             json.dumps({"autoAttach": True, "waitForDebuggerOnStart": False,
-                                         "flatten": True}), "--tab", str(tab_id))
+    code, body = browser.cli(
+        "cdp",
+        "Target.setAutoAttach",
+        json.dumps({"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True}),
+        "--tab",
+        str(tab_id),
+    )
     assert code == 0, body
 
 
-@pytest.mark.parametrize(("method", "params"), [
-    ("Runtime.evaluate", {"expression": "1", "contextId": 1}),
-    ("Runtime.evaluate", {"expression": "1", "uniqueContextId": "1.2"}),
-    ("Runtime.callFunctionOn", {"functionDeclaration": "() => 1", "executionContextId": 1}),
-    ("DOM.resolveNode", {"backendNodeId": 1, "executionContextId": 1}),
-    ("Runtime.enable", {}),
-])
-def test_other_worlds_are_out_of_reach(browser: Browser, page: Any, method: str,
-                                       params: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("Runtime.evaluate", {"expression": "1", "contextId": 1}),
+        ("Runtime.evaluate", {"expression": "1", "uniqueContextId": "1.2"}),
+        ("Runtime.callFunctionOn", {"functionDeclaration": "() => 1", "executionContextId": 1}),
+        ("DOM.resolveNode", {"backendNodeId": 1, "executionContextId": 1}),
+        ("Runtime.enable", {}),
+    ],
+)
+def test_other_worlds_are_out_of_reach(
+    browser: Browser, page: Any, method: str, params: dict[str, Any]
+) -> None:
     tab_id, _ = page("static/bridge.html")
     code, body = browser.cli("cdp", method, json.dumps(params), "--tab", str(tab_id))
     assert code == 1 and body["error"]["code"] == "cdp_blocked", body
 
 
-@pytest.mark.parametrize("url", ["about:settings", " about:extensions", "ABOUT:version",
-                                 "about:\tsettings"])
-def test_about_pages_are_refused_and_the_browser_survives(browser: Browser, page: Any,
-                                                          url: str) -> None:
+@pytest.mark.parametrize(
+    "url", ["about:settings", " about:extensions", "ABOUT:version", "about:\tsettings"]
+)
+def test_about_pages_are_refused_and_the_browser_survives(
+    browser: Browser, page: Any, url: str
+) -> None:
     tab_id, start = page("static/bridge.html")
     answer = browser.call("navigate", {"url": url}, tab=tab_id)
     assert answer["ok"] is False and answer["error"]["code"] == "page_refused", answer
@@ -280,8 +322,15 @@ def own_browser(site: Site) -> Iterator[Browser]:
 
 def _worker_target(driver: Any) -> dict[str, Any] | None:
     targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
-    return next((t for t in targets if t["type"] == "service_worker"
-                 and t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")), None)
+    return next(
+        (
+            t
+            for t in targets
+            if t["type"] == "service_worker"
+            and t["url"].startswith(f"chrome-extension://{EXTENSION_ID}/")
+        ),
+        None,
+    )
 
 
 def test_a_stopped_service_worker_comes_back_by_itself(own_browser: Browser, site: Site) -> None:

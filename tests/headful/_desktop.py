@@ -27,8 +27,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 SCREEN = (1600, 1000)
 # Debian package -> the program the tier needs from it.
-X_TOOLS = {"Xvfb": "xvfb", "openbox": "openbox", "xdotool": "xdotool", "xmessage": "x11-utils",
-           "xprop": "x11-utils"}
+X_TOOLS = {
+    "Xvfb": "xvfb",
+    "openbox": "openbox",
+    "xdotool": "xdotool",
+    "xmessage": "x11-utils",
+    "xprop": "x11-utils",
+}
 
 
 def missing_tools() -> list[str]:
@@ -77,9 +82,20 @@ class Desktop:
     def start(cls) -> Desktop:
         read_fd, write_fd = os.pipe()
         xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24",
-             "-nolisten", "tcp"],
-            pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "Xvfb",
+                "-displayfd",
+                str(write_fd),
+                "-screen",
+                "0",
+                f"{SCREEN[0]}x{SCREEN[1]}x24",
+                "-nolisten",
+                "tcp",
+            ],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(write_fd)
         number = b""
         try:
@@ -99,9 +115,14 @@ class Desktop:
             os.close(read_fd)
         desktop = cls(f":{number.decode().strip()}", [xvfb])
         try:
-            desktop._procs.append(subprocess.Popen(
-                ["openbox", "--sm-disable"], env=desktop.env(),
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            desktop._procs.append(
+                subprocess.Popen(
+                    ["openbox", "--sm-disable"],
+                    env=desktop.env(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
             wm = desktop._procs[-1]
             _wait(lambda: wm.poll() is not None or desktop._wm_running(), 30, "openbox")
             if wm.poll() is not None:
@@ -146,10 +167,12 @@ class Person:
     def window(self) -> str:
         """The browser window (found once: a minimized window is not "visible" to xdotool)."""
         if self._window is None:
+
             def search() -> list[str]:
                 try:  # a window that goes away mid-search fails the search: look again
-                    return self.desktop.xdotool("search", "--onlyvisible", "--class",
-                                                "chromium").split()
+                    return self.desktop.xdotool(
+                        "search", "--onlyvisible", "--class", "chromium"
+                    ).split()
                 except RuntimeError:
                     return []
 
@@ -179,8 +202,9 @@ class Person:
         self.desktop.xdotool("windowactivate", "--sync", self.window())
 
     def is_minimized(self) -> bool:
-        return "_NET_WM_STATE_HIDDEN" in self.desktop.run("xprop", "-id", self.window(),
-                                                          "_NET_WM_STATE")
+        return "_NET_WM_STATE_HIDDEN" in self.desktop.run(
+            "xprop", "-id", self.window(), "_NET_WM_STATE"
+        )
 
     def stacking(self) -> list[int]:
         """Top-level windows, bottom to top, as the window manager stacks them."""
@@ -205,9 +229,11 @@ class Person:
         self.uncover()
         self._cover = subprocess.Popen(
             ["xmessage", "-geometry", f"{SCREEN[0]}x{SCREEN[1]}+0+0", "another application"],
-            env=self.desktop.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.desktop.xdotool("search", "--sync", "--onlyvisible", "--class", "xmessage",
-                             timeout=15)
+            env=self.desktop.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.desktop.xdotool("search", "--sync", "--onlyvisible", "--class", "xmessage", timeout=15)
 
     def uncover(self) -> None:
         if self._cover is not None:
@@ -228,8 +254,13 @@ class Reins:
 
     def cli(self, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any], float]:
         started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "reins.cli", "--json", *args],
-                              capture_output=True, text=True, timeout=timeout, env=self.env())
+        proc = subprocess.run(
+            [sys.executable, "-m", "reins.cli", "--json", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=self.env(),
+        )
         elapsed = time.monotonic() - started
         out = proc.stdout.strip().splitlines()
         try:
@@ -256,23 +287,37 @@ def browser_command(user_data: Path, url: str, browser: str | None = None) -> li
     extension = os.environ.get("REINS_EXTENSION_DIR") or str(ROOT / "extension")
     return [
         browser or os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium"),
-        f"--user-data-dir={user_data}", f"--load-extension={extension}", "--no-first-run",
-        "--no-default-browser-check", "--no-sandbox", "--password-store=basic",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-quic", url,
+        f"--user-data-dir={user_data}",
+        f"--load-extension={extension}",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--no-sandbox",
+        "--password-store=basic",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
+        url,
     ]
 
 
-def start_browser(desktop: Desktop, reins: Reins, user_data: Path, url: str,
-                  log: Path) -> subprocess.Popen[Any]:
+def start_browser(
+    desktop: Desktop, reins: Reins, user_data: Path, url: str, log: Path
+) -> subprocess.Popen[Any]:
     """`reins install --user-data-dir`, then Chromium on that profile; returns once connected."""
     user_data.mkdir(parents=True, exist_ok=True)
     reins.ok("install", "--user-data-dir", str(user_data))
     with log.open("ab") as out:
         # Its own process group: the teardown ends the browser and everything it started.
-        proc = subprocess.Popen(browser_command(user_data, url), env=desktop.env(**{
-            "REINS_HOME": str(reins.home), "PYTHONPATH": reins.env()["PYTHONPATH"]}),
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            browser_command(user_data, url),
+            env=desktop.env(
+                **{"REINS_HOME": str(reins.home), "PYTHONPATH": reins.env()["PYTHONPATH"]}
+            ),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         reins.wait_connected()
     except BaseException:

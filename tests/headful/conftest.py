@@ -60,11 +60,20 @@ class Beacons:
 
     def of(self, tag: str, kind: str | None = None) -> list[dict[str, Any]]:
         with self._changed:
-            return [r for r in self._records
-                    if r.get("tag") == tag and (kind is None or r.get("kind") == kind)]
+            return [
+                r
+                for r in self._records
+                if r.get("tag") == tag and (kind is None or r.get("kind") == kind)
+            ]
 
-    def wait(self, tag: str, predicate: Callable[[dict[str, Any]], bool], *,
-             timeout: float = 5, what: str = "a report") -> dict[str, Any]:
+    def wait(
+        self,
+        tag: str,
+        predicate: Callable[[dict[str, Any]], bool],
+        *,
+        timeout: float = 5,
+        what: str = "a report",
+    ) -> dict[str, Any]:
         """The first report of this page that matches, waiting for it to arrive."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -130,8 +139,10 @@ def desktop() -> Iterator[Desktop]:
         pytest.skip("the headful tier needs Xvfb (Debian: xvfb; scripts/bootstrap installs it)")
     if missing:
         packages = sorted({X_TOOLS[name] for name in missing})
-        pytest.fail(f"the headful tier needs {', '.join(missing)} "
-                    f"(Debian: {' '.join(packages)}; scripts/bootstrap installs them)")
+        pytest.fail(
+            f"the headful tier needs {', '.join(missing)} "
+            f"(Debian: {' '.join(packages)}; scripts/bootstrap installs them)"
+        )
     started = Desktop.start()
     yield started
     started.close()
@@ -164,20 +175,23 @@ def _home_tab(reins: Reins, timeout: float = 30) -> int:
 
 
 @pytest.fixture(scope="session")
-def user_browser(desktop: Desktop, site: Site,
-                 pytestconfig: pytest.Config) -> Iterator[UserBrowser]:
+def user_browser(
+    desktop: Desktop, site: Site, pytestconfig: pytest.Config
+) -> Iterator[UserBrowser]:
     # Short: the host's socket path lives under REINS_HOME (Unix socket paths are ~104 bytes).
     home = Path(tempfile.mkdtemp(prefix="rh-", dir="/tmp"))
     reins = Reins(home)
     log = home / "browser.log"
     try:
-        proc = start_browser(desktop, reins, home / "profile",
-                             site.url("headful/home.html", "home"), log)
+        proc = start_browser(
+            desktop, reins, home / "profile", site.url("headful/home.html", "home"), log
+        )
         try:
             person = Person(desktop)
             person.window()
-            yield UserBrowser(person, reins, site, _home_tab(reins), log,
-                              pytestconfig.stash[_TIMINGS])
+            yield UserBrowser(
+                person, reins, site, _home_tab(reins), log, pytestconfig.stash[_TIMINGS]
+            )
         finally:
             stop_browser(proc)
     finally:
@@ -223,13 +237,19 @@ class AgentTab:
             person.cover()
         else:
             raise ValueError(mode)
-        self.beacons.wait(self.tag, lambda r: r.get("kind") == "visibility"
-                          and r.get("state") == "hidden", timeout=10, what="that it is hidden")
+        self.beacons.wait(
+            self.tag,
+            lambda r: r.get("kind") == "visibility" and r.get("state") == "hidden",
+            timeout=10,
+            what="that it is hidden",
+        )
 
     def reported(self, kind: str, **match: Any) -> dict[str, Any]:
         return self.beacons.wait(
-            self.tag, lambda r: r.get("kind") == kind and all(r.get(k) == v for k, v in match.items()),
-            what=f"{kind} {match}")
+            self.tag,
+            lambda r: r.get("kind") == kind and all(r.get(k) == v for k, v in match.items()),
+            what=f"{kind} {match}",
+        )
 
 
 def _restore(browser: UserBrowser) -> None:
@@ -288,4 +308,5 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         values.sort()
         terminalreporter.write_line(
             f"{action:<24} {mode:<11} n={len(values):<3} median={values[len(values) // 2]:.2f} "
-            f"max={values[-1]:.2f}")
+            f"max={values[-1]:.2f}"
+        )

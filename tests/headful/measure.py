@@ -83,16 +83,22 @@ class Cdp:
     def on(self, handler: Callable[[dict[str, Any]], None]) -> None:
         self._handlers.append(handler)
 
-    def send_nowait(self, method: str, params: dict[str, Any] | None = None,
-                    session: str | None = None) -> None:
+    def send_nowait(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> None:
         message: dict[str, Any] = {"id": next(self._ids), "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
         with self._lock:
             self._ws.send(json.dumps(message))
 
-    def send(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-             timeout: float = 30) -> dict[str, Any]:
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30,
+    ) -> dict[str, Any]:
         call_id = next(self._ids)
         box: queue.Queue[dict[str, Any]] = queue.Queue()
         self._waiting[call_id] = box
@@ -122,7 +128,8 @@ def _serve() -> tuple[http.server.ThreadingHTTPServer, int]:
             self.end_headers()
 
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(ROOT / "fixtures")))
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(ROOT / "fixtures"))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, server.server_address[1]
 
@@ -162,26 +169,46 @@ class _Candidate:
             acking = "unacknowledged" not in self.name
 
             def ack(message: dict[str, Any]) -> None:
-                if message.get("method") == "Page.screencastFrame" and message.get("sessionId") == s:
+                if (
+                    message.get("method") == "Page.screencastFrame"
+                    and message.get("sessionId") == s
+                ):
                     self.frames += 1
                     if acking:
-                        self.cdp.send_nowait("Page.screencastFrameAck",
-                                             {"sessionId": message["params"]["sessionId"]}, s)
+                        self.cdp.send_nowait(
+                            "Page.screencastFrameAck",
+                            {"sessionId": message["params"]["sessionId"]},
+                            s,
+                        )
+
             self.cdp.on(ack)
-            self.cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 10,
-                                                   "maxWidth": 16, "maxHeight": 16}, s)
+            self.cdp.send(
+                "Page.startScreencast",
+                {"format": "jpeg", "quality": 10, "maxWidth": 16, "maxHeight": 16},
+                s,
+            )
         if "screenshots" in self.name:
-            interval = (int(self.name.split("every ")[1].split(" ms")[0]) / 1000
-                        if "every" in self.name else 0)
+            interval = (
+                int(self.name.split("every ")[1].split(" ms")[0]) / 1000
+                if "every" in self.name
+                else 0
+            )
 
             def shoot() -> None:
                 if "one pending" in self.name:  # one capture, left to finish in its own time
                     started = time.monotonic()
                     try:
-                        self.cdp.send("Page.captureScreenshot", {
-                            "format": "jpeg", "quality": 10, "optimizeForSpeed": True,
-                            "clip": {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}}, s,
-                            timeout=60)
+                        self.cdp.send(
+                            "Page.captureScreenshot",
+                            {
+                                "format": "jpeg",
+                                "quality": 10,
+                                "optimizeForSpeed": True,
+                                "clip": {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1},
+                            },
+                            s,
+                            timeout=60,
+                        )
                     except Exception:  # noqa: BLE001
                         pass
                     self.captures.append(time.monotonic() - started)
@@ -189,13 +216,21 @@ class _Candidate:
                 while not self._stop.wait(interval):
                     try:
                         started = time.monotonic()
-                        self.cdp.send("Page.captureScreenshot", {
-                            "format": "jpeg", "quality": 10, "optimizeForSpeed": True,
-                            "clip": {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1}}, s,
-                            timeout=5)
+                        self.cdp.send(
+                            "Page.captureScreenshot",
+                            {
+                                "format": "jpeg",
+                                "quality": 10,
+                                "optimizeForSpeed": True,
+                                "clip": {"x": 0, "y": 0, "width": 1, "height": 1, "scale": 1},
+                            },
+                            s,
+                            timeout=5,
+                        )
                         self.captures.append(time.monotonic() - started)
                     except Exception:  # noqa: BLE001 - a slow capture is part of what we measure
                         pass
+
             threading.Thread(target=shoot, daemon=True).start()
 
     def stop(self) -> None:
@@ -220,13 +255,21 @@ CANDIDATES = (
 )
 
 
-def measure_rendering(desktop: Desktop, port: int, home: Path,
-                      only: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def measure_rendering(
+    desktop: Desktop, port: int, home: Path, only: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     profile = home / "cdp-profile"
-    argv = [*browser_command(profile, f"http://127.0.0.1:{port}/headful/home.html"),
-            "--remote-debugging-port=0"]
-    proc = subprocess.Popen(argv, env=desktop.env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    argv = [
+        *browser_command(profile, f"http://127.0.0.1:{port}/headful/home.html"),
+        "--remote-debugging-port=0",
+    ]
+    proc = subprocess.Popen(
+        argv,
+        env=desktop.env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     rows: list[dict[str, Any]] = []
     try:
         active_port = profile / "DevToolsActivePort"
@@ -239,11 +282,16 @@ def measure_rendering(desktop: Desktop, port: int, home: Path,
         person.window()
         for mode in ("shown", "background", "minimized", "covered"):
             names = [n for n in CANDIDATES if not only or n in only]
-            for name in names if mode != "shown" else ("nothing", *(n for n in names if "screenshots" in n)):
-                target = cdp.send("Target.createTarget", {
-                    "url": f"http://127.0.0.1:{port}/headful/widgets.html?t=m"})["targetId"]
-                session = cdp.send("Target.attachToTarget", {"targetId": target,
-                                                             "flatten": True})["sessionId"]
+            for name in (
+                names if mode != "shown" else ("nothing", *(n for n in names if "screenshots" in n))
+            ):
+                target = cdp.send(
+                    "Target.createTarget",
+                    {"url": f"http://127.0.0.1:{port}/headful/widgets.html?t=m"},
+                )["targetId"]
+                session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+                    "sessionId"
+                ]
                 cdp.send("Runtime.enable", {}, session)
                 time.sleep(1)
                 _hide(person, mode)
@@ -252,19 +300,31 @@ def measure_rendering(desktop: Desktop, port: int, home: Path,
                 candidate.start()
                 row: dict[str, Any] = {"mode": mode, "candidate": name}
                 for paint in (False, True):
-                    value = cdp.send("Runtime.evaluate", {
-                        "expression": _COUNT % ("true" if paint else "false"),
-                        "awaitPromise": True, "returnByValue": True}, session,
-                        timeout=20)["result"]["value"]
+                    value = cdp.send(
+                        "Runtime.evaluate",
+                        {
+                            "expression": _COUNT % ("true" if paint else "false"),
+                            "awaitPromise": True,
+                            "returnByValue": True,
+                        },
+                        session,
+                        timeout=20,
+                    )["result"]["value"]
                     row["paint" if paint else "still"] = value
                 candidate.stop()
                 rows.append(row)
-                print(f"{mode:<10} {name:<44} still {row['still']['perSecond']:>5} /s  "
-                      f"painting {row['paint']['perSecond']:>5} /s  "
-                      f"{row['still']['visibility']}"
-                      + (f"  {candidate.frames} screencast frames" if "screencast" in name else "")
-                      + (f"  capture median {1000 * statistics.median(candidate.captures):.0f} ms"
-                         if candidate.captures else ""), flush=True)
+                print(
+                    f"{mode:<10} {name:<44} still {row['still']['perSecond']:>5} /s  "
+                    f"painting {row['paint']['perSecond']:>5} /s  "
+                    f"{row['still']['visibility']}"
+                    + (f"  {candidate.frames} screencast frames" if "screencast" in name else "")
+                    + (
+                        f"  capture median {1000 * statistics.median(candidate.captures):.0f} ms"
+                        if candidate.captures
+                        else ""
+                    ),
+                    flush=True,
+                )
                 _show(person, mode)
                 cdp.send("Target.closeTarget", {"targetId": target})
         cdp.close()
@@ -273,19 +333,27 @@ def measure_rendering(desktop: Desktop, port: int, home: Path,
     return rows
 
 
-def measure_clicks(desktop: Desktop, port: int, home: Path, rounds: int = 5) -> dict[str, list[float]]:
+def measure_clicks(
+    desktop: Desktop, port: int, home: Path, rounds: int = 5
+) -> dict[str, list[float]]:
     reins = Reins(home / "reins")
     reins.home.mkdir(parents=True, exist_ok=True)
-    proc = start_browser(desktop, reins, home / "user-profile",
-                         f"http://127.0.0.1:{port}/headful/home.html", home / "browser.log")
+    proc = start_browser(
+        desktop,
+        reins,
+        home / "user-profile",
+        f"http://127.0.0.1:{port}/headful/home.html",
+        home / "browser.log",
+    )
     times: dict[str, list[float]] = {}
     try:
         person = Person(desktop)
         person.window()
         for mode in ("shown", "background", "minimized", "covered"):
             for n in range(rounds):
-                tab = reins.ok("tab", "new",
-                               f"http://127.0.0.1:{port}/headful/widgets.html?t=c{n}")["id"]
+                tab = reins.ok(
+                    "tab", "new", f"http://127.0.0.1:{port}/headful/widgets.html?t=c{n}"
+                )["id"]
                 if mode != "shown":
                     _hide(person, mode)
                     time.sleep(0.5)
@@ -307,15 +375,18 @@ def main(argv: list[str]) -> int:
     server, port = _serve()
     home = Path(tempfile.mkdtemp(prefix="rm-", dir="/tmp"))
     try:
-        print(f"Chromium: {subprocess.run([browser_command(home, '')[0], '--version'], capture_output=True, text=True).stdout.strip()}")
+        print(
+            f"Chromium: {subprocess.run([browser_command(home, '')[0], '--version'], capture_output=True, text=True).stdout.strip()}"
+        )
         if "rendering" in parts:
             print("\n## rAF callbacks per second on a hidden tab, by what CDP does to it\n")
             measure_rendering(desktop, port, home)
         if "clicks" in parts:
             print("\n## `reins click` wall time (CLI process included), 5 fresh tabs each\n")
             for key, values in measure_clicks(desktop, port, home).items():
-                print(f"{key:<40} median {statistics.median(values):.2f} s   "
-                      f"max {max(values):.2f} s")
+                print(
+                    f"{key:<40} median {statistics.median(values):.2f} s   max {max(values):.2f} s"
+                )
     finally:
         server.shutdown()
         desktop.close()

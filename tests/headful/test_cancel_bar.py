@@ -23,8 +23,12 @@ def _find_cancel(display: str, window: tuple[int, int, int, int]) -> tuple[int, 
     x0, y0, width, _height = window
     shot = ImageGrab.grab(xdisplay=display).convert("RGB")
     pixels = shot.load()
-    hits = [(x, y) for y in range(y0 + 70, y0 + 160) for x in range(x0, min(x0 + width, shot.width))
-            if pixels[x, y] == BUTTON_BLUE]
+    hits = [
+        (x, y)
+        for y in range(y0 + 70, y0 + 160)
+        for x in range(x0, min(x0 + width, shot.width))
+        if pixels[x, y] == BUTTON_BLUE
+    ]
     if len(hits) < 200:  # a button, not a stray pixel of the tab-group chip
         return None
     xs = sorted(x for x, _ in hits)
@@ -39,8 +43,9 @@ def _geometry(user_browser: UserBrowser) -> tuple[int, int, int, int]:
     return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
 
 
-def test_cancel_on_the_debugging_bar_stops_reins(agent_tab: type[AgentTab],
-                                                 user_browser: UserBrowser) -> None:
+def test_cancel_on_the_debugging_bar_stops_reins(
+    agent_tab: type[AgentTab], user_browser: UserBrowser
+) -> None:
     tab = agent_tab()
     tab.act("click", "#count-btn")  # attached: Chrome shows the bar
     tab.reported("click", count=1)

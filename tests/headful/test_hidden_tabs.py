@@ -83,8 +83,9 @@ def test_an_animated_menu_opens_and_an_option_is_chosen(agent_tab: OpenTab, mode
 
 
 @pytest.mark.parametrize("mode", HIDDEN_MODES)
-def test_the_person_keeps_their_tab_and_window(agent_tab: OpenTab, user_browser: UserBrowser,
-                                                mode: str) -> None:
+def test_the_person_keeps_their_tab_and_window(
+    agent_tab: OpenTab, user_browser: UserBrowser, mode: str
+) -> None:
     person = user_browser.person
     tab = agent_tab()
     tab.hide(mode)
@@ -99,16 +100,18 @@ def test_the_person_keeps_their_tab_and_window(agent_tab: OpenTab, user_browser:
     elif mode == "minimized":
         assert person.is_minimized(), "the minimized window was shown"
     else:
-        assert cover is not None and person.stacking()[-1] == cover, \
+        assert cover is not None and person.stacking()[-1] == cover, (
             "the browser window was raised over the person's application"
+        )
     # Still hidden from the person: since it was hidden, the page saw one change only (focus
     # emulation), none from the window.
     states = [r["state"] for r in tab.beacons.of(tab.tag, "visibility")]
-    assert states[states.index("hidden"):] == ["hidden", "visible"], states
+    assert states[states.index("hidden") :] == ["hidden", "visible"], states
 
 
-def test_the_person_keeps_typing_in_their_own_tab(agent_tab: OpenTab,
-                                                  user_browser: UserBrowser) -> None:
+def test_the_person_keeps_typing_in_their_own_tab(
+    agent_tab: OpenTab, user_browser: UserBrowser
+) -> None:
     """While the agent clicks and fills in its background tab, the person types in theirs: every
     key lands in the person's page, the agent's page gets the agent's input."""
     person = user_browser.person
@@ -134,18 +137,23 @@ def test_the_person_keeps_typing_in_their_own_tab(agent_tab: OpenTab,
     worker.join(60)
     assert not failures, failures
     last: dict[str, Any] = site.beacons.wait(
-        "home", lambda r: r.get("kind") == "input" and r.get("value", "").endswith(typed[-6:]),
-        what="the person's text")
+        "home",
+        lambda r: r.get("kind") == "input" and r.get("value", "").endswith(typed[-6:]),
+        what="the person's text",
+    )
     assert last["value"].endswith(typed), last["value"]
     tab.reported("input", id="name", value="agent 2")
     tab.reported("click", count=3)
-    assert all(t["active"] is (t["id"] == user_browser.home_tab)
-               for t in user_browser.reins.ok("tabs")["tabs"])
+    assert all(
+        t["active"] is (t["id"] == user_browser.home_tab)
+        for t in user_browser.reins.ok("tabs")["tabs"]
+    )
 
 
 @pytest.mark.parametrize("mode", HIDDEN_MODES)
-def test_tab_show_puts_the_tab_in_front_of_the_person(agent_tab: OpenTab,
-                                                      user_browser: UserBrowser, mode: str) -> None:
+def test_tab_show_puts_the_tab_in_front_of_the_person(
+    agent_tab: OpenTab, user_browser: UserBrowser, mode: str
+) -> None:
     """What the `tab_hidden` answer points to: the one command that does change what the person
     sees, on purpose."""
     person = user_browser.person
@@ -166,8 +174,7 @@ def test_tab_new_opens_behind_the_person(user_browser: UserBrowser) -> None:
     tag = uuid.uuid4().hex[:8]
     body = reins.ok("tab", "new", user_browser.site.url("headful/widgets.html", tag))
     try:
-        load = user_browser.site.beacons.wait(tag, lambda r: r.get("kind") == "load",
-                                              what="load")
+        load = user_browser.site.beacons.wait(tag, lambda r: r.get("kind") == "load", what="load")
         assert load["visibility"] == "hidden"
         tabs = {t["id"]: t for t in reins.ok("tabs")["tabs"]}
         assert tabs[user_browser.home_tab]["active"] is True

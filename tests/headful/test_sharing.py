@@ -12,8 +12,9 @@ from tests.headful.conftest import AgentTab, UserBrowser
 pytestmark = [pytest.mark.browser, pytest.mark.headful]
 
 
-def test_the_person_opens_a_chrome_page_in_the_agents_tab(agent_tab: type[AgentTab],
-                                                          user_browser: UserBrowser) -> None:
+def test_the_person_opens_a_chrome_page_in_the_agents_tab(
+    agent_tab: type[AgentTab], user_browser: UserBrowser
+) -> None:
     tab = agent_tab()
     person = user_browser.person
     person.key("ctrl+l")
@@ -27,8 +28,7 @@ def test_the_person_opens_a_chrome_page_in_the_agents_tab(agent_tab: type[AgentT
     assert code == 1 and body["error"]["code"] == "page_refused", body
     assert elapsed < 3
     # The way out: navigate takes the tab back to a page reins drives.
-    body = tab.act("navigate", user_browser.site.url("headful/widgets.html", tab.tag),
-                   within=15)
+    body = tab.act("navigate", user_browser.site.url("headful/widgets.html", tab.tag), within=15)
     assert "/headful/widgets.html" in body["url"]
     tab.act("click", "#count-btn")
     tab.reported("click", id="count-btn")

@@ -177,17 +177,32 @@ Promise.all([import(process.argv[1]), import(process.argv[2])]).then(([m, p]) =>
 def policy() -> dict[str, Any]:
     if NODE is None:
         pytest.skip("node is not installed")
-    source_methods = re.findall(r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text())
-    query = {"methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
-             "urls": REFUSED_URLS + ALLOWED_URLS,
-             "params": [[m, p] for m, p, _ in PARAM_CASES], "valid": VALID_PARAMS}
+    source_methods = re.findall(
+        r'"([A-Za-z]+\.[A-Za-z]+)"', (EXTENSION / "allowlist.js").read_text()
+    )
+    query = {
+        "methods": sorted(set(REFUSED_METHODS + NEEDED_METHODS + source_methods)),
+        "urls": REFUSED_URLS + ALLOWED_URLS,
+        "params": [[m, p] for m, p, _ in PARAM_CASES],
+        "valid": VALID_PARAMS,
+    }
     done = subprocess.run(
         # Node reads the extension's .js files as ES modules by their syntax (there is no
         # package.json): on by default since node 20.19 and 22.7, behind this flag before.
-        [NODE, "--experimental-detect-module", "--input-type=module", "-e", _PROBE,
-         (EXTENSION / "allowlist.js").as_uri(), (EXTENSION / "policy.js").as_uri(),
-         json.dumps(query)],
-        capture_output=True, text=True, timeout=30, check=True,
+        [
+            NODE,
+            "--experimental-detect-module",
+            "--input-type=module",
+            "-e",
+            _PROBE,
+            (EXTENSION / "allowlist.js").as_uri(),
+            (EXTENSION / "policy.js").as_uri(),
+            json.dumps(query),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
     )
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -215,8 +230,9 @@ def test_refused_methods_are_not_allowed(policy: dict[str, Any], method: str) ->
 def test_no_method_of_a_refused_domain_is_listed(policy: dict[str, Any]) -> None:
     offenders = [m for m in policy["methods"] if m.startswith(REFUSED_PREFIXES)]
     assert offenders == []
-    cookie_or_download = [m for m in policy["methods"]
-                          if "cookie" in m.lower() or "download" in m.lower()]
+    cookie_or_download = [
+        m for m in policy["methods"] if "cookie" in m.lower() or "download" in m.lower()
+    ]
     assert cookie_or_download == []
 
 
@@ -288,8 +304,9 @@ def test_manifest_permissions_are_exactly_the_six() -> None:
     assert manifest["manifest_version"] == 3
     # alarms: wakes a stopped service worker so it reconnects to the host by itself.
     # tabGroups: the "reins" group shows the user which of their tabs the agent drives.
-    assert sorted(manifest["permissions"]) == sorted(["debugger", "nativeMessaging", "tabs",
-                                                      "tabGroups", "storage", "alarms"])
+    assert sorted(manifest["permissions"]) == sorted(
+        ["debugger", "nativeMessaging", "tabs", "tabGroups", "storage", "alarms"]
+    )
     assert "host_permissions" not in manifest
     assert "optional_permissions" not in manifest
     assert "content_scripts" not in manifest

@@ -17,8 +17,14 @@ def record(**fields: Any) -> dict[str, Any]:
     return out
 
 
-def node(role: str | None = "button", name: str | None = "Save", *, ignored: bool = False,
-         backend: int | None = 42, properties: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def node(
+    role: str | None = "button",
+    name: str | None = "Save",
+    *,
+    ignored: bool = False,
+    backend: int | None = 42,
+    properties: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """An AXNode as CDP sends it (camelCase, values wrapped in {"type", "value"})."""
     out: dict[str, Any] = {"nodeId": "7", "ignored": ignored}
     if role is not None:
@@ -43,11 +49,16 @@ def merged(rec: dict[str, Any], *nodes: dict[str, Any]) -> dict[str, Any]:
 
 def test_role_name_and_backend_id_come_from_the_tree() -> None:
     assert merged(record(), node("button", "Save", backend=42)) == {
-        "role": "button", "name": "Save", "states": {"disabled": False}, "backend_node_id": 42}
+        "role": "button",
+        "name": "Save",
+        "states": {"disabled": False},
+        "backend_node_id": 42,
+    }
 
 
-@pytest.mark.parametrize("error", [BrowserError("gone", code="target_closed"),
-                                   DeadlineExceeded("late")])
+@pytest.mark.parametrize(
+    "error", [BrowserError("gone", code="target_closed"), DeadlineExceeded("late")]
+)
 def test_an_error_answer_is_recorded_by_its_code_and_nothing_else_changes(error: Any) -> None:
     rec = record()
     merge_ax(rec, error)
@@ -62,15 +73,22 @@ def test_an_answer_without_nodes_changes_nothing(answer: dict[str, Any]) -> None
 
 
 def test_the_first_node_chrome_does_not_ignore_is_used() -> None:
-    rec = merged(record(), node("generic", "wrapper", ignored=True, backend=1),
-                 node("link", "Home", backend=2), node("button", "Later", backend=3))
+    rec = merged(
+        record(),
+        node("generic", "wrapper", ignored=True, backend=1),
+        node("link", "Home", backend=2),
+        node("button", "Later", backend=3),
+    )
     assert (rec["role"], rec["name"], rec["backend_node_id"]) == ("link", "Home", 2)
     assert "ax_ignored" not in rec
 
 
 def test_an_ignored_node_marks_the_record_and_keeps_the_page_role() -> None:
-    rec = merged(record(), node("none", "Label", ignored=True, backend=5),
-                 node("generic", "", ignored=True, backend=6))
+    rec = merged(
+        record(),
+        node("none", "Label", ignored=True, backend=5),
+        node("generic", "", ignored=True, backend=6),
+    )
     assert rec["ax_ignored"] is True
     assert rec["role"] == "generic"  # the page script's
     assert rec["name"] == "Label" and rec["backend_node_id"] == 5  # still the first node's
@@ -86,10 +104,16 @@ def test_role_none_empty_or_missing_keeps_the_page_role(role: Any) -> None:
     assert merged(record(), n)["role"] == "generic"
 
 
-@pytest.mark.parametrize(("name", "want"), [
-    ("  Save  ", "Save"), ("\nSave draft\t", "Save draft"), ("   ", "page name"), ("", "page name"),
-    (None, "page name"),
-])
+@pytest.mark.parametrize(
+    ("name", "want"),
+    [
+        ("  Save  ", "Save"),
+        ("\nSave draft\t", "Save draft"),
+        ("   ", "page name"),
+        ("", "page name"),
+        (None, "page name"),
+    ],
+)
 def test_name_is_trimmed_and_a_blank_one_keeps_the_page_name(name: str | None, want: str) -> None:
     assert merged(record(), node(name=name))["name"] == want
 
@@ -107,22 +131,46 @@ def test_a_missing_backend_id_is_none() -> None:
 def test_states_are_merged_over_the_page_states() -> None:
     rec = record(states={"disabled": False, "focused": True, "invalid": "page"})
     merged(rec, node(properties=[prop("disabled", True), prop("expanded", False)]))
-    assert rec["states"] == {"disabled": True, "focused": True, "invalid": "page", "expanded": False}
+    assert rec["states"] == {
+        "disabled": True,
+        "focused": True,
+        "invalid": "page",
+        "expanded": False,
+    }
 
 
 def test_only_known_state_properties_are_taken() -> None:
-    props = [prop(name, True) for name in ("disabled", "expanded", "selected", "focused",
-                                            "readonly", "required")]
-    props += [prop("level", 2, "integer"), prop("invalid", "false", "token"),
-              prop("focusable", True), prop("multiline", False)]
+    props = [
+        prop(name, True)
+        for name in ("disabled", "expanded", "selected", "focused", "readonly", "required")
+    ]
+    props += [
+        prop("level", 2, "integer"),
+        prop("invalid", "false", "token"),
+        prop("focusable", True),
+        prop("multiline", False),
+    ]
     rec = merged(record(states={}), node(properties=props))
-    assert rec["states"] == {"disabled": True, "expanded": True, "selected": True,
-                             "focused": True, "readonly": True, "required": True}
+    assert rec["states"] == {
+        "disabled": True,
+        "expanded": True,
+        "selected": True,
+        "focused": True,
+        "readonly": True,
+        "required": True,
+    }
 
 
-@pytest.mark.parametrize(("value", "want"), [
-    ("true", True), ("false", False), ("mixed", "mixed"), (True, True), (False, False),
-])
+@pytest.mark.parametrize(
+    ("value", "want"),
+    [
+        ("true", True),
+        ("false", False),
+        ("mixed", "mixed"),
+        (True, True),
+        (False, False),
+    ],
+)
 def test_checked_tristate(value: Any, want: Any) -> None:
     rec = merged(record(), node(properties=[prop("checked", value, "tristate")]))
     assert rec["states"]["checked"] == want

@@ -14,8 +14,19 @@ from click.testing import CliRunner, Result
 from reins.cli import main
 
 EXPECTED_COMMANDS = {
-    "status", "tabs", "tab", "navigate", "back", "forward", "reload", "cdp",
-    "install", "uninstall", "doctor", "launch", "shutdown",
+    "status",
+    "tabs",
+    "tab",
+    "navigate",
+    "back",
+    "forward",
+    "reload",
+    "cdp",
+    "install",
+    "uninstall",
+    "doctor",
+    "launch",
+    "shutdown",
 }
 
 
@@ -167,27 +178,47 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
     env = dict(os.environ, REINS_HOME=str(tmp_path))
     env.pop("REINS_PROFILE", None)
-    done = subprocess.run([sys.executable, "-c", _IMPORT_PROBE], env=env, capture_output=True,
-                          text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE], env=env, capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 0, done.stderr
     last = done.stdout.strip().splitlines()[-1]
     probe = json.loads(last)
     assert probe["code"] == 3
     modules = set(probe["modules"])
     assert "reins.cli" in modules and "reins.bridge.client" in modules
-    heavy = {m for m in modules if m in ("pydantic", "mcp", "reins.mcp")
-             or m.startswith(("pydantic.", "pydantic_core", "mcp.", "mcp_types", "reins.mcp."))}
+    heavy = {
+        m
+        for m in modules
+        if m in ("pydantic", "mcp", "reins.mcp")
+        or m.startswith(("pydantic.", "pydantic_core", "mcp.", "mcp_types", "reins.mcp."))
+    }
     assert heavy == set()
-    host_side = {"reins._host", "reins.bridge.protocol", "reins.bridge.link", "reins.bridge.server",
-                 "reins.bridge.native", "reins.bridge.command", "reins.commands.browser",
-                 "reins.commands.table", "nativemessaging", "asyncio"}
+    host_side = {
+        "reins._host",
+        "reins.bridge.protocol",
+        "reins.bridge.link",
+        "reins.bridge.server",
+        "reins.bridge.native",
+        "reins.bridge.command",
+        "reins.commands.browser",
+        "reins.commands.table",
+        "nativemessaging",
+        "asyncio",
+    }
     assert host_side & modules == set()
 
 
 def test_import_of_cli_alone_is_light() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import json, sys, reins.cli; print(json.dumps(sorted(sys.modules)))"],
-        capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-c",
+            "import json, sys, reins.cli; print(json.dumps(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout))
@@ -195,8 +226,15 @@ def test_import_of_cli_alone_is_light() -> None:
     assert "reins._host" not in modules
 
 
-@pytest.mark.parametrize("args", [["fill", "#name", "--json"], ["--json", "no-such-command"],
-                                  ["navigate", "--json"], ["cdp", "X.y", "not json", "--json"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fill", "#name", "--json"],
+        ["--json", "no-such-command"],
+        ["navigate", "--json"],
+        ["cdp", "X.y", "not json", "--json"],
+    ],
+)
 def test_usage_errors_answer_json_when_asked(empty_home: Path, args: list[str]) -> None:
     result = invoke(*args)
     assert result.exit_code == 2

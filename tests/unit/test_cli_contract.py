@@ -23,16 +23,60 @@ DESCRIBED = {c["name"]: c for c in describe(TABLE)["commands"]}
 # Served by the host, not offered on the CLI.
 NOT_ON_CLI = {"ping", "settle"}
 # Run by the CLI itself, without the host.
-LOCAL = {"batch", "config", "doctor", "guide", "install", "launch", "mcp", "report", "shutdown",
-         "uninstall"}
+LOCAL = {
+    "batch",
+    "config",
+    "doctor",
+    "guide",
+    "install",
+    "launch",
+    "mcp",
+    "report",
+    "shutdown",
+    "uninstall",
+}
 # `reins --help`: as it was when the CLI was written by hand, `mcp`, the trace commands and the
 # Act II commands since.
-TOP_LEVEL = {
-    "back", "batch", "cdp", "check", "click", "config", "dblclick", "dialog", "doctor", "eval",
-    "fill", "find", "forward", "guide", "hover", "install", "launch", "map", "mcp", "navigate", "press",
-    "reload", "screenshot", "select", "shutdown", "state", "stats", "status", "tab", "tabs", "type",
-    "uncheck", "uninstall", "wait",
-} | {"console", "network", "report", "trace"} | {"choose", "drag", "mouse", "scroll", "upload"}
+TOP_LEVEL = (
+    {
+        "back",
+        "batch",
+        "cdp",
+        "check",
+        "click",
+        "config",
+        "dblclick",
+        "dialog",
+        "doctor",
+        "eval",
+        "fill",
+        "find",
+        "forward",
+        "guide",
+        "hover",
+        "install",
+        "launch",
+        "map",
+        "mcp",
+        "navigate",
+        "press",
+        "reload",
+        "screenshot",
+        "select",
+        "shutdown",
+        "state",
+        "stats",
+        "status",
+        "tab",
+        "tabs",
+        "type",
+        "uncheck",
+        "uninstall",
+        "wait",
+    }
+    | {"console", "network", "report", "trace"}
+    | {"choose", "drag", "mouse", "scroll", "upload"}
+)
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {
     "map": {"map": {"elements": []}},
@@ -48,10 +92,18 @@ def sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Sent:
     """Every request the CLI sends, captured instead of reaching a host."""
     calls: Sent = []
 
-    def capture(cmd: str, args: dict[str, Any], *, profile: str | None, tab: int | None,
-                timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
-        calls.append({"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms,
-                      "profile": profile})
+    def capture(
+        cmd: str,
+        args: dict[str, Any],
+        *,
+        profile: str | None,
+        tab: int | None,
+        timeout_ms: int | None,
+        default_timeout_ms: int | None = None,
+    ) -> dict[str, Any]:
+        calls.append(
+            {"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms, "profile": profile}
+        )
         return {"ok": True, **ANSWERS.get(cmd, {})}
 
     monkeypatch.setattr(run, "send", capture)
@@ -75,7 +127,9 @@ def send_one(sent: Sent, argv: list[str], stdin: str | None = None) -> dict[str,
 # ---- one CLI command per table command, and back -----------------------------------------------
 
 
-def _leaves(group: click.Group, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], click.Command]:
+def _leaves(
+    group: click.Group, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], click.Command]:
     ctx = click.Context(group)
     out: dict[tuple[str, ...], click.Command] = {}
     for name in group.list_commands(ctx):
@@ -138,9 +192,26 @@ def _generated(spec: dict[str, Any]) -> list[list[str]]:
 # Positionals a CLI quirk parses itself: spelled out here.
 BY_HAND: dict[str, list[list[str]]] = {
     "navigate": [["navigate", "https://example.com/"], ["navigate", "-u", "https://example.com/"]],
-    **{name: [[name, "@a", "alice"], [name, "@a", "-v", "alice"],
-              [name, "--text", "Name", "--index", "2", "--type", "input", "--viewport-only",
-               "--frame", "iframe", "alice"]] for name in ("fill", "type")},
+    **{
+        name: [
+            [name, "@a", "alice"],
+            [name, "@a", "-v", "alice"],
+            [
+                name,
+                "--text",
+                "Name",
+                "--index",
+                "2",
+                "--type",
+                "input",
+                "--viewport-only",
+                "--frame",
+                "iframe",
+                "alice",
+            ],
+        ]
+        for name in ("fill", "type")
+    },
 }
 
 
@@ -164,13 +235,15 @@ def test_every_command_sends_args_its_model_accepts(sent: Sent, name: str) -> No
         validate_args(TABLE[name].args, request["args"])
         given |= set(request["args"])
     spec = DESCRIBED[name]
-    assert given == ({p["name"] for p in (*spec["arguments"], *spec["options"])}
-                     | QUIRK_ADDED.get(name, set()))
+    assert given == (
+        {p["name"] for p in (*spec["arguments"], *spec["options"])} | QUIRK_ADDED.get(name, set())
+    )
 
 
 @pytest.mark.parametrize("name", CLI_COMMANDS)
-def test_batch_sends_what_the_commands_send(sent: Sent, monkeypatch: pytest.MonkeyPatch,
-                                            name: str) -> None:
+def test_batch_sends_what_the_commands_send(
+    sent: Sent, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     class Connection:
         def __init__(self, path: Path) -> None:
             pass
@@ -181,10 +254,18 @@ def test_batch_sends_what_the_commands_send(sent: Sent, monkeypatch: pytest.Monk
         def __exit__(self, *_: object) -> None:
             pass
 
-        def call(self, cmd: str, args: dict[str, Any], *, tab: int | None,
-                 timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
-            batched.append({"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms,
-                            "profile": None})
+        def call(
+            self,
+            cmd: str,
+            args: dict[str, Any],
+            *,
+            tab: int | None,
+            timeout_ms: int | None,
+            default_timeout_ms: int | None = None,
+        ) -> dict[str, Any]:
+            batched.append(
+                {"cmd": cmd, "args": args, "tab": tab, "timeout_ms": timeout_ms, "profile": None}
+            )
             return {"ok": True, **ANSWERS.get(cmd, {})}
 
     batched: Sent = []
@@ -208,18 +289,30 @@ MAPPING: list[tuple[list[str], str, dict[str, Any]]] = [
     (["tab", "close"], "tab_close", {}),
     (["navigate", "-u", "https://example.com/"], "navigate", {"url": "https://example.com/"}),
     (["cdp", "Runtime.evaluate"], "cdp", {"method": "Runtime.evaluate", "params": {}}),
-    (["cdp", "Runtime.evaluate", '{"expression":"1"}'], "cdp",
-     {"method": "Runtime.evaluate", "params": {"expression": "1"}}),
+    (
+        ["cdp", "Runtime.evaluate", '{"expression":"1"}'],
+        "cdp",
+        {"method": "Runtime.evaluate", "params": {"expression": "1"}},
+    ),
     (["state"], "state", {}),
-    (["state", "--source", "ax", "--max-tokens", "0", "--viewport-only"], "state",
-     {"source": "ax", "max_tokens": 0, "viewport_only": True}),
+    (
+        ["state", "--source", "ax", "--max-tokens", "0", "--viewport-only"],
+        "state",
+        {"source": "ax", "max_tokens": 0, "viewport_only": True},
+    ),
     (["map", "--force"], "map", {"force": True}),
-    (["find", "--text", "Save", "--id", "elem_3", "--type", "button"], "find",
-     {"text": "Save", "id": "elem_3", "type": "button"}),
+    (
+        ["find", "--text", "Save", "--id", "elem_3", "--type", "button"],
+        "find",
+        {"text": "Save", "id": "elem_3", "type": "button"},
+    ),
     (["screenshot", "--annotate", "-o", "shot.png"], "screenshot", {"annotate": True}),
     (["click", "@a"], "click", {"target": "@a", "button": "left"}),
-    (["click", "--text", "Delete", "--index", "2"], "click",
-     {"text": "Delete", "index": 2, "button": "left"}),
+    (
+        ["click", "--text", "Delete", "--index", "2"],
+        "click",
+        {"text": "Delete", "index": 2, "button": "left"},
+    ),
     (["dblclick", "@a", "--button", "right"], "dblclick", {"target": "@a", "button": "right"}),
     (["hover", "@a"], "hover", {"target": "@a"}),
     (["hover", "@a", "--button", "right"], "hover", {"target": "@a"}),  # accepted, as before
@@ -227,8 +320,11 @@ MAPPING: list[tuple[list[str], str, dict[str, Any]]] = [
     (["fill", "--text", "Name", "alice"], "fill", {"text": "Name", "value": "alice"}),
     (["type", "@a", "-v", "-x-"], "type", {"target": "@a", "value": "-x-"}),
     (["press", "Enter"], "press", {"keys": "Enter"}),
-    (["press", "Enter", "@a", "--frame", "iframe"], "press",
-     {"keys": "Enter", "target": "@a", "frame": "iframe"}),
+    (
+        ["press", "Enter", "@a", "--frame", "iframe"],
+        "press",
+        {"keys": "Enter", "target": "@a", "frame": "iframe"},
+    ),
     (["select", "@s", "a", "b"], "select", {"target": "@s", "values": ["a", "b"]}),
     (["check", "@c"], "check", {"target": "@c"}),
     (["uncheck", "@c", "--frame", "#f"], "uncheck", {"target": "@c", "frame": "#f"}),
@@ -236,22 +332,28 @@ MAPPING: list[tuple[list[str], str, dict[str, Any]]] = [
     (["wait", "--url", "*/done"], "wait", {"url": "*/done"}),
     (["dialog"], "dialog", {}),
     (["dialog", "accept", "hi"], "dialog", {"action": "accept", "text": "hi"}),
-    (["eval", "1+1", "--target", "@a", "--frame", "#f"], "eval",
-     {"expression": "1+1", "target": "@a", "frame": "#f"}),
+    (
+        ["eval", "1+1", "--target", "@a", "--frame", "#f"],
+        "eval",
+        {"expression": "1+1", "target": "@a", "frame": "#f"},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("argv", "cmd", "args"), MAPPING, ids=lambda x: shlex.join(x)
-                         if isinstance(x, list) else None)
-def test_what_each_command_line_sends(sent: Sent, argv: list[str], cmd: str,
-                                      args: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "cmd", "args"), MAPPING, ids=lambda x: shlex.join(x) if isinstance(x, list) else None
+)
+def test_what_each_command_line_sends(
+    sent: Sent, argv: list[str], cmd: str, args: dict[str, Any]
+) -> None:
     request = send_one(sent, [*argv, "--json"])
     assert (request["cmd"], request["args"]) == (cmd, args)
 
 
 def test_global_options_travel_with_the_request(sent: Sent) -> None:
-    request = send_one(sent, ["--tab", "3", "click", "@a", "--timeout-ms", "500", "--json",
-                              "--profile", "work"])
+    request = send_one(
+        sent, ["--tab", "3", "click", "@a", "--timeout-ms", "500", "--json", "--profile", "work"]
+    )
     assert (request["tab"], request["timeout_ms"], request["profile"]) == (3, 500, "work")
 
 
@@ -263,7 +365,10 @@ def test_state_without_json_asks_for_the_text_only(sent: Sent) -> None:
 def test_reins_click_js(sent: Sent, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REINS_CLICK", "js")
     assert send_one(sent, ["click", "@a", "--json"])["args"] == {
-        "target": "@a", "button": "left", "mode": "js"}
+        "target": "@a",
+        "button": "left",
+        "mode": "js",
+    }
     validate_args(TABLE["click"].args, sent[-1]["args"])
     assert send_one(sent, ["hover", "@a", "--json"])["args"] == {"target": "@a"}
 
@@ -284,10 +389,20 @@ def test_files_written_by_the_cli(sent: Sent, tmp_path: Path) -> None:
     assert sent[-1]["args"] == {"compare_sources": True}
 
 
-@pytest.mark.parametrize("argv", [["fill", "@a"], ["fill", "@a", "b", "c"], ["navigate"],
-                                  ["select", "@s"], ["click", "--index", "0"],
-                                  ["state", "--source", "html"], ["cdp", "A.b", "[]"],
-                                  ["dialog", "maybe"], ["tab", "select", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fill", "@a"],
+        ["fill", "@a", "b", "c"],
+        ["navigate"],
+        ["select", "@s"],
+        ["click", "--index", "0"],
+        ["state", "--source", "html"],
+        ["cdp", "A.b", "[]"],
+        ["dialog", "maybe"],
+        ["tab", "select", "x"],
+    ],
+)
 def test_usage_errors_send_nothing(sent: Sent, argv: list[str]) -> None:
     assert invoke(argv).exit_code == 2
     assert sent == []

@@ -39,18 +39,33 @@ def test_budgets_as_before_the_table() -> None:
 def test_policies_as_before_the_table() -> None:
     # Tab management runs without a current tab: it is how the agent recovers from tab_closed.
     assert {n for n, c in TABLE.items() if not c.needs_tab} == {
-        "status", "tabs", "tab_new", "tab_select", "tab_close", "stats", "ping", "trace_start",
-        "trace_stop"}
+        "status",
+        "tabs",
+        "tab_new",
+        "tab_select",
+        "tab_close",
+        "stats",
+        "ping",
+        "trace_start",
+        "trace_stop",
+    }
     # Bringing a tab to the front touches no page: no dialog watch, no probe.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {"tab_show"}
     # What may run while a dialog is open (the others answer dialog_open at once); console and
     # network then show what the host already has, without asking the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {
-        "dialog", "tab_show", "console", "network"}
+        "dialog",
+        "tab_show",
+        "console",
+        "network",
+    }
     # What recovers a tab (or does not run on its main thread) is never held back by the probe,
     # nor refused on a crashed tab.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
-        "tab_show", "navigate", "reload"}
+        "tab_show",
+        "navigate",
+        "reload",
+    }
 
 
 def test_cli_words() -> None:
@@ -65,7 +80,8 @@ def test_cli_words() -> None:
 def test_the_cli_description_is_current() -> None:
     """host/reins/commands/table.json is what the table says (the CLI reads the file)."""
     assert DESCRIPTION_PATH.read_text(encoding="utf-8") == describe_json(TABLE), (
-        "table.json is stale: run `python -m reins.commands.table --write` and commit it")
+        "table.json is stale: run `python -m reins.commands.table --write` and commit it"
+    )
 
 
 def test_every_argument_the_cli_offers_has_help() -> None:
@@ -78,14 +94,16 @@ class _Sample(Args):
     name: str = Field(description="N.")
     count: int | None = Field(default=None, ge=1, description="C.")
     mode: Literal["a", "b"] = Field(default="a", description="M.")
-    button: str = Field(default="left", description="B.",
-                        json_schema_extra=cli_hints(choices=("left", "right")))
+    button: str = Field(
+        default="left", description="B.", json_schema_extra=cli_hints(choices=("left", "right"))
+    )
     items: list[str] = Field(default_factory=list, description="I.")
     params: dict[str, Any] = Field(default_factory=dict, description="P.")
     all_of_it: bool = Field(default=False, description="A.")
     secret: str | None = Field(default=None, json_schema_extra=cli_hints(hidden=True))
-    tab: int | None = Field(default=None, description="T.",
-                            json_schema_extra=cli_hints(metavar="TAB_ID"))
+    tab: int | None = Field(
+        default=None, description="T.", json_schema_extra=cli_hints(metavar="TAB_ID")
+    )
 
 
 async def _sample(ctx: CommandContext, args: Any) -> dict[str, Any]:
@@ -94,26 +112,42 @@ async def _sample(ctx: CommandContext, args: Any) -> dict[str, Any]:
 
 
 def test_describe_types_defaults_and_hints() -> None:
-    cmd = command("sample_cmd", _Sample, cli_args=("name", "items"), timeout_ms=5_000,
-                  read_only=True)(_sample)
+    cmd = command(
+        "sample_cmd", _Sample, cli_args=("name", "items"), timeout_ms=5_000, read_only=True
+    )(_sample)
     (described,) = describe({"sample_cmd": cmd})["commands"]
     assert {k: described[k] for k in ("name", "words", "help", "timeout_ms", "read_only")} == {
-        "name": "sample_cmd", "words": ["sample", "cmd"], "help": "Does a sample.",
-        "timeout_ms": 5_000, "read_only": True}
+        "name": "sample_cmd",
+        "words": ["sample", "cmd"],
+        "help": "Does a sample.",
+        "timeout_ms": 5_000,
+        "read_only": True,
+    }
     assert described["arguments"] == [
         {"name": "name", "type": "string", "required": True, "help": "N."},
         {"name": "items", "type": "list", "required": False, "default": [], "help": "I."},
     ]
     options = {o["name"]: o for o in described["options"]}
     assert list(options) == ["count", "mode", "button", "params", "all_of_it", "tab"]
-    assert options["count"] == {"name": "count", "type": "int", "flag": "--count",
-                                "required": False, "min": 1, "help": "C."}
+    assert options["count"] == {
+        "name": "count",
+        "type": "int",
+        "flag": "--count",
+        "required": False,
+        "min": 1,
+        "help": "C.",
+    }
     assert options["mode"]["type"] == "choice" and options["mode"]["choices"] == ["a", "b"]
     assert options["mode"]["default"] == "a"
     assert options["button"]["choices"] == ["left", "right"]
     assert options["params"]["type"] == "object" and options["params"]["default"] == {}
-    assert options["all_of_it"] == {"name": "all_of_it", "type": "bool", "flag": "--all-of-it",
-                                    "required": False, "help": "A."}
+    assert options["all_of_it"] == {
+        "name": "all_of_it",
+        "type": "bool",
+        "flag": "--all-of-it",
+        "required": False,
+        "help": "A.",
+    }
     assert options["tab"]["metavar"] == "TAB_ID"
     assert command("x", _Sample, on_cli=False)(_sample).cli == ()
 

@@ -49,7 +49,8 @@ def test_a_closed_pick_stays_closed_until_the_agent_picks_another(tmp_path: Path
 
 
 def test_after_a_browser_restart_the_pick_is_gone_except_in_a_launched_browser(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "tabs" / "p.json"
     CurrentTab.load(path, "run-1", launched=False).choose(42)
     with pytest.raises(BrowserError) as closed:
@@ -179,7 +180,8 @@ def test_a_closed_pick_stays_closed_across_a_host_restart(home: Path) -> None:
 
 
 def test_after_a_browser_restart_the_own_profile_has_no_tab_and_a_launched_one_the_front_one(
-        home: Path) -> None:
+    home: Path,
+) -> None:
     run = _Run(home)
     run.tab_new(42)
     run.stop()

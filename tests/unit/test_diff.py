@@ -63,13 +63,21 @@ def test_other_frames_are_named_on_the_line() -> None:
 
 
 def test_value_and_state_changes_show_the_new_line() -> None:
-    a = lines_of([RefView("email", "textbox", "Email"), RefView("ok", "checkbox", "OK",
-                                                                  checked=False)], "d")
-    b = lines_of([RefView("email", "textbox", "Email", value="a@b.c", focused=True),
-                  RefView("ok", "checkbox", "OK", checked=True)], "d")
+    a = lines_of(
+        [RefView("email", "textbox", "Email"), RefView("ok", "checkbox", "OK", checked=False)], "d"
+    )
+    b = lines_of(
+        [
+            RefView("email", "textbox", "Email", value="a@b.c", focused=True),
+            RefView("ok", "checkbox", "OK", checked=True),
+        ],
+        "d",
+    )
     assert a is not None and b is not None
     assert diff_lines(a, b).text.split("\n") == [
-        '~ @email textbox "Email" value="a@b.c" [focused]', '~ @ok checkbox "OK" [checked]']
+        '~ @email textbox "Email" value="a@b.c" [focused]',
+        '~ @ok checkbox "OK" [checked]',
+    ]
 
 
 def test_too_many_elements_keep_nothing() -> None:

@@ -13,8 +13,15 @@ URL = "http://app.test/form"
 def read(**changes: Any) -> dict[str, Any]:
     """One state read as the page's observer returns it (counts only in the "after" read)."""
     state: dict[str, Any] = {
-        "connected": True, "value": "", "checked": None, "selected": None, "expanded": None,
-        "focus": None, "url": URL, "document": 1234.5, "counts": None,
+        "connected": True,
+        "value": "",
+        "checked": None,
+        "selected": None,
+        "expanded": None,
+        "focus": None,
+        "url": URL,
+        "document": 1234.5,
+        "counts": None,
     }
     state.update(changes)
     return state
@@ -23,12 +30,16 @@ def read(**changes: Any) -> dict[str, Any]:
 def test_no_before_read_means_unknown() -> None:
     assert effect_of(None, read(), None) == ({"unknown": True}, ["effect_unknown"])
     assert effect_of(None, None, {"navigated": "http://elsewhere.test/"}) == (
-        {"unknown": True}, ["effect_unknown"])
+        {"unknown": True},
+        ["effect_unknown"],
+    )
 
 
 def test_a_confirmed_navigation_reports_the_new_url() -> None:
     assert effect_of(read(), None, {"navigated": "http://app.test/done"}) == (
-        {"navigated": True, "url": {"from": URL, "to": "http://app.test/done"}}, [])
+        {"navigated": True, "url": {"from": URL, "to": "http://app.test/done"}},
+        [],
+    )
 
 
 def test_a_navigation_whose_url_is_not_known_yet() -> None:
@@ -37,7 +48,9 @@ def test_a_navigation_whose_url_is_not_known_yet() -> None:
 
 def test_navigation_to_the_same_url_still_reports_both() -> None:
     assert effect_of(read(), None, {"navigated": URL}) == (
-        {"navigated": True, "url": {"from": URL, "to": URL}}, [])
+        {"navigated": True, "url": {"from": URL, "to": URL}},
+        [],
+    )
 
 
 def test_a_closed_tab_is_said_so() -> None:
@@ -53,17 +66,20 @@ def test_a_failed_after_read_is_unknown_never_a_navigation(instead: dict[str, An
         assert effect["reason"] == instead["unknown"]
 
 
-@pytest.mark.parametrize(("key", "old", "new"), [
-    ("value", "", "hello"),
-    ("value", "a", None),
-    ("checked", False, True),
-    ("checked", True, "mixed"),
-    ("selected", ["One"], ["Two"]),
-    ("expanded", False, True),
-    ("expanded", None, False),
-    ("focus", None, "input#name[email]"),
-    ("url", URL, URL + "#step-2"),
-])
+@pytest.mark.parametrize(
+    ("key", "old", "new"),
+    [
+        ("value", "", "hello"),
+        ("value", "a", None),
+        ("checked", False, True),
+        ("checked", True, "mixed"),
+        ("selected", ["One"], ["Two"]),
+        ("expanded", False, True),
+        ("expanded", None, False),
+        ("focus", None, "input#name[email]"),
+        ("url", URL, URL + "#step-2"),
+    ],
+)
 def test_each_changed_key_is_reported_from_to(key: str, old: Any, new: Any) -> None:
     effect, warnings = effect_of(read(**{key: old}), read(**{key: new}), None)
     assert effect == {key: {"from": old, "to": new}}
@@ -72,8 +88,11 @@ def test_each_changed_key_is_reported_from_to(key: str, old: Any, new: Any) -> N
 
 def test_several_changes_at_once() -> None:
     effect, warnings = effect_of(read(), read(value="x", focus="input#q", url=URL + "?q=x"), None)
-    assert effect == {"value": {"from": "", "to": "x"}, "focus": {"from": None, "to": "input#q"},
-                      "url": {"from": URL, "to": URL + "?q=x"}}
+    assert effect == {
+        "value": {"from": "", "to": "x"},
+        "focus": {"from": None, "to": "input#q"},
+        "url": {"from": URL, "to": URL + "?q=x"},
+    }
     assert list(effect) == ["value", "focus", "url"]  # in the order the keys are read
     assert warnings == []
 
@@ -105,11 +124,14 @@ def test_dom_changes_in_the_target_and_elsewhere_are_counted() -> None:
     assert warnings == []
 
 
-@pytest.mark.parametrize(("counts", "want"), [
-    ({"inside": 1, "elsewhere": 0}, {"dom_changed_in_target": 1}),
-    ({"inside": 0, "elsewhere": 7}, {"dom_changed_elsewhere": 7}),
-    ({"inside": 2.0}, {"dom_changed_in_target": 2}),
-])
+@pytest.mark.parametrize(
+    ("counts", "want"),
+    [
+        ({"inside": 1, "elsewhere": 0}, {"dom_changed_in_target": 1}),
+        ({"inside": 0, "elsewhere": 7}, {"dom_changed_elsewhere": 7}),
+        ({"inside": 2.0}, {"dom_changed_in_target": 2}),
+    ],
+)
 def test_zero_counts_are_left_out(counts: dict[str, Any], want: dict[str, int]) -> None:
     effect, _ = effect_of(read(), read(counts=counts), None)
     assert effect == want
@@ -128,6 +150,11 @@ def test_instead_is_ignored_when_the_after_read_exists() -> None:
 def test_everything_together_in_report_order() -> None:
     after = read(value="v", checked=True, connected=False, counts={"inside": 1, "elsewhere": 4})
     effect, warnings = effect_of(read(checked=False), after, None)
-    assert list(effect) == ["value", "checked", "target_detached", "dom_changed_in_target",
-                            "dom_changed_elsewhere"]
+    assert list(effect) == [
+        "value",
+        "checked",
+        "target_detached",
+        "dom_changed_in_target",
+        "dom_changed_elsewhere",
+    ]
     assert warnings == []

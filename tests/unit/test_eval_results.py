@@ -42,17 +42,38 @@ def test_a_child_deadline_never_outlives_its_parent() -> None:
 @pytest.mark.parametrize(
     ("error", "elapsed", "timeout", "expected"),
     [
-        (DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped"), 5, 950, True),
+        (
+            DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped"),
+            5,
+            950,
+            True,
+        ),
         (BrowserError("Runtime.evaluate: Execution was terminated"), 950, 950, True),
-        (BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'), 952, 950, True),
+        (
+            BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'),
+            952,
+            950,
+            True,
+        ),
         # An "Internal error" well before the timeout is not V8 stopping the script.
-        (BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'), 10, 950, False),
-        (DeadlineExceeded("Runtime.evaluate: no answer within the 1000 ms budget"), 1000, 950, False),
+        (
+            BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'),
+            10,
+            950,
+            False,
+        ),
+        (
+            DeadlineExceeded("Runtime.evaluate: no answer within the 1000 ms budget"),
+            1000,
+            950,
+            False,
+        ),
         (BrowserError("Runtime.evaluate: Cannot find context with specified id"), 3, 950, False),
     ],
 )
-def test_termination_by_v8_is_told_apart(error: Any, elapsed: float, timeout: int,
-                                         expected: bool) -> None:
+def test_termination_by_v8_is_told_apart(
+    error: Any, elapsed: float, timeout: int, expected: bool
+) -> None:
     assert was_terminated(error, elapsed_ms=elapsed, timeout_ms=timeout) is expected
 
 
@@ -67,26 +88,60 @@ def test_termination_by_v8_is_told_apart(error: Any, elapsed: float, timeout: in
         ({"type": "string", "value": "hé"}, {"value": "hé"}),
         ({"type": "object", "subtype": "null", "value": None}, {"value": None}),
         ({"type": "undefined"}, {"type": "undefined", "description": "undefined"}),
-        ({"type": "number", "unserializableValue": "NaN", "description": "NaN"},
-         {"type": "number", "description": "NaN"}),
-        ({"type": "number", "unserializableValue": "-0", "description": "-0"},
-         {"type": "number", "description": "-0"}),
-        ({"type": "number", "unserializableValue": "-Infinity"},
-         {"type": "number", "description": "-Infinity"}),
-        ({"type": "bigint", "unserializableValue": "12n", "description": "12n"},
-         {"type": "bigint", "description": "12n"}),
-        ({"type": "symbol", "description": "Symbol(x)", "objectId": "1.1.1"},
-         {"type": "symbol", "description": "Symbol(x)"}),
-        ({"type": "function", "className": "Function", "description": "el => el.id",
-          "objectId": "1.1.2"},
-         {"type": "function", "class_name": "Function", "description": "el => el.id"}),
-        ({"type": "object", "subtype": "node", "className": "HTMLButtonElement",
-          "description": "button#press", "objectId": "1.1.3"},
-         {"type": "object", "subtype": "node", "class_name": "HTMLButtonElement",
-          "description": "button#press"}),
-        ({"type": "object", "subtype": "map", "className": "Map", "description": "Map(0)",
-          "objectId": "1.1.4"},
-         {"type": "object", "subtype": "map", "class_name": "Map", "description": "Map(0)"}),
+        (
+            {"type": "number", "unserializableValue": "NaN", "description": "NaN"},
+            {"type": "number", "description": "NaN"},
+        ),
+        (
+            {"type": "number", "unserializableValue": "-0", "description": "-0"},
+            {"type": "number", "description": "-0"},
+        ),
+        (
+            {"type": "number", "unserializableValue": "-Infinity"},
+            {"type": "number", "description": "-Infinity"},
+        ),
+        (
+            {"type": "bigint", "unserializableValue": "12n", "description": "12n"},
+            {"type": "bigint", "description": "12n"},
+        ),
+        (
+            {"type": "symbol", "description": "Symbol(x)", "objectId": "1.1.1"},
+            {"type": "symbol", "description": "Symbol(x)"},
+        ),
+        (
+            {
+                "type": "function",
+                "className": "Function",
+                "description": "el => el.id",
+                "objectId": "1.1.2",
+            },
+            {"type": "function", "class_name": "Function", "description": "el => el.id"},
+        ),
+        (
+            {
+                "type": "object",
+                "subtype": "node",
+                "className": "HTMLButtonElement",
+                "description": "button#press",
+                "objectId": "1.1.3",
+            },
+            {
+                "type": "object",
+                "subtype": "node",
+                "class_name": "HTMLButtonElement",
+                "description": "button#press",
+            },
+        ),
+        (
+            {
+                "type": "object",
+                "subtype": "map",
+                "className": "Map",
+                "description": "Map(0)",
+                "objectId": "1.1.4",
+            },
+            {"type": "object", "subtype": "map", "class_name": "Map", "description": "Map(0)"},
+        ),
         ({"type": "object", "subtype": "array", "value": [1, 2]}, {"value": [1, 2]}),
     ],
 )
@@ -96,8 +151,12 @@ def test_values_and_descriptions(remote: dict[str, Any], expected: dict[str, Any
 
 @pytest.mark.parametrize("subtype", [None, "array"])
 def test_objects_and_arrays_go_back_to_the_page_for_json(subtype: str | None) -> None:
-    remote: dict[str, Any] = {"type": "object", "className": "Object", "description": "Object",
-                              "objectId": "9.9.9"}
+    remote: dict[str, Any] = {
+        "type": "object",
+        "className": "Object",
+        "description": "Object",
+        "objectId": "9.9.9",
+    }
     if subtype:
         remote["subtype"] = subtype
     assert describe_remote(remote) is None
@@ -120,15 +179,20 @@ def test_the_documented_limit_is_256_kib() -> None:
 
 def test_a_long_description_is_cut_too() -> None:
     remote = {"type": "function", "description": "x" * 100, "objectId": "1"}
-    assert describe_remote(remote, limit=10) == {"type": "function", "description": "x" * 10,
-                                                 "truncated": True, "size": 100}
+    assert describe_remote(remote, limit=10) == {
+        "type": "function",
+        "description": "x" * 10,
+        "truncated": True,
+        "size": 100,
+    }
 
 
 def test_serialized_json_is_parsed_and_a_cut_one_kept_as_text() -> None:
     remote = {"type": "object", "subtype": "array", "description": "Array(2)", "objectId": "1"}
     text = json.dumps([{"i": 0}, {"i": 1}])
-    assert from_serialized({"ok": True, "text": text, "size": len(text)}, remote) == \
-        {"value": [{"i": 0}, {"i": 1}]}
+    assert from_serialized({"ok": True, "text": text, "size": len(text)}, remote) == {
+        "value": [{"i": 0}, {"i": 1}]
+    }
     cut = {"ok": True, "text": text[:5], "size": len(text), "truncated": True}
     assert from_serialized(cut, remote) == {"value": text[:5], "truncated": True, "size": len(text)}
 
@@ -137,7 +201,9 @@ def test_an_object_json_refuses_is_described_with_the_reason() -> None:
     remote = {"type": "object", "className": "Object", "description": "Object", "objectId": "1"}
     payload = {"ok": False, "reason": "Converting circular structure to JSON"}
     assert from_serialized(payload, remote) == {
-        "type": "object", "class_name": "Object", "description": "Object",
+        "type": "object",
+        "class_name": "Object",
+        "description": "Object",
         "reason": "Converting circular structure to JSON",
     }
 
@@ -166,14 +232,16 @@ def test_element_scripts_count_lines_in_the_function_as_given() -> None:
     error = exception_error(_details(stack), line_offset=6, source_lines=3)
     assert (error.details["line"], error.details["column"]) == (2, 9)
     # Thrown by the wrapper itself (outside the user's lines): no line is claimed.
-    error = exception_error(_details(f"TypeError: x\n    at {SOURCE_URL}:11:10"),
-                            line_offset=6, source_lines=3)
+    error = exception_error(
+        _details(f"TypeError: x\n    at {SOURCE_URL}:11:10"), line_offset=6, source_lines=3
+    )
     assert "line" not in error.details
 
 
 def test_an_exception_from_page_code_names_that_url() -> None:
-    stack = ("TypeError: bad\n    at check (http://127.0.0.1:8000/app.js:40:3)\n"
-             f"    at {SOURCE_URL}:1:1")
+    stack = (
+        f"TypeError: bad\n    at check (http://127.0.0.1:8000/app.js:40:3)\n    at {SOURCE_URL}:1:1"
+    )
     error = exception_error(_details(stack))
     assert error.details["url"] == "http://127.0.0.1:8000/app.js"
     assert error.details["url_line"] == 40

@@ -19,15 +19,18 @@ from reins.observe.evidence import (
 )
 
 
-@pytest.mark.parametrize(("url", "kept"), [
-    ("https://x.test/a/b?token=s3cret&id=7#frag", "https://x.test/a/b?token=…&id=…"),
-    ("https://user:pw@x.test/", "https://x.test/"),
-    ("https://x.test/?flag", "https://x.test/?flag"),
-    ("https://x.test/path", "https://x.test/path"),
-    ("data:image/png;base64,AAAA", "data:image/png,…"),
-    ("", ""),
-    (None, ""),
-])
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        ("https://x.test/a/b?token=s3cret&id=7#frag", "https://x.test/a/b?token=…&id=…"),
+        ("https://user:pw@x.test/", "https://x.test/"),
+        ("https://x.test/?flag", "https://x.test/?flag"),
+        ("https://x.test/path", "https://x.test/path"),
+        ("data:image/png;base64,AAAA", "data:image/png,…"),
+        ("", ""),
+        (None, ""),
+    ],
+)
 def test_urls_lose_what_may_be_secret(url: str | None, kept: str) -> None:
     assert redact_url(url) == kept
 
@@ -43,51 +46,100 @@ def test_what_counts_as_a_failed_request() -> None:
     assert failed_request({"status": 200, "url": "https://app.test/x", "document": doc}) is False
     # status 0: a network error on the page's own origin, or for a CORS request anywhere
     assert failed_request({"status": 0, "url": "https://app.test/x", "document": doc})
-    assert failed_request({"status": 0, "url": "https://api.test/x", "type": "fetch",
-                           "document": doc})
+    assert failed_request(
+        {"status": 0, "url": "https://api.test/x", "type": "fetch", "document": doc}
+    )
     # an image from elsewhere loaded without CORS: status 0 whether it failed or not
-    assert failed_request({"status": 0, "url": "https://cdn.test/a.png", "type": "img",
-                           "document": doc}) is None
+    assert (
+        failed_request(
+            {"status": 0, "url": "https://cdn.test/a.png", "type": "img", "document": doc}
+        )
+        is None
+    )
     assert failed_request({"status": None, "url": "x"}) is None
 
 
 def test_chromes_log_entries_become_evidence() -> None:
-    kind, entry = log_entry({"entry": {
-        "source": "network", "level": "error", "timestamp": 1000.5,
-        "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
-        "url": "https://x.test/api?key=1"}}) or ("", {})
+    kind, entry = log_entry(
+        {
+            "entry": {
+                "source": "network",
+                "level": "error",
+                "timestamp": 1000.5,
+                "text": "Failed to load resource: the server responded with a status of 404 (Not Found)",
+                "url": "https://x.test/api?key=1",
+            }
+        }
+    ) or ("", {})
     assert kind == "network"
     assert entry["status"] == 404 and entry["failed"] and entry["url"] == "https://x.test/api?key=…"
-    kind, entry = log_entry({"entry": {
-        "source": "network", "level": "error", "text": "Failed to load resource: "
-        "net::ERR_CONNECTION_REFUSED", "url": "https://x.test/", "timestamp": 1}}) or ("", {})
+    kind, entry = log_entry(
+        {
+            "entry": {
+                "source": "network",
+                "level": "error",
+                "text": "Failed to load resource: net::ERR_CONNECTION_REFUSED",
+                "url": "https://x.test/",
+                "timestamp": 1,
+            }
+        }
+    ) or ("", {})
     assert entry["status"] == 0 and "ERR_CONNECTION_REFUSED" in entry["error"]
-    kind, entry = log_entry({"entry": {"source": "security", "level": "error",
-                                       "text": "Refused to load the script", "timestamp": 2,
-                                       "lineNumber": 4}}) or ("", {})
+    kind, entry = log_entry(
+        {
+            "entry": {
+                "source": "security",
+                "level": "error",
+                "text": "Refused to load the script",
+                "timestamp": 2,
+                "lineNumber": 4,
+            }
+        }
+    ) or ("", {})
     assert kind == "console" and entry["kind"] == "chrome:security" and entry["line"] == 5
     assert log_entry({"entry": {"source": "violation", "level": "verbose", "text": "x"}}) is None
     assert log_entry({}) is None
 
 
 def test_one_event_seen_twice_is_kept_once_with_the_pages_account() -> None:
-    page = [{"time": 1000, "url": "https://x.test/a?q=…", "status": 404, "type": "fetch",
-             "duration_ms": 3}]
-    chrome = [{"time": 1002, "url": "https://x.test/a?q=…", "status": 404, "via": "chrome"},
-              {"time": 1500, "url": "https://x.test/b", "status": 404, "via": "chrome"}]
+    page = [
+        {
+            "time": 1000,
+            "url": "https://x.test/a?q=…",
+            "status": 404,
+            "type": "fetch",
+            "duration_ms": 3,
+        }
+    ]
+    chrome = [
+        {"time": 1002, "url": "https://x.test/a?q=…", "status": 404, "via": "chrome"},
+        {"time": 1500, "url": "https://x.test/b", "status": 404, "via": "chrome"},
+    ]
     out = merged(page, chrome)
     assert [e["url"] for e in out] == ["https://x.test/a?q=…", "https://x.test/b"]
     assert out[0]["type"] == "fetch"
-    errors = merged([{"time": 10, "text": "Error: thrown"}],
-                    [{"time": 12, "text": "Uncaught Error: thrown"}])
+    errors = merged(
+        [{"time": 10, "text": "Error: thrown"}], [{"time": 12, "text": "Uncaught Error: thrown"}]
+    )
     assert len(errors) == 1
 
 
 def test_a_replayed_log_entry_is_not_taken_twice() -> None:
     evidence = PageEvidence()
-    event = CdpEvent(type="event", tabId=1, method="Log.entryAdded", params={"entry": {
-        "source": "network", "level": "error", "timestamp": 5000.0, "url": "https://x.test/a",
-        "text": "Failed to load resource: the server responded with a status of 500 ()"}})
+    event = CdpEvent(
+        type="event",
+        tabId=1,
+        method="Log.entryAdded",
+        params={
+            "entry": {
+                "source": "network",
+                "level": "error",
+                "timestamp": 5000.0,
+                "url": "https://x.test/a",
+                "text": "Failed to load resource: the server responded with a status of 500 ()",
+            }
+        },
+    )
     evidence.handle(event)
     evidence.handle(event)
     taken = evidence.take_pending()
@@ -96,8 +148,11 @@ def test_a_replayed_log_entry_is_not_taken_twice() -> None:
 
 
 def test_select_filters_by_time_and_kind() -> None:
-    entries = [{"time": 1, "level": "warn"}, {"time": 5, "level": "error"},
-               {"time": 9, "failed": True}]
+    entries = [
+        {"time": 1, "level": "warn"},
+        {"time": 5, "level": "error"},
+        {"time": 9, "failed": True},
+    ]
     assert select(entries, since=5) == entries[1:]
     assert select(entries, only="errors") == [entries[1]]
     assert select(entries, only="failed") == [entries[2]]

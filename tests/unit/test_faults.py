@@ -43,15 +43,21 @@ def arm(host: FakeExtension, tab: int, *, crashed_before: bool = False) -> None:
 
 
 def evaluate(request_id: str, tab: int, **extra: Any) -> dict[str, Any]:
-    return {"id": request_id, "cmd": "cdp", "tab": tab,
-            "args": {"method": "Runtime.evaluate", "params": {"expression": "1"}}, **extra}
+    return {
+        "id": request_id,
+        "cmd": "cdp",
+        "tab": tab,
+        "args": {"method": "Runtime.evaluate", "params": {"expression": "1"}},
+        **extra,
+    }
 
 
 # ---- a crashed renderer ------------------------------------------------------------------------
 
 
-def test_a_crash_during_a_command_answers_tab_crashed_at_once(host: FakeExtension,
-                                                              client: Client) -> None:
+def test_a_crash_during_a_command_answers_tab_crashed_at_once(
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
     client.send(evaluate("a", 4, timeout_ms=20_000))
     arm(host, 4)
@@ -71,8 +77,9 @@ def test_a_crash_during_a_command_answers_tab_crashed_at_once(host: FakeExtensio
     assert host.frames.empty()
 
 
-def test_a_crashed_out_of_process_iframe_is_not_a_crashed_tab(host: FakeExtension,
-                                                             client: Client) -> None:
+def test_a_crashed_out_of_process_iframe_is_not_a_crashed_tab(
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
     client.send(evaluate("a", 4))
     arm(host, 4)
@@ -88,7 +95,8 @@ def test_a_crashed_out_of_process_iframe_is_not_a_crashed_tab(host: FakeExtensio
 
 
 def test_a_tab_that_crashed_before_reins_listened_is_refused_on_arming(
-        host: FakeExtension, client: Client) -> None:
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
     client.send(evaluate("a", 6))
     arm(host, 6, crashed_before=True)
@@ -126,7 +134,8 @@ def test_reload_brings_a_crashed_tab_back(host: FakeExtension, client: Client) -
 
 
 def test_a_current_tab_that_closed_by_itself_is_not_replaced_by_another(
-        host: FakeExtension, client: Client) -> None:
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
     client.send({"id": "sel", "cmd": "tab_select", "args": {"id": 3}})
     answer_next(host, "tabs.select", {"id": 3, "url": "u", "title": "t", "active": True})
@@ -186,12 +195,18 @@ def test_the_client_gives_up_on_a_hung_host_after_the_commands_budget(hung_host:
     assert answer_wait_s(200) - 0.1 < elapsed < answer_wait_s(200) + 1
 
 
-def test_reins_status_against_a_hung_host_answers_within_seconds(hung_host: Path,
-                                                                 short_home: Path) -> None:
+def test_reins_status_against_a_hung_host_answers_within_seconds(
+    hung_host: Path, short_home: Path
+) -> None:
     env = dict(os.environ, REINS_HOME=str(short_home))
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "reins.cli", "--json", "status"], env=env,
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-m", "reins.cli", "--json", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     elapsed = time.monotonic() - started
     body = json.loads(proc.stdout.strip().splitlines()[-1])
     assert proc.returncode == 3, proc
@@ -227,8 +242,9 @@ def _fake_browser(home: Path) -> tuple[Path, Path]:
 def _running_on(data_dir: Path) -> subprocess.Popen[bytes]:
     """A live process that looks like a browser on ``data_dir`` (its arguments say so)."""
     flag = f"--user-data-dir={data_dir}"
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", flag],
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", flag], start_new_session=True
+    )
     cmdline = Path(f"/proc/{proc.pid}/cmdline")
     deadline = time.monotonic() + 5
     while cmdline.exists() and flag.encode() not in cmdline.read_bytes():  # until it has exec'd
@@ -282,7 +298,8 @@ def test_launch_finds_a_running_browser_by_its_profile_lock(launch_home: Path) -
 
 
 def test_a_recorded_pid_that_is_no_longer_the_browser_does_not_block_launch(
-        launch_home: Path) -> None:
+    launch_home: Path,
+) -> None:
     from reins.setup.launch import launch
 
     pdir = launch_home / "profiles" / "solo"

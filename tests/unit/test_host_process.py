@@ -31,8 +31,13 @@ STARTUP_S = 10.0
 # What the host sends once per tab before its first page command: the crash watch, the dialog watch.
 # What the host sends to arm a tab it drives (the crash and dialog watches, focus emulation and
 # the frame pump that keep a hidden tab rendering): answered by the fake extension.
-ARMING = ("Inspector.enable", "Page.enable", "Emulation.setFocusEmulationEnabled",
-          "Page.startScreencast", "Page.stopScreencast")
+ARMING = (
+    "Inspector.enable",
+    "Page.enable",
+    "Emulation.setFocusEmulationEnabled",
+    "Page.startScreencast",
+    "Page.stopScreencast",
+)
 
 
 class FakeExtension:
@@ -42,9 +47,17 @@ class FakeExtension:
     (``instance``) and browser run (``session``); ``profile`` is what the launcher sets
     (REINS_PROFILE, None for none) and ``name`` the socket name the test expects."""
 
-    def __init__(self, home: Path, *, instance: str | None = "profile-a", session: str = "run-1",
-                 profile: str | None = PROFILE, name: str | None = None, launched: bool = False,
-                 hello: bool = True) -> None:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        instance: str | None = "profile-a",
+        session: str = "run-1",
+        profile: str | None = PROFILE,
+        name: str | None = None,
+        launched: bool = False,
+        hello: bool = True,
+    ) -> None:
         self.home = home
         env = dict(os.environ, REINS_HOME=str(home), REINS_LAUNCHED="1" if launched else "0")
         env.pop("REINS_PROFILE", None)
@@ -52,7 +65,10 @@ class FakeExtension:
             env["REINS_PROFILE"] = profile
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
         )
         self.frames: queue.Queue[Any] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -89,7 +105,8 @@ class FakeExtension:
             except queue.Empty:
                 raise AssertionError(f"no frame from the host within {timeout} s") from None
             arming = frame.get("type") == "subscribe" or (
-                frame.get("type") == "cdp" and frame.get("method") in ARMING)
+                frame.get("type") == "cdp" and frame.get("method") in ARMING
+            )
             if not arming:
                 return frame
             self.send_frame({"id": frame["id"], "ok": True, "result": {}})
@@ -232,7 +249,10 @@ def test_socket_and_its_dir_are_private(host: FakeExtension) -> None:
 
 def test_ping(client: Client) -> None:
     assert client.call({"id": 1, "cmd": "ping"}) == {
-        "request_id": 1, "ok": True, "pong": True, "connected": True,
+        "request_id": 1,
+        "ok": True,
+        "pong": True,
+        "connected": True,
     }
 
 
@@ -280,8 +300,12 @@ def test_hello_then_tabs_goes_through_the_extension(host: FakeExtension, client:
     assert set(frame) >= {"id", "type"}
     answer = client.answer()
     # `current` is the tab commands without --tab use: none picked yet.
-    assert answer == {"request_id": 2, "ok": True, "current": None, "tabs": [
-        {**listed[0], "reins": False, "stopped": False}]}
+    assert answer == {
+        "request_id": 2,
+        "ok": True,
+        "current": None,
+        "tabs": [{**listed[0], "reins": False, "stopped": False}],
+    }
 
 
 def test_in_the_users_own_browser_nothing_falls_back_to_the_tab_in_front(
@@ -325,14 +349,20 @@ def test_tabs_with_no_tab_open_lists_nothing(host: FakeExtension, client: Client
 
 def test_extension_error_comes_back_typed(host: FakeExtension, client: Client) -> None:
     connect_extension(host, client)
-    client.send({"id": 8, "cmd": "cdp", "tab": 5,
-                 "args": {"method": "Storage.getCookies", "params": {}}})
+    client.send(
+        {"id": 8, "cmd": "cdp", "tab": 5, "args": {"method": "Storage.getCookies", "params": {}}}
+    )
     frame = host.next_frame()
     assert frame["type"] == "cdp"
     assert frame["method"] == "Storage.getCookies"
     assert frame["tabId"] == 5
-    host.send_frame({"id": frame["id"], "ok": False,
-                     "error": {"code": "cdp_blocked", "message": "Storage.getCookies is not allowed"}})
+    host.send_frame(
+        {
+            "id": frame["id"],
+            "ok": False,
+            "error": {"code": "cdp_blocked", "message": "Storage.getCookies is not allowed"},
+        }
+    )
     answer = client.answer()
     assert answer["request_id"] == 8
     assert answer["ok"] is False
@@ -344,12 +374,16 @@ def test_oversized_request_line_is_message_too_large_and_the_host_lives(
 ) -> None:
     connect_extension(host, client)
     big = {"expression": "x" * (2 * 1024 * 1024)}
-    answer = client.call({"id": 10, "cmd": "cdp", "tab": 5,
-                          "args": {"method": "Runtime.evaluate", "params": big}})
+    answer = client.call(
+        {"id": 10, "cmd": "cdp", "tab": 5, "args": {"method": "Runtime.evaluate", "params": big}}
+    )
     assert answer["ok"] is False
     assert answer["error"]["code"] == "message_too_large"
     assert client.call({"id": 11, "cmd": "ping"}) == {
-        "request_id": 11, "ok": True, "pong": True, "connected": True,
+        "request_id": 11,
+        "ok": True,
+        "pong": True,
+        "connected": True,
     }
     assert host.proc.poll() is None
     with pytest.raises(queue.Empty):
@@ -362,15 +396,24 @@ def test_frame_over_one_mebibyte_is_refused_before_sending(
     """A request line under the socket's limit whose frame to the browser would be over 1 MiB."""
     connect_extension(host, client)
     # A first command on the tab, so the host has armed its dialog watch there already.
-    client.send({"id": 11, "cmd": "cdp", "tab": 5, "args": {"method": "Runtime.evaluate",
-                                                            "params": {"expression": "1"}}})
+    client.send(
+        {
+            "id": 11,
+            "cmd": "cdp",
+            "tab": 5,
+            "args": {"method": "Runtime.evaluate", "params": {"expression": "1"}},
+        }
+    )
     frame = host.next_frame()
     host.send_frame({"id": frame["id"], "ok": True, "result": {}})
     assert client.answer()["request_id"] == 11
     # `1e5` is 3 bytes on the socket and `100000.0` (8 bytes) in the frame.
-    params = "{\"values\":[" + ",".join(["1e5"] * 200_000) + "]}"
-    raw = ('{"id":12,"cmd":"cdp","tab":5,"args":{"method":"Runtime.evaluate","params":'
-           + params + "}}\n").encode()
+    params = '{"values":[' + ",".join(["1e5"] * 200_000) + "]}"
+    raw = (
+        '{"id":12,"cmd":"cdp","tab":5,"args":{"method":"Runtime.evaluate","params":'
+        + params
+        + "}}\n"
+    ).encode()
     assert len(raw) < 1024 * 1024
     client.send_raw(raw)
     answer = client.answer()
@@ -400,10 +443,18 @@ def test_stdin_eof_with_a_client_connected(host: FakeExtension, client: Client) 
 
 
 def test_a_navigation_that_timed_out_does_not_mark_the_tab_unresponsive(
-        host: FakeExtension, client: Client) -> None:
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
-    client.send({"id": "nav", "cmd": "navigate", "args": {"url": "http://example.test/"},
-                 "tab": 7, "timeout_ms": 300})
+    client.send(
+        {
+            "id": "nav",
+            "cmd": "navigate",
+            "args": {"url": "http://example.test/"},
+            "tab": 7,
+            "timeout_ms": 300,
+        }
+    )
     unanswered = host.next_frame()  # the host reads the old document first; the page is slow
     assert unanswered.get("method") == "Runtime.evaluate"
     assert client.answer()["error"]["code"] == "timeout"
@@ -416,10 +467,12 @@ def test_a_navigation_that_timed_out_does_not_mark_the_tab_unresponsive(
 
 
 def test_a_page_command_that_timed_out_makes_the_next_one_probe(
-        host: FakeExtension, client: Client) -> None:
+    host: FakeExtension, client: Client
+) -> None:
     connect_extension(host, client)
-    client.send({"id": "slow", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7,
-                 "timeout_ms": 300})
+    client.send(
+        {"id": "slow", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7, "timeout_ms": 300}
+    )
     assert host.next_frame().get("method") == "DOM.enable"
     assert client.answer()["error"]["code"] == "timeout"
     client.send({"id": "next", "cmd": "cdp", "args": {"method": "DOM.enable"}, "tab": 7})

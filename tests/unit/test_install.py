@@ -51,8 +51,9 @@ def _env_of_launcher(launcher: Path, env: dict[str, str]) -> dict[str, str]:
     probe = launcher.with_name(launcher.name + ".probe")
     probe.write_text("\n".join(lines[:-1] + ["exec env"]) + "\n")
     probe.chmod(0o700)
-    done = subprocess.run([str(probe)], env=env, capture_output=True, text=True, timeout=10,
-                          check=True)
+    done = subprocess.run(
+        [str(probe)], env=env, capture_output=True, text=True, timeout=10, check=True
+    )
     return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
 
 
@@ -72,8 +73,7 @@ def test_launcher_is_executable_and_runs_this_python(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
 def test_launcher_sets_profile_and_a_default_home(tmp_path: Path) -> None:
-    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st",
-                              profile="p")
+    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st", profile="p")
     env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     assert env["REINS_PROFILE"] == "p"
     assert env["REINS_HOME"] == str(tmp_path / "st")
@@ -89,18 +89,19 @@ def test_launcher_default_home_with_a_space(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
 def test_launcher_profile_with_shell_characters_is_quoted(tmp_path: Path) -> None:
-    launcher = write_launcher(tmp_path / "bin" / "reins-host-x", home=tmp_path / "st",
-                              profile="a b;$(false)")
+    launcher = write_launcher(
+        tmp_path / "bin" / "reins-host-x", home=tmp_path / "st", profile="a b;$(false)"
+    )
     env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     assert env["REINS_PROFILE"] == "a b;$(false)"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
 def test_launcher_keeps_a_preset_reins_home(tmp_path: Path) -> None:
-    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st",
-                              profile="p")
-    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                      "REINS_HOME": "/elsewhere/home"})
+    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st", profile="p")
+    env = _env_of_launcher(
+        launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "REINS_HOME": "/elsewhere/home"}
+    )
     assert env["REINS_HOME"] == "/elsewhere/home"
     assert env["REINS_PROFILE"] == "p"
 
@@ -110,8 +111,9 @@ def test_launcher_without_profile_ignores_one_in_the_browsers_environment(tmp_pa
     # REINS_PROFILE in the shell Chrome was started from selects a profile for the CLI; it must not
     # rename the browser's profile (names come from the extension's id, reins.bridge.names).
     launcher = write_launcher(tmp_path / "bin" / "reins-host", home=tmp_path / "st", profile=None)
-    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                      "REINS_PROFILE": "work"})
+    env = _env_of_launcher(
+        launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "REINS_PROFILE": "work"}
+    )
     assert "REINS_PROFILE" not in env
 
 
@@ -119,8 +121,9 @@ def test_launcher_without_profile_ignores_one_in_the_browsers_environment(tmp_pa
 def test_only_a_launcher_for_a_browser_reins_starts_says_every_tab_is_reins(tmp_path: Path) -> None:
     path = os.environ.get("PATH", "/usr/bin:/bin")
     own = write_launcher(tmp_path / "bin" / "own", home=tmp_path / "st", profile=None)
-    launched = write_launcher(tmp_path / "bin" / "launched", home=tmp_path / "st", profile="l",
-                              launched=True)
+    launched = write_launcher(
+        tmp_path / "bin" / "launched", home=tmp_path / "st", profile="l", launched=True
+    )
     assert _env_of_launcher(own, {"PATH": path, "REINS_LAUNCHED": "1"})["REINS_LAUNCHED"] == "0"
     assert _env_of_launcher(launched, {"PATH": path})["REINS_LAUNCHED"] == "1"
 
@@ -130,8 +133,22 @@ def test_cli_install_profile_bakes_the_name_into_the_launcher(home: Path, tmp_pa
     env = dict(os.environ, HOME=str(home), REINS_HOME=str(tmp_path / "state"))
     env.pop("REINS_PROFILE", None)
     done = subprocess.run(
-        [sys.executable, "-m", "reins.cli", "install", "--user-data-dir", str(tmp_path / "ud"),
-         "--profile", "work", "--json"], env=env, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "reins.cli",
+            "install",
+            "--user-data-dir",
+            str(tmp_path / "ud"),
+            "--profile",
+            "work",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["profile"] == "work"
@@ -139,7 +156,9 @@ def test_cli_install_profile_bakes_the_name_into_the_launcher(home: Path, tmp_pa
     assert launcher.name == "reins-host-work"
     exported = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     assert exported["REINS_PROFILE"] == "work" and exported["REINS_LAUNCHED"] == "0"
-    manifest = json.loads((tmp_path / "ud" / "NativeMessagingHosts" / "dev.reins.host.json").read_text())
+    manifest = json.loads(
+        (tmp_path / "ud" / "NativeMessagingHosts" / "dev.reins.host.json").read_text()
+    )
     assert manifest["path"] == str(launcher)
 
 
@@ -186,8 +205,10 @@ def test_install_into_a_user_data_dir(home: Path, tmp_path: Path) -> None:
     assert launcher.is_file() and os.access(launcher, os.X_OK)
     assert launcher.parent == tmp_path / "state" / "bin"
     assert stat.S_IMODE((tmp_path / "state").stat().st_mode) == 0o700
-    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                      "REINS_HOME": str(tmp_path / "preset")})
+    env = _env_of_launcher(
+        launcher,
+        {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "REINS_HOME": str(tmp_path / "preset")},
+    )
     assert env["REINS_PROFILE"] == "p"
     assert env["REINS_HOME"] == str(tmp_path / "preset")
     # Nothing leaks into the user's browser folders.
@@ -236,7 +257,10 @@ def test_cli_install_all_writes_the_four_linux_manifests(tmp_path: Path) -> None
     env.pop("XDG_CONFIG_HOME", None)
     done = subprocess.run(
         [sys.executable, "-m", "reins.cli", "install", "--browser", "all", "--json"],
-        env=env, capture_output=True, text=True, timeout=60,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -293,14 +317,22 @@ def mcp_checked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_doctor_after_install_fails_only_on_the_extension(home: Path, tmp_path: Path,
-                                                          mcp_checked: None) -> None:
+def test_doctor_after_install_fails_only_on_the_extension(
+    home: Path, tmp_path: Path, mcp_checked: None
+) -> None:
     profile_dir = tmp_path / "profile"
     install(user_data_dir=str(profile_dir))  # as `reins install --user-data-dir X` does
     report = doctor(user_data_dir=str(profile_dir))
     by_name = {c["name"]: c for c in report["checks"]}
-    assert list(by_name) == ["manifest", "manifest content", "launcher", "allowed origin",
-                             "host start", "extension connected", "mcp server"]
+    assert list(by_name) == [
+        "manifest",
+        "manifest content",
+        "launcher",
+        "allowed origin",
+        "host start",
+        "extension connected",
+        "mcp server",
+    ]
     for name in ("manifest", "manifest content", "launcher", "allowed origin", "host start"):
         assert by_name[name]["ok"] is True, by_name[name]
     assert by_name["extension connected"]["ok"] is False
@@ -308,12 +340,15 @@ def test_doctor_after_install_fails_only_on_the_extension(home: Path, tmp_path: 
     assert report["healthy"] is False
     assert report["first_failure"]["name"] == "extension connected"
     # The probe host ran in its own scratch home: nothing was left in ours.
-    assert not (tmp_path / "state" / "run").exists() or not any((tmp_path / "state" / "run").iterdir())
+    assert not (tmp_path / "state" / "run").exists() or not any(
+        (tmp_path / "state" / "run").iterdir()
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
-def test_doctor_reports_a_wrong_origin_and_a_broken_launcher(home: Path, tmp_path: Path,
-                                                             mcp_checked: None) -> None:
+def test_doctor_reports_a_wrong_origin_and_a_broken_launcher(
+    home: Path, tmp_path: Path, mcp_checked: None
+) -> None:
     profile_dir = tmp_path / "profile"
     install(user_data_dir=str(profile_dir), profile="p")
     target = profile_dir / "NativeMessagingHosts" / "dev.reins.host.json"

@@ -9,8 +9,11 @@ MAX_LINES = 500
 
 
 def test_no_hand_written_module_over_500_lines() -> None:
-    long = {str(p.relative_to(HOST)): n for p in HOST.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        str(p.relative_to(HOST)): n
+        for p in HOST.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert not long, f"split these modules (one job each): {long}"
 
 

@@ -55,7 +55,11 @@ def test_every_tool_schema_is_its_model_schema_and_says_no_cli_detail() -> None:
         assert schema["type"] == "object" and schema.get("additionalProperties") is False
         assert '"cli"' not in json.dumps(schema), name
     # Choices the host checks itself are an enum for every client.
-    assert SPECS["click"].input_schema["properties"]["button"]["enum"] == ["left", "right", "middle"]
+    assert SPECS["click"].input_schema["properties"]["button"]["enum"] == [
+        "left",
+        "right",
+        "middle",
+    ]
 
 
 def test_annotations_follow_the_table() -> None:
@@ -67,9 +71,24 @@ def test_annotations_follow_the_table() -> None:
         else:
             assert spec.destructive is True and spec.idempotent is cmd.idempotent
     assert {n for n, s in SPECS.items() if s.idempotent} == {
-        "check", "fill", "hover", "navigate", "reload", "select", "tab_select", "uncheck"}
+        "check",
+        "fill",
+        "hover",
+        "navigate",
+        "reload",
+        "select",
+        "tab_select",
+        "uncheck",
+    }
     assert {n for n, s in SPECS.items() if s.read_only} == {
-        "find", "screenshot", "state", "tabs", "wait", "console", "network"}
+        "find",
+        "screenshot",
+        "state",
+        "tabs",
+        "wait",
+        "console",
+        "network",
+    }
 
 
 def test_listed_tools_carry_schema_and_hints() -> None:
@@ -78,19 +97,28 @@ def test_listed_tools_carry_schema_and_hints() -> None:
     assert tools["state"].annotations is not None and tools["state"].annotations.read_only_hint
     click = tools["click"].annotations
     assert click is not None and click.read_only_hint is False and click.destructive_hint is True
-    assert tools["click"].description == "Click TARGET with real mouse events (or text T [index N] [type X])."
+    assert (
+        tools["click"].description
+        == "Click TARGET with real mouse events (or text T [index N] [type X])."
+    )
 
 
-@pytest.mark.parametrize(("cli", "tool"), [
-    ("take a new snapshot with `reins state` and use a ref", "take a new snapshot with `state` and use a ref"),
-    ("`reins tab select ID` or `reins tab new URL`", "`tab_select ID` or `tab_new URL`"),
-    ("`reins dialog accept [TEXT]`", "`dialog accept [TEXT]`"),
-    ("a smaller --max-tokens, or --viewport-only", "a smaller max_tokens, or viewport_only"),
-    # Not tools, not tool arguments: left as the CLI says them (the user runs them).
-    ("run `reins doctor`", "run `reins doctor`"),
-    ("retry with a larger --timeout-ms", "retry with a larger --timeout-ms"),
-    ("the reins extension, read-only", "the reins extension, read-only"),
-])
+@pytest.mark.parametrize(
+    ("cli", "tool"),
+    [
+        (
+            "take a new snapshot with `reins state` and use a ref",
+            "take a new snapshot with `state` and use a ref",
+        ),
+        ("`reins tab select ID` or `reins tab new URL`", "`tab_select ID` or `tab_new URL`"),
+        ("`reins dialog accept [TEXT]`", "`dialog accept [TEXT]`"),
+        ("a smaller --max-tokens, or --viewport-only", "a smaller max_tokens, or viewport_only"),
+        # Not tools, not tool arguments: left as the CLI says them (the user runs them).
+        ("run `reins doctor`", "run `reins doctor`"),
+        ("retry with a larger --timeout-ms", "retry with a larger --timeout-ms"),
+        ("the reins extension, read-only", "the reins extension, read-only"),
+    ],
+)
 def test_cli_words_read_as_tool_words(cli: str, tool: str) -> None:
     assert ToolWords.of(TABLE)(cli) == tool
 
@@ -124,23 +152,36 @@ def _text(result: CallToolResult) -> str:
 
 
 def test_an_action_answers_its_effect_in_one_compact_line() -> None:
-    answer = {"ok": True, "request_id": 3, "method": "cdp", "point": [10.5, 20.0],
-              "effect": {"expanded": {"from": False, "to": True}, "dom_changed_elsewhere": 12},
-              "warnings": [], "ref": "@categorytrig"}
+    answer = {
+        "ok": True,
+        "request_id": 3,
+        "method": "cdp",
+        "point": [10.5, 20.0],
+        "effect": {"expanded": {"from": False, "to": True}, "dom_changed_elsewhere": 12},
+        "warnings": [],
+        "ref": "@categorytrig",
+    }
     result = tool_result("click", answer, Limits())
     assert not result.is_error
     assert json.loads(_text(result)) == {
         "effect": {"expanded": {"from": False, "to": True}, "dom_changed_elsewhere": 12},
-        "ref": "@categorytrig"}
+        "ref": "@categorytrig",
+    }
     fallback = tool_result("click", {**answer, "method": "js_fallback"}, Limits())
     assert json.loads(_text(fallback))["method"] == "js_fallback"
     assert answer_tokens(result) < 60
 
 
 def test_state_text_says_what_it_left_out_in_tool_words() -> None:
-    answer = {"ok": True, "url": "http://x/", "title": "Big", "left_out": 412,
-              "text": '@a button "A"\n… 412 elements left out (offscreen); run with --max-tokens 0 '
-                      "for all, or scroll and run again", "refs": []}
+    answer = {
+        "ok": True,
+        "url": "http://x/",
+        "title": "Big",
+        "left_out": 412,
+        "text": '@a button "A"\n… 412 elements left out (offscreen); run with --max-tokens 0 '
+        "for all, or scroll and run again",
+        "refs": [],
+    }
     text = _text(tool_result("state", answer, Limits()))
     assert text.splitlines()[0] == 'page: "Big" http://x/'
     assert text.splitlines()[1] == '@a button "A"'
@@ -149,10 +190,18 @@ def test_state_text_says_what_it_left_out_in_tool_words() -> None:
 
 
 def test_find_answers_one_line_a_match() -> None:
-    match = {"ref": "@btn4", "id": "elem_4", "type": "button", "tag": "button", "role": "button",
-             "text": "Button 4", "selector": "#btn-4", "position": {"x": 1, "y": 2},
-             "visibility": {"inViewport": False, "visible": True, "obscured": False},
-             "frame": "f0"}
+    match = {
+        "ref": "@btn4",
+        "id": "elem_4",
+        "type": "button",
+        "tag": "button",
+        "role": "button",
+        "text": "Button 4",
+        "selector": "#btn-4",
+        "position": {"x": 1, "y": 2},
+        "visibility": {"inViewport": False, "visible": True, "obscured": False},
+        "frame": "f0",
+    }
     text = _text(tool_result("find", {"ok": True, "matches": [match], "stage": "type"}, Limits()))
     assert text == '1 match (by type)\n@btn4 button "Button 4" [offscreen]'
 
@@ -163,10 +212,15 @@ def test_no_answer_is_over_the_cap_and_a_cut_one_says_so(tool: str) -> None:
     line = "x" * 70 + "\n"
     answers: dict[str, dict[str, Any]] = {
         "eval": {"value": "y" * 50_000},
-        "find": {"matches": [{"ref": f"@r{i}", "role": "button", "text": "t" * 60}
-                             for i in range(2_000)]},
-        "tabs": {"tabs": [{"id": i, "url": "http://x/" + "p" * 80, "title": "t", "active": False}
-                          for i in range(500)]},
+        "find": {
+            "matches": [{"ref": f"@r{i}", "role": "button", "text": "t" * 60} for i in range(2_000)]
+        },
+        "tabs": {
+            "tabs": [
+                {"id": i, "url": "http://x/" + "p" * 80, "title": "t", "active": False}
+                for i in range(500)
+            ]
+        },
         "state": {"text": line * 2_000, "url": "u", "title": "t", "left_out": 0},
         "navigate": {"url": "http://x/" + "q" * 10_000, "title": "t"},
     }
@@ -177,8 +231,12 @@ def test_no_answer_is_over_the_cap_and_a_cut_one_says_so(tool: str) -> None:
 
 
 def test_a_typed_error_is_a_tool_error_with_code_message_and_next_step() -> None:
-    error = {"code": "ref_stale", "transient": False, "candidates": ["@a", "@b"],
-             "message": "@save is gone; take a new snapshot with `reins state` and use the new ref"}
+    error = {
+        "code": "ref_stale",
+        "transient": False,
+        "candidates": ["@a", "@b"],
+        "message": "@save is gone; take a new snapshot with `reins state` and use the new ref",
+    }
     result = error_result(error, Limits(), ToolWords.of(TABLE))
     assert result.is_error
     text = _text(result)
@@ -244,10 +302,17 @@ def test_a_tall_page_is_cut_to_what_a_model_takes_as_is() -> None:
 
 def test_the_screenshot_tool_answers_an_image_within_the_cap() -> None:
     png, label_px = _page(1280, 720, 120)
-    labels = [{"ref": f"@e{i}", "box": [0, 0, 1, 1], "label_box": [0, 0, 30, label_px]}
-              for i in range(120)]
-    answer = {"ok": True, "format": "png", "png_base64": base64.b64encode(png).decode(),
-              "bytes": len(png), "labels": labels}
+    labels = [
+        {"ref": f"@e{i}", "box": [0, 0, 1, 1], "label_box": [0, 0, 30, label_px]}
+        for i in range(120)
+    ]
+    answer = {
+        "ok": True,
+        "format": "png",
+        "png_base64": base64.b64encode(png).decode(),
+        "bytes": len(png),
+        "labels": labels,
+    }
     limits = Limits(answer_tokens=5_000)
     result = tool_result("screenshot", answer, limits)
     image = next(b for b in result.content if isinstance(b, ImageContent))
@@ -272,10 +337,16 @@ def test_a_call_validates_sends_and_shapes(monkeypatch: pytest.MonkeyPatch) -> N
     async def send(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         sent.append((cmd, args))
         if args.get("target") == "@gone":
-            return {"ok": False, "error": {"code": "not_found", "transient": False,
-                                           "message": "no @gone; take a new snapshot with "
-                                                      "`reins state` and use a ref from it"}}
-        return {"ok": True, "text": "@a button \"A\"", "url": "u", "title": "t", "left_out": 0}
+            return {
+                "ok": False,
+                "error": {
+                    "code": "not_found",
+                    "transient": False,
+                    "message": "no @gone; take a new snapshot with "
+                    "`reins state` and use a ref from it",
+                },
+            }
+        return {"ok": True, "text": '@a button "A"', "url": "u", "title": "t", "left_out": 0}
 
     server = ToolServer(Settings(), TABLE)
     monkeypatch.setattr(server, "_send", send)
@@ -308,8 +379,10 @@ def test_reins_mcp_check_lists_the_tools() -> None:
     assert body["ok"] and body["tools"] == sorted(SPECS)
     assert body["max_tokens_per_answer"] == DEFAULT_ANSWER_TOKENS
     assert body["state_tokens"] == DEFAULT_STATE_TOKENS
-    small = CliRunner().invoke(main, ["mcp", "--check", "--json", "--max-tokens-per-answer", "5000",
-                                      "--state-tokens", "900"])
+    small = CliRunner().invoke(
+        main,
+        ["mcp", "--check", "--json", "--max-tokens-per-answer", "5000", "--state-tokens", "900"],
+    )
     assert json.loads(small.output)["max_tokens_per_answer"] == 5000
 
 
@@ -321,7 +394,8 @@ def test_reins_mcp_help_states_the_defaults() -> None:
 
 
 def test_a_cancelled_call_hangs_up_so_the_host_cancels_the_command(
-        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A host that never answers: the client cancels, and the host sees the connection close."""
     import socket
     import threading
@@ -361,5 +435,11 @@ def test_a_cancelled_call_hangs_up_so_the_host_cancels_the_command(
 def test_the_package_surface_is_pinned() -> None:
     import reins.mcp
 
-    assert reins.mcp.__all__ == ["DEFAULT_ANSWER_TOKENS", "DEFAULT_STATE_TOKENS", "Limits",
-                                 "Settings", "ToolServer", "serve"]
+    assert reins.mcp.__all__ == [
+        "DEFAULT_ANSWER_TOKENS",
+        "DEFAULT_STATE_TOKENS",
+        "Limits",
+        "Settings",
+        "ToolServer",
+        "serve",
+    ]

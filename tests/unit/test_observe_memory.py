@@ -10,8 +10,19 @@ from reins.observe.store import MapCache, ObserveState, left_big_document
 
 
 def _records(n: int, prefix: str = "btn") -> list[dict[str, object]]:
-    return [{"i": i, "frame": "f0", "tag": "button", "role": "button", "name": f"Button {i}",
-             "id": f"{prefix}-{i}", "sibling_index": i, "box": [0, i, 10, 10]} for i in range(n)]
+    return [
+        {
+            "i": i,
+            "frame": "f0",
+            "tag": "button",
+            "role": "button",
+            "name": f"Button {i}",
+            "id": f"{prefix}-{i}",
+            "sibling_index": i,
+            "box": [0, i, 10, 10],
+        }
+        for i in range(n)
+    ]
 
 
 def test_a_new_document_drops_the_map_and_the_diff_lines() -> None:
@@ -37,10 +48,16 @@ def test_leaving_a_big_document_keeps_fresh_copies_of_what_is_carried_over() -> 
     assert copy is not None and copy is not registry
     assert copy.to_json() == registry.to_json()
     assert [copy.lookup(r).ref for r in refs] == refs
-    old = {id(e) for e in registry.entries()} | {id(e.identity) for e in registry.entries()} \
+    old = (
+        {id(e) for e in registry.entries()}
+        | {id(e.identity) for e in registry.entries()}
         | {id(e.identity.name) for e in registry.entries()}
-    new = {id(e) for e in copy.entries()} | {id(e.identity) for e in copy.entries()} \
+    )
+    new = (
+        {id(e) for e in copy.entries()}
+        | {id(e.identity) for e in copy.entries()}
         | {id(e.identity.name) for e in copy.entries()}
+    )
     assert old.isdisjoint(new)  # nothing shared: the big document's memory can go
 
 

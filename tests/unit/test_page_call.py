@@ -28,22 +28,35 @@ from reins.page.call import (
 from reins.page.poll import NotYet, poll_until
 
 HOST = Path(__file__).resolve().parents[2] / "host" / "reins"
-TERMINATED = {"exceptionDetails": {"text": "Uncaught", "lineNumber": 0, "columnNumber": 0,
-                                   "exception": {"description": "Error: Execution was terminated"}}}
+TERMINATED = {
+    "exceptionDetails": {
+        "text": "Uncaught",
+        "lineNumber": 0,
+        "columnNumber": 0,
+        "exception": {"description": "Error: Execution was terminated"},
+    }
+}
 
 
 class FakeContext:
     """Just what the page-call layer uses of a CommandContext: a deadline and CDP."""
 
-    def __init__(self, *answers: dict[str, Any] | ReinsError, budget_ms: int = 5_000,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self, *answers: dict[str, Any] | ReinsError, budget_ms: int = 5_000, delay_s: float = 0.0
+    ) -> None:
         self.deadline = Deadline.after_ms(budget_ms)
         self.answers = list(answers)
         self.sent: list[tuple[str, dict[str, Any], str | None]] = []
         self.delay_s = delay_s
 
-    async def cdp(self, method: str, params: dict[str, Any] | None = None, *,
-                  session_id: str | None = None, deadline: Deadline | None = None) -> dict[str, Any]:
+    async def cdp(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> dict[str, Any]:
         self.sent.append((method, params or {}, session_id))
         await asyncio.sleep(self.delay_s)
         answer = self.answers.pop(0)
@@ -69,9 +82,11 @@ def test_evaluate_answers_the_value_under_v8s_timeout() -> None:
 
 
 def test_a_handle_is_an_object_id_and_null_is_none() -> None:
-    ctx = FakeContext({"result": {"type": "object", "objectId": "o-1"}},
-                      {"result": {"type": "object", "subtype": "null", "value": None}},
-                      {"result": {"type": "undefined"}})
+    ctx = FakeContext(
+        {"result": {"type": "object", "objectId": "o-1"}},
+        {"result": {"type": "object", "subtype": "null", "value": None}},
+        {"result": {"type": "undefined"}},
+    )
     assert run(evaluate_handle(ctx, "x")) == "o-1"  # type: ignore[arg-type]
     assert run(evaluate_handle(ctx, "x")) is None  # type: ignore[arg-type]
     assert run(evaluate_handle(ctx, "x")) is None  # type: ignore[arg-type]
@@ -103,8 +118,11 @@ def test_a_page_call_is_an_expression_with_json_arguments() -> None:
 def test_a_script_v8_stopped_is_a_deadline_exceeded() -> None:
     """The old frames layer answered ReinsError(code="timeout"), which the dispatcher did not take
     for a timeout: the tab was not marked suspect."""
-    for answer in (TERMINATED, BrowserError("Runtime.evaluate: Execution was terminated"),
-                   DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped")):
+    for answer in (
+        TERMINATED,
+        BrowserError("Runtime.evaluate: Execution was terminated"),
+        DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped"),
+    ):
         ctx = FakeContext(answer)
         with pytest.raises(DeadlineExceeded) as caught:
             run(evaluate(ctx, "while (1) {}", what="collect"))  # type: ignore[arg-type]
@@ -138,8 +156,14 @@ def test_no_budget_left_sends_nothing() -> None:
 
 
 def test_a_page_script_that_threw_is_eval_exception_naming_it() -> None:
-    thrown = {"exceptionDetails": {"text": "Uncaught", "lineNumber": 3, "columnNumber": 9,
-                                   "exception": {"description": "TypeError: x is null\n    at f"}}}
+    thrown = {
+        "exceptionDetails": {
+            "text": "Uncaught",
+            "lineNumber": 3,
+            "columnNumber": 9,
+            "exception": {"description": "TypeError: x is null\n    at f"},
+        }
+    }
     ctx = FakeContext(thrown)
     with pytest.raises(EvaluateError) as caught:
         run(call_function(ctx, "el", "probe", {}, what="actionability"))  # type: ignore[arg-type]
@@ -167,7 +191,8 @@ def test_an_internal_script_stopped_marks_the_tab_suspect() -> None:
         dispatcher = Dispatcher(host, all_commands())
         try:
             answer: dict[str, Any] | ReinsError = await dispatcher.dispatch(
-                Request(id=1, cmd="state", tab=7, timeout_ms=2_000))
+                Request(id=1, cmd="state", tab=7, timeout_ms=2_000)
+            )
         except ReinsError as exc:
             answer = exc
         return answer, host.tab(7).suspect
@@ -210,8 +235,11 @@ def test_poll_gives_up_with_the_last_reason() -> None:
         raise NotYet("no")
 
     with pytest.raises(DeadlineExceeded, match="gave up: no"):
-        run(poll_until(Deadline.after_ms(5_000), counted, interval=0.001, attempts=4,
-                       gave_up=worded))
+        run(
+            poll_until(
+                Deadline.after_ms(5_000), counted, interval=0.001, attempts=4, gave_up=worded
+            )
+        )
     assert len(tries) == 4
 
 
@@ -228,22 +256,34 @@ def test_poll_stops_at_once_on_what_it_does_not_retry() -> None:
 
 
 def test_poll_explains_a_timeout_mid_try_by_what_it_waited_for() -> None:
-    answers: list[ReinsError] = [ResolutionError("covered", code="obscured", transient=True),
-                                 DeadlineExceeded("no answer")]
+    answers: list[ReinsError] = [
+        ResolutionError("covered", code="obscured", transient=True),
+        DeadlineExceeded("no answer"),
+    ]
 
     async def probe() -> str:
         raise answers.pop(0)
 
     with pytest.raises(ResolutionError, match="covered"):
-        run(poll_until(Deadline.after_ms(2_000), probe, interval=0.001,
-                       retry=lambda exc: exc.code == "obscured", explain_timeout=True))
+        run(
+            poll_until(
+                Deadline.after_ms(2_000),
+                probe,
+                interval=0.001,
+                retry=lambda exc: exc.code == "obscured",
+                explain_timeout=True,
+            )
+        )
 
 
 # ---- the page functions the host names --------------------------------------------------------
 
 
-_NAMED = [re.compile(r'page_call\(\s*"(\w+)"'), re.compile(r"page_function\(\s*['\"](\w+)"),
-          re.compile(r'call_function\(\s*[^,()]+,\s*[^,()]+,\s*"(\w+)"')]
+_NAMED = [
+    re.compile(r'page_call\(\s*"(\w+)"'),
+    re.compile(r"page_function\(\s*['\"](\w+)"),
+    re.compile(r'call_function\(\s*[^,()]+,\s*[^,()]+,\s*"(\w+)"'),
+]
 
 
 def test_every_page_function_the_host_names_is_in_the_bundle() -> None:

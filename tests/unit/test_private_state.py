@@ -15,8 +15,9 @@ from reins._errors import ConnectionFailure, UsageError
 from reins._paths import ensure_private_dir, open_private_append, write_private
 from reins.bridge.client import Connection
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32" or not hasattr(os, "getuid"),
-                                reason="Unix permissions")
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32" or not hasattr(os, "getuid"), reason="Unix permissions"
+)
 OTHER_UID = 65534  # nobody
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
 
@@ -100,9 +101,14 @@ def test_the_host_refuses_an_unsafe_home(short_home: Path) -> None:
     target.mkdir()
     home = short_home / "home"
     home.symlink_to(target)
-    proc = subprocess.run([sys.executable, "-m", "reins._host", "chrome-extension://x/"],
-                          env=dict(os.environ, REINS_HOME=str(home)), capture_output=True,
-                          text=True, timeout=30, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
+        env=dict(os.environ, REINS_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode != 0
     assert not (target / "run").exists() and not (target / "logs").exists()
 
@@ -116,7 +122,11 @@ def test_the_cli_never_talks_to_a_socket_of_another_uid(short_home: Path) -> Non
     os.chmod(short_home, 0o777)  # the impostor may write where this test reads its catch
     path = run / "x.sock"
     received = short_home / "received"
-    impostor = subprocess.Popen([sys.executable, "-c", f"""
+    impostor = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"""
 import os, socket
 os.setgid({OTHER_UID}); os.setuid({OTHER_UID})
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -129,7 +139,11 @@ except OSError:
     data = b""
 open({str(received)!r}, "wb").write(data)
 if data: c.sendall(b'{{"ok": true, "value": "stolen"}}\\n')
-"""], stdout=subprocess.PIPE, text=True)
+""",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert impostor.stdout is not None and impostor.stdout.readline().strip() == "ready"
         with pytest.raises(ConnectionFailure) as caught:

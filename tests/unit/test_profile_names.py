@@ -31,41 +31,68 @@ def test_names_follow_the_profile_not_the_start_order(tmp_path: Path) -> None:
     second = claim_name(tmp_path, instance="b", wanted=None, launched=False, is_live=_none_live)
     assert (first, second) == ("default", "default-2")
     # Next day b starts first, with a closed: b is still default-2; default stays a's.
-    assert claim_name(tmp_path, instance="b", wanted=None, launched=False,
-                      is_live=_none_live) == "default-2"
-    assert claim_name(tmp_path, instance="a", wanted=None, launched=False,
-                      is_live=_none_live) == "default"
+    assert (
+        claim_name(tmp_path, instance="b", wanted=None, launched=False, is_live=_none_live)
+        == "default-2"
+    )
+    assert (
+        claim_name(tmp_path, instance="a", wanted=None, launched=False, is_live=_none_live)
+        == "default"
+    )
 
 
 def test_a_name_from_install_profile_is_kept_and_shared_ones_get_a_stable_suffix(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # `reins install --profile work`: the user-level launcher every profile of the browser runs.
-    assert claim_name(tmp_path, instance="a", wanted="work", launched=False,
-                      is_live=_none_live) == "work"
-    assert claim_name(tmp_path, instance="b", wanted="work", launched=False,
-                      is_live=_none_live) == "work-2"
-    assert claim_name(tmp_path, instance="b", wanted="work", launched=False,
-                      is_live=_none_live) == "work-2"
+    assert (
+        claim_name(tmp_path, instance="a", wanted="work", launched=False, is_live=_none_live)
+        == "work"
+    )
+    assert (
+        claim_name(tmp_path, instance="b", wanted="work", launched=False, is_live=_none_live)
+        == "work-2"
+    )
+    assert (
+        claim_name(tmp_path, instance="b", wanted="work", launched=False, is_live=_none_live)
+        == "work-2"
+    )
     # A profile known as default gets the installed name once it is installed with one.
     claim_name(tmp_path, instance="c", wanted=None, launched=False, is_live=_none_live)
-    assert claim_name(tmp_path, instance="c", wanted="home", launched=False,
-                      is_live=_none_live) == "home"
+    assert (
+        claim_name(tmp_path, instance="c", wanted="home", launched=False, is_live=_none_live)
+        == "home"
+    )
     assert set(known_profiles(tmp_path)) == {"work", "work-2", "home"}
 
 
 def test_a_launched_profile_takes_its_name_back_after_its_data_was_reset(tmp_path: Path) -> None:
-    assert claim_name(tmp_path, instance="old", wanted="solo", launched=True,
-                      is_live=_none_live) == "solo"
-    assert claim_name(tmp_path, instance="new", wanted="solo", launched=True,
-                      is_live=_none_live) == "solo"
+    assert (
+        claim_name(tmp_path, instance="old", wanted="solo", launched=True, is_live=_none_live)
+        == "solo"
+    )
+    assert (
+        claim_name(tmp_path, instance="new", wanted="solo", launched=True, is_live=_none_live)
+        == "solo"
+    )
     assert known_profiles(tmp_path)["solo"].instance == "new"
     # …but not from one that is running.
-    assert claim_name(tmp_path, instance="third", wanted="solo", launched=True,
-                      is_live=lambda name: name == "solo") == "solo-2"
+    assert (
+        claim_name(
+            tmp_path,
+            instance="third",
+            wanted="solo",
+            launched=True,
+            is_live=lambda name: name == "solo",
+        )
+        == "solo-2"
+    )
     # …and never from the user's own profile.
     claim_name(tmp_path, instance="own", wanted="work", launched=False, is_live=_none_live)
-    assert claim_name(tmp_path, instance="launched", wanted="work", launched=True,
-                      is_live=_none_live) == "work-2"
+    assert (
+        claim_name(tmp_path, instance="launched", wanted="work", launched=True, is_live=_none_live)
+        == "work-2"
+    )
 
 
 def test_a_bad_name_is_refused(tmp_path: Path) -> None:
@@ -76,10 +103,14 @@ def test_a_bad_name_is_refused(tmp_path: Path) -> None:
 def test_an_unreadable_registry_counts_as_empty(tmp_path: Path) -> None:
     (tmp_path / "profiles.json").write_text("{not json")
     assert known_profiles(tmp_path) == {}
-    assert claim_name(tmp_path, instance="a", wanted=None, launched=False,
-                      is_live=_none_live) == "default"
-    assert json.loads((tmp_path / "profiles.json").read_text())["profiles"]["default"][
-        "instance"] == "a"
+    assert (
+        claim_name(tmp_path, instance="a", wanted=None, launched=False, is_live=_none_live)
+        == "default"
+    )
+    assert (
+        json.loads((tmp_path / "profiles.json").read_text())["profiles"]["default"]["instance"]
+        == "a"
+    )
 
 
 # ---- real host processes -------------------------------------------------------------------
@@ -120,7 +151,8 @@ def test_two_profiles_keep_their_names_whichever_starts_first(home: Path) -> Non
 
 
 def test_when_the_chosen_profile_closes_commands_do_not_go_to_the_other(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REINS_HOME", str(home))
     a = _run(home, "profile-a", "default")
     b = _run(home, "profile-b", "default-2")
@@ -142,11 +174,15 @@ def test_when_the_chosen_profile_closes_commands_do_not_go_to_the_other(
 
 
 def test_no_host_says_how_each_kind_of_profile_comes_back(
-        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("REINS_HOME", str(home))
     with pytest.raises(ConnectionFailure) as nothing_yet:
         find_socket(None, home)
-    assert "reins launch" in nothing_yet.value.message and "reins extension" in nothing_yet.value.message
+    assert (
+        "reins launch" in nothing_yet.value.message
+        and "reins extension" in nothing_yet.value.message
+    )
     own = _run(home, "profile-a", "default")
     own.stop()
     launched = FakeExtension(home, instance="profile-l", profile="solo", launched=True)

@@ -52,8 +52,16 @@ def test_minimal_request_gets_defaults() -> None:
 
 def test_full_request() -> None:
     request = parse_request(
-        line({"id": "abc", "cmd": "navigate", "args": {"url": "https://x.test/"}, "tab": 5,
-              "timeout_ms": 2500, "profile": "work"})
+        line(
+            {
+                "id": "abc",
+                "cmd": "navigate",
+                "args": {"url": "https://x.test/"},
+                "tab": 5,
+                "timeout_ms": 2500,
+                "profile": "work",
+            }
+        )
     )
     assert request.id == "abc"
     assert request.cmd == "navigate"
@@ -203,8 +211,13 @@ def test_hello() -> None:
 
 def test_event() -> None:
     message = parse_extension_message(
-        {"type": "event", "tabId": 3, "sessionId": "S1", "method": "Page.loadEventFired",
-         "params": {"timestamp": 1.5}}
+        {
+            "type": "event",
+            "tabId": 3,
+            "sessionId": "S1",
+            "method": "Page.loadEventFired",
+            "params": {"timestamp": 1.5},
+        }
     )
     assert isinstance(message, CdpEvent)
     assert message.tabId == 3
@@ -221,11 +234,15 @@ def test_event_needs_a_tab_and_method() -> None:
 
 
 def test_detached() -> None:
-    message = parse_extension_message({"type": "detached", "tabId": 3, "reason": "canceled_by_user",
-                                       "code": "detached_by_user"})
+    message = parse_extension_message(
+        {"type": "detached", "tabId": 3, "reason": "canceled_by_user", "code": "detached_by_user"}
+    )
     assert isinstance(message, Detached)
-    assert (message.tabId, message.reason, message.code) == (3, "canceled_by_user",
-                                                             "detached_by_user")
+    assert (message.tabId, message.reason, message.code) == (
+        3,
+        "canceled_by_user",
+        "detached_by_user",
+    )
     default = parse_extension_message({"type": "detached", "tabId": 4})
     assert isinstance(default, Detached) and default.code == "target_closed"
 

@@ -63,7 +63,9 @@ def test_everything_in_all_exists_and_errors_are_the_real_classes() -> None:
 # ---- the hierarchy ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("cls", "code"), ERROR_CLASSES.items(), ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize(
+    ("cls", "code"), ERROR_CLASSES.items(), ids=lambda x: getattr(x, "__name__", x)
+)
 def test_default_code_of_every_class(cls: type[ReinsError], code: str) -> None:
     assert cls.code == code
     error = cls("something went wrong")
@@ -128,7 +130,9 @@ def test_to_wire_has_code_message_transient() -> None:
 
 
 def test_to_wire_includes_details() -> None:
-    wire = ResolutionError("two match", code="ambiguous", details={"candidates": ["@a", "@b"]}).to_wire()
+    wire = ResolutionError(
+        "two match", code="ambiguous", details={"candidates": ["@a", "@b"]}
+    ).to_wire()
     assert wire["candidates"] == ["@a", "@b"]
     assert wire["code"] == "ambiguous"
 
@@ -140,7 +144,9 @@ def test_explicit_hint_replaces_the_default_and_is_not_repeated() -> None:
     assert UsageError("bad thing", hint="do Y").message == "bad thing; do Y"
 
 
-@pytest.mark.parametrize(("cls", "code"), ERROR_CLASSES.items(), ids=lambda x: getattr(x, "__name__", x))
+@pytest.mark.parametrize(
+    ("cls", "code"), ERROR_CLASSES.items(), ids=lambda x: getattr(x, "__name__", x)
+)
 def test_error_from_wire_round_trip(cls: type[ReinsError], code: str) -> None:
     original = cls("it broke", details={"request_id": 7, "candidates": ["@x"]})
     wire = original.to_wire()
@@ -160,7 +166,9 @@ def test_error_from_wire_picks_the_class_by_code(code: str) -> None:
 
 
 def test_error_from_wire_keeps_transient_and_unknown_codes() -> None:
-    assert error_from_wire({"code": "obscured", "message": "m", "transient": True}).transient is True
+    assert (
+        error_from_wire({"code": "obscured", "message": "m", "transient": True}).transient is True
+    )
     unknown = error_from_wire({"code": "brand_new_code", "message": "m", "extra": 1})
     assert type(unknown) is ReinsError
     assert unknown.code == "brand_new_code"
@@ -180,13 +188,21 @@ def test_error_from_wire_keeps_transient_and_unknown_codes() -> None:
         ("No node with given id found", ResolutionError, "ref_stale", True),
         ("Could not find node with given id", ResolutionError, "ref_stale", True),
         ("No target with given id found", BrowserError, "target_closed", False),
-        ("Debugger is not attached to the tab with id: 5. Detached while handling command.",
-         BrowserError, "target_closed", False),
+        (
+            "Debugger is not attached to the tab with id: 5. Detached while handling command.",
+            BrowserError,
+            "target_closed",
+            False,
+        ),
         ("Target closed", BrowserError, "target_closed", False),
         ("No tab with id: 12.", BrowserError, "target_closed", False),
         ("Cannot access a chrome:// URL", BrowserError, "page_refused", False),
-        ("Cannot access contents of url \"chrome-extension://abc/\"", BrowserError, "page_refused",
-         False),
+        (
+            'Cannot access contents of url "chrome-extension://abc/"',
+            BrowserError,
+            "page_refused",
+            False,
+        ),
         ("Execution context was destroyed.", BrowserError, "cdp_error", True),
         ("Cannot find context with specified id", BrowserError, "cdp_error", True),
         ("Invalid parameters", BrowserError, "cdp_error", False),
@@ -233,7 +249,7 @@ def test_from_os_error_is_no_host() -> None:
 
 CHECK = Path(__file__).resolve().parents[2] / "scripts" / "check_typed_errors.py"
 
-GOOD = '''\
+GOOD = """\
 from reins._errors import BrowserError, ReinsError, UsageError, from_cdp_error
 from reins import _errors as errs
 from ._errors import ResolutionError as Missing
@@ -285,9 +301,9 @@ async def retry(value: object) -> None:
         raise last
     cls = BrowserError if value == 0 else Missing
     raise cls("either", code="x")
-'''
+"""
 
-BAD = '''\
+BAD = """\
 import click
 from reins._errors import UsageError
 
@@ -317,12 +333,13 @@ def mixed(value: object) -> None:
 def loop(errors: list[Exception]) -> None:
     for err in errors:
         raise err
-'''
+"""
 
 
 def _run_check(*paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(CHECK), *map(str, paths)], capture_output=True,
-                          text=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, str(CHECK), *map(str, paths)], capture_output=True, text=True, timeout=30
+    )
 
 
 def test_check_typed_errors_passes_a_good_file(tmp_path: Path) -> None:
@@ -365,24 +382,29 @@ def test_check_typed_errors_follows_error_classes_across_reins_modules(tmp_path:
     pkg.mkdir(parents=True)
     (pkg / "poll.py").write_text(
         "from reins._errors import DeadlineExceeded\n\n\nclass NotYet(DeadlineExceeded):\n"
-        "    pass\n")
+        "    pass\n"
+    )
     (pkg / "user.py").write_text(
         "from collections.abc import Callable\n\nfrom reins._errors import ReinsError\n"
         "from reins.page.poll import NotYet\n\n\n"
         "def f(gave_up: Callable[[ReinsError], ReinsError], last: ReinsError) -> None:\n"
-        "    if last.transient:\n        raise NotYet('x')\n    raise gave_up(last)\n")
+        "    if last.transient:\n        raise NotYet('x')\n    raise gave_up(last)\n"
+    )
     assert _run_check(tmp_path).returncode == 0
     (pkg / "other.py").write_text(
         "from collections.abc import Callable\n\n"
-        "def g(make: Callable[[], Exception]) -> None:\n    raise make()\n")
+        "def g(make: Callable[[], Exception]) -> None:\n    raise make()\n"
+    )
     done = _run_check(tmp_path)
     assert done.returncode == 1 and "other.py:4" in done.stdout
 
 
 def test_check_typed_errors_allows_attribute_error_only_in_getattr(tmp_path: Path) -> None:
     (tmp_path / "lazy.py").write_text(
-        "def __getattr__(name: str) -> object:\n    raise AttributeError(name)\n")
+        "def __getattr__(name: str) -> object:\n    raise AttributeError(name)\n"
+    )
     assert _run_check(tmp_path).returncode == 0
-    (tmp_path / "other.py").write_text("def get(name: str) -> object:\n"
-                                       "    raise AttributeError(name)\n")
+    (tmp_path / "other.py").write_text(
+        "def get(name: str) -> object:\n    raise AttributeError(name)\n"
+    )
     assert _run_check(tmp_path).returncode == 1

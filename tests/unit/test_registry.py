@@ -389,23 +389,33 @@ def test_a_renamed_element_that_moved_keeps_its_id_ref() -> None:
     """Text and position changed together (under the threshold on weights alone): the same id in
     the same frame and tag, unique on both sides, is the same element."""
     reg = Registry()
-    first = reg.observe([el(0, name="Remove me", id="doomed", sibling_index=2),
-                         el(1, name="Old name", id="renamed", sibling_index=3)],
-                        now=0.0, document_id=DOC)
+    first = reg.observe(
+        [
+            el(0, name="Remove me", id="doomed", sibling_index=2),
+            el(1, name="Old name", id="renamed", sibling_index=3),
+        ],
+        now=0.0,
+        document_id=DOC,
+    )
     assert first == ["@doomed", "@renamed"]
-    again = reg.observe([el(0, name="New name", id="renamed", sibling_index=2)],
-                        now=1.0, document_id=DOC)
+    again = reg.observe(
+        [el(0, name="New name", id="renamed", sibling_index=2)], now=1.0, document_id=DOC
+    )
     assert again == ["@renamed"]
     # Across a navigation too: the carried-over entry is re-identified.
-    after = reg.observe([el(0, name="Newest", id="renamed", sibling_index=5)],
-                        now=2.0, document_id="doc-2")
+    after = reg.observe(
+        [el(0, name="Newest", id="renamed", sibling_index=5)], now=2.0, document_id="doc-2"
+    )
     assert after == ["@renamed"] and reg.lookup("@renamed").reidentified
 
 
 def test_a_duplicated_id_is_no_proof_of_identity() -> None:
     reg = Registry()
     reg.observe([el(0, name="Old", id="dup", sibling_index=0)], now=0.0, document_id=DOC)
-    refs = reg.observe([el(0, name="A", id="dup", sibling_index=4),
-                        el(1, name="B", id="dup", sibling_index=5)], now=1.0, document_id=DOC)
+    refs = reg.observe(
+        [el(0, name="A", id="dup", sibling_index=4), el(1, name="B", id="dup", sibling_index=5)],
+        now=1.0,
+        document_id=DOC,
+    )
     assert "@dup" not in refs or refs.count("@dup") == 1
     assert len(set(refs)) == 2

@@ -94,6 +94,13 @@ def test_every_record_and_home_is_kept_once_and_the_inputs_are_untouched() -> No
     assert sorted(names(out)) == ["a", "b", "c", "d", "x1", "x2", "y", "z"]
     # each record still stands next to its own home
     assert [(e["name"], h) for e, h in zip(out, out_homes, strict=True)] == [
-        ("a", (None, 0)), ("x1", ("S1", 0)), ("x2", ("S1", 1)), ("b", (None, 1)),
-        ("c", (None, 2)), ("y", ("S2", 0)), ("d", (None, 3)), ("z", ("S3", 0))]
+        ("a", (None, 0)),
+        ("x1", ("S1", 0)),
+        ("x2", ("S1", 1)),
+        ("b", (None, 1)),
+        ("c", (None, 2)),
+        ("y", ("S2", 0)),
+        ("d", (None, 3)),
+        ("z", ("S3", 0)),
+    ]
     assert (elements, homes, splices) == before

@@ -43,7 +43,11 @@ def collected() -> dict[str, Collection]:
     procs = {
         label: subprocess.Popen(
             [sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", *CHEAP, *args],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for label, args in SELECTIONS.items()
     }
     out: dict[str, Collection] = {}
@@ -96,7 +100,10 @@ def test_tiers_add_up_to_the_whole(collected: dict[str, Collection]) -> None:
 def test_fast_tier_modules_do_not_start_a_browser(collected: dict[str, Collection]) -> None:
     """The tier is drawn by folder; this catches a browser test put in the wrong one."""
     files = {n.split("::")[0] for n in collected["fast"].nodes}
-    starts_browser = re.compile(r"^\s*(from|import)\s+(selenium|tests\.browser|tests\.pagescript)\b"
-                                r"|^\s*from\s+\.\.(browser|pagescript)\b", re.M)
+    starts_browser = re.compile(
+        r"^\s*(from|import)\s+(selenium|tests\.browser|tests\.pagescript)\b"
+        r"|^\s*from\s+\.\.(browser|pagescript)\b",
+        re.M,
+    )
     offenders = [f for f in sorted(files) if starts_browser.search((ROOT / f).read_text())]
     assert offenders == []

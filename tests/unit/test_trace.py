@@ -61,8 +61,9 @@ def test_a_trace_goes_only_into_a_new_or_empty_directory(tmp_path: Path) -> None
 
 
 def test_the_size_cap_stops_pictures_and_says_so_once(tmp_path: Path) -> None:
-    writer = TraceWriter.create(tmp_path / "t", name="x", screenshots=True, profile="p",
-                                max_bytes=2000)
+    writer = TraceWriter.create(
+        tmp_path / "t", name="x", screenshots=True, profile="p", max_bytes=2000
+    )
     assert writer.picture("0001-before.jpg", b"x" * 500) is not None
     assert writer.picture("0001-after.jpg", b"x" * 5000) is None
     assert writer.picture("0002-after.jpg", b"x" * 5000) is None
@@ -96,8 +97,11 @@ def _host(home: Path) -> Host:
     return Host(profile="p", home=home, link=link)
 
 
-async def _call(dispatcher: Dispatcher, cmd: str, args: dict[str, Any] | None = None,
-                ) -> dict[str, Any] | ReinsError:
+async def _call(
+    dispatcher: Dispatcher,
+    cmd: str,
+    args: dict[str, Any] | None = None,
+) -> dict[str, Any] | ReinsError:
     try:
         return await dispatcher.dispatch(Request(id=1, cmd=cmd, args=args or {}))
     except ReinsError as exc:
@@ -158,8 +162,9 @@ def test_a_second_trace_start_is_refused_while_one_runs(tmp_path: Path) -> None:
     async def scenario() -> None:
         host = _host(tmp_path / "home")
         dispatcher = Dispatcher(host, TABLE)
-        assert isinstance(await _call(dispatcher, "trace_start", {"dir": str(tmp_path / "a")}),
-                          dict)
+        assert isinstance(
+            await _call(dispatcher, "trace_start", {"dir": str(tmp_path / "a")}), dict
+        )
         again = await _call(dispatcher, "trace_start", {"dir": str(tmp_path / "b")})
         assert isinstance(again, ReinsError) and "already running" in again.message
         relative = await _call(dispatcher, "trace_stop")
@@ -175,24 +180,37 @@ def test_a_second_trace_start_is_refused_while_one_runs(tmp_path: Path) -> None:
 
 
 def test_the_command_line_is_the_one_a_person_types() -> None:
-    assert cli_line(TABLE["click"], "click", {"target": "#save", "button": "left"}) \
+    assert (
+        cli_line(TABLE["click"], "click", {"target": "#save", "button": "left"})
         == "reins click '#save'"
-    assert cli_line(TABLE["fill"], "fill", {"target": "@e3", "value": "Blue Bottle"}) \
+    )
+    assert (
+        cli_line(TABLE["fill"], "fill", {"target": "@e3", "value": "Blue Bottle"})
         == "reins fill @e3 'Blue Bottle'"
-    assert cli_line(TABLE["tab_new"], "tab_new", {"url": "http://x.test/"}) \
+    )
+    assert (
+        cli_line(TABLE["tab_new"], "tab_new", {"url": "http://x.test/"})
         == "reins tab new http://x.test/"
-    assert cli_line(TABLE["state"], "state", {"compare_sources": True, "text_only": True}) \
+    )
+    assert (
+        cli_line(TABLE["state"], "state", {"compare_sources": True, "text_only": True})
         == "reins state --compare-sources"
-    assert cli_line(TABLE["select"], "select", {"target": "#c", "values": ["a", "b c"]}) \
+    )
+    assert (
+        cli_line(TABLE["select"], "select", {"target": "#c", "values": ["a", "b c"]})
         == "reins select '#c' a 'b c'"
+    )
     assert cli_line(None, "bogus", {"x": 1}) == "reins bogus --x 1"
 
 
 def test_secrets_typed_into_fields_are_not_written_down() -> None:
     password = recorded_args("fill", {"target": "#password", "value": "hunter2"}, None)
     assert password["value"] == "[7 characters, not recorded]"
-    masked_by_page = recorded_args("fill", {"target": "@e4", "value": "hunter2"},
-                                   {"effect": {"value": {"from": "", "to": "*******"}}})
+    masked_by_page = recorded_args(
+        "fill",
+        {"target": "@e4", "value": "hunter2"},
+        {"effect": {"value": {"from": "", "to": "*******"}}},
+    )
     assert "hunter2" not in json.dumps(masked_by_page)
     plain = recorded_args("fill", {"target": "#merchant", "value": "Blue Bottle"}, None)
     assert plain["value"] == "Blue Bottle"
@@ -201,11 +219,17 @@ def test_secrets_typed_into_fields_are_not_written_down() -> None:
 
 
 def test_an_answer_is_kept_small() -> None:
-    answer = {"ok": True, "png_base64": "A" * 100_000, "bytes": 75_000,
-              "map": {"elements": {"a": {}, "b": {}}}, "refs": [{}] * 300,
-              "text": "x" * 10_000, "url": "https://x.test/?q=secret",
-              "effect": {"url": {"from": "https://x.test/a?s=1", "to": "https://x.test/b?s=2"}},
-              "list": list(range(100))}
+    answer = {
+        "ok": True,
+        "png_base64": "A" * 100_000,
+        "bytes": 75_000,
+        "map": {"elements": {"a": {}, "b": {}}},
+        "refs": [{}] * 300,
+        "text": "x" * 10_000,
+        "url": "https://x.test/?q=secret",
+        "effect": {"url": {"from": "https://x.test/a?s=1", "to": "https://x.test/b?s=2"}},
+        "list": list(range(100)),
+    }
     kept = trimmed_answer(answer)
     assert "png_base64" not in kept and kept["png_omitted"]
     assert kept["map"] == {"elements": 2, "omitted": True}

@@ -30,9 +30,21 @@ def _jpeg() -> bytes:
 
 
 def _step(n: int, cmd: str, cli: str, *, ok: bool = True, **extra: Any) -> dict[str, Any]:
-    line = {"type": "step", "step": n, "t": 1000.0 + n, "time": f"12:00:0{n}", "cmd": cmd,
-            "cli": cli, "ok": ok, "duration_ms": 10 * n, "url": f"https://app.test/x?{HOSTILE}",
-            "title": f"Title {HOSTILE}", "console": [], "network": [], "notes": []}
+    line = {
+        "type": "step",
+        "step": n,
+        "t": 1000.0 + n,
+        "time": f"12:00:0{n}",
+        "cmd": cmd,
+        "cli": cli,
+        "ok": ok,
+        "duration_ms": 10 * n,
+        "url": f"https://app.test/x?{HOSTILE}",
+        "title": f"Title {HOSTILE}",
+        "console": [],
+        "network": [],
+        "notes": [],
+    }
     line.update(extra)
     return line
 
@@ -43,30 +55,86 @@ def _trace(tmp_path: Path) -> Path:
     (folder / "shots" / "0002-before.jpg").write_bytes(_jpeg())
     (folder / "shots" / "0002-after.jpg").write_bytes(_jpeg())
     lines = [
-        {"type": "start", "name": f"run {HOSTILE}", "profile": "p", "t": 1000.0,
-         "time": "2026-12-01T12:00:00", "screenshots": True},
+        {
+            "type": "start",
+            "name": f"run {HOSTILE}",
+            "profile": "p",
+            "t": 1000.0,
+            "time": "2026-12-01T12:00:00",
+            "screenshots": True,
+        },
         _step(1, "navigate", "reins navigate https://app.test/"),
-        {"type": "page", "step": 1, "url": "https://app.test/", "title": HOSTILE,
-         "sources": {"dom": {"refs": 12, "frame_sections": 1, "approx_tokens": 300,
-                             "elapsed_ms": 40, "error": None},
-                     "ax": {"refs": 0, "frame_sections": 0, "approx_tokens": 0,
-                            "elapsed_ms": None, "error": {"code": "timeout",
-                                                          "message": f"slow {HOSTILE}"}}}},
-        _step(2, "click", "reins click @save", shots={"before": "shots/0002-before.jpg",
-                                                      "after": "shots/0002-after.jpg"},
-              console=[{"time": 1002500, "level": "error", "kind": "console", "text": HOSTILE,
-                        "source": "https://app.test/app.js", "line": 3}],
-              network=[{"time": 1002600, "url": "https://app.test/api?id=…", "status": 404,
-                        "type": "fetch", "duration_ms": 5, "failed": True},
-                       {"time": 1002600, "url": "https://app.test/ok", "status": 200,
-                        "type": "fetch", "duration_ms": 5, "failed": False}],
-              effect={"value": {"from": "", "to": HOSTILE}}),
+        {
+            "type": "page",
+            "step": 1,
+            "url": "https://app.test/",
+            "title": HOSTILE,
+            "sources": {
+                "dom": {
+                    "refs": 12,
+                    "frame_sections": 1,
+                    "approx_tokens": 300,
+                    "elapsed_ms": 40,
+                    "error": None,
+                },
+                "ax": {
+                    "refs": 0,
+                    "frame_sections": 0,
+                    "approx_tokens": 0,
+                    "elapsed_ms": None,
+                    "error": {"code": "timeout", "message": f"slow {HOSTILE}"},
+                },
+            },
+        },
+        _step(
+            2,
+            "click",
+            "reins click @save",
+            shots={"before": "shots/0002-before.jpg", "after": "shots/0002-after.jpg"},
+            console=[
+                {
+                    "time": 1002500,
+                    "level": "error",
+                    "kind": "console",
+                    "text": HOSTILE,
+                    "source": "https://app.test/app.js",
+                    "line": 3,
+                }
+            ],
+            network=[
+                {
+                    "time": 1002600,
+                    "url": "https://app.test/api?id=…",
+                    "status": 404,
+                    "type": "fetch",
+                    "duration_ms": 5,
+                    "failed": True,
+                },
+                {
+                    "time": 1002600,
+                    "url": "https://app.test/ok",
+                    "status": 200,
+                    "type": "fetch",
+                    "duration_ms": 5,
+                    "failed": False,
+                },
+            ],
+            effect={"value": {"from": "", "to": HOSTILE}},
+        ),
         {"type": "gap", "t": 1005.0, "after_step": 2, "text": "the host stopped"},
-        _step(3, "click", "reins click @confirm", ok=False,
-              error={"code": "ref_stale", "message": f"@confirm is stale {HOSTILE}; take a new "
-                     "snapshot with `reins state`", "transient": False,
-                     "candidates": [{"ref": "@e9", "name": HOSTILE}]},
-              shots={"after": "../../../../etc/passwd"}),
+        _step(
+            3,
+            "click",
+            "reins click @confirm",
+            ok=False,
+            error={
+                "code": "ref_stale",
+                "message": f"@confirm is stale {HOSTILE}; take a new snapshot with `reins state`",
+                "transient": False,
+                "candidates": [{"ref": "@e9", "name": HOSTILE}],
+            },
+            shots={"after": "../../../../etc/passwd"},
+        ),
         _step(4, "fill", "reins fill @amount 12"),
         {"type": "stop", "t": 1010.0, "steps": 4},
     ]
@@ -93,8 +161,9 @@ class _Scan(HTMLParser):
 
 def _html(tmp_path: Path) -> tuple[str, _Scan]:
     folder = _trace(tmp_path)
-    page = render_html(read_run([json.loads(x) for x in
-                                 (folder / "trace.jsonl").read_text().splitlines()]), folder)
+    page = render_html(
+        read_run([json.loads(x) for x in (folder / "trace.jsonl").read_text().splitlines()]), folder
+    )
     scan = _Scan()
     scan.feed(page)
     return page, scan
@@ -122,8 +191,9 @@ def test_the_report_tells_the_run(tmp_path: Path) -> None:
     # the sequence that led to the failure, in order
     sequence = re.search(r"How it got there:(.*?)(Step 3, before|Timeline|Console)", text)
     assert sequence is not None
-    assert [c in sequence[1] for c in ("reins navigate", "reins click @save",
-                                       "reins click @confirm")] == [True, True, True]
+    assert [
+        c in sequence[1] for c in ("reins navigate", "reins click @save", "reins click @confirm")
+    ] == [True, True, True]
     assert "the host stopped" in text  # the gap
     assert "Network (1 failed of 2 requests)" in text and "https://app.test/api?id=…" in text
     assert "Console (1)" in text
@@ -159,7 +229,10 @@ def test_markdown_escapes_page_text_and_fences_code(tmp_path: Path) -> None:
 
 
 def test_the_html_builder_escapes_by_construction() -> None:
-    assert el("p", {"title": '"><script>'}, "<b>") == '<p title="&quot;&gt;&lt;script&gt;">&lt;b&gt;</p>'
+    assert (
+        el("p", {"title": '"><script>'}, "<b>")
+        == '<p title="&quot;&gt;&lt;script&gt;">&lt;b&gt;</p>'
+    )
     assert el("p", None, raw("<b>ok</b>")) == "<p><b>ok</b></p>"
     assert esc(esc("<")) == "&lt;"
     with pytest.raises(ReinsError):

@@ -34,11 +34,15 @@ HOSTILE_LINES = {
     "lone surrogate id": b'{"id": "\\ud800", "cmd": "ping"}',
     "5000-digit id": b'{"id": ' + b"9" * 5000 + b', "cmd": "ping"}',
     "5000-digit timeout": b'{"id": 1, "cmd": "ping", "timeout_ms": ' + b"9" * 5000 + b"}",
-    "100000-deep args": b'{"id": 1, "cmd": "ping", "args": {"a": ' + b"[" * 100_000
-                        + b"]" * 100_000 + b"}}",
-    "5000-deep args": b'{"id": 1, "cmd": "ping", "args": {"a": ' + b"[" * 5000 + b"]" * 5000
-                      + b"}}",
-    "huge float": b'{"id": 1, "cmd": "ping", "args": {"x": 1' + b"0" * 5000 + b'.5}}',
+    "100000-deep args": b'{"id": 1, "cmd": "ping", "args": {"a": '
+    + b"[" * 100_000
+    + b"]" * 100_000
+    + b"}}",
+    "5000-deep args": b'{"id": 1, "cmd": "ping", "args": {"a": '
+    + b"[" * 5000
+    + b"]" * 5000
+    + b"}}",
+    "huge float": b'{"id": 1, "cmd": "ping", "args": {"x": 1' + b"0" * 5000 + b".5}}",
     "surrogate key": b'{"id": 1, "cmd": "ping", "args": {"\\udfff": 1}}',
 }
 
@@ -61,15 +65,23 @@ def test_any_bytes_parse_to_a_request_or_a_typed_error(data: bytes) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(), children,
-                                                                      max_size=4),
-    max_leaves=20)
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.fixed_dictionaries({"id": st.integers(-10**12, 10**12) | st.text(max_size=20),
-                              "cmd": st.text(min_size=1, max_size=10)},
-                             optional={"args": st.dictionaries(st.text(), json_values, max_size=3)}))
+@given(
+    st.fixed_dictionaries(
+        {
+            "id": st.integers(-(10**12), 10**12) | st.text(max_size=20),
+            "cmd": st.text(min_size=1, max_size=10),
+        },
+        optional={"args": st.dictionaries(st.text(), json_values, max_size=3)},
+    )
+)
 def test_any_wellformed_request_either_validates_or_is_typed(raw: dict[str, Any]) -> None:
     try:
         request = parse_request(json.dumps(raw).encode())
@@ -117,7 +129,8 @@ def test_an_answer_with_a_surrogate_is_still_one_line() -> None:
 
 @pytest.mark.parametrize("line", HOSTILE_LINES.values(), ids=HOSTILE_LINES.keys())
 def test_every_hostile_line_gets_one_answer_and_the_host_lives(
-        host: FakeExtension, client: Client, line: bytes) -> None:
+    host: FakeExtension, client: Client, line: bytes
+) -> None:
     client.send_raw(line + b"\n")
     answer = client.answer()
     assert answer["ok"] is False and answer["error"]["code"] == "bad_request"
@@ -125,19 +138,26 @@ def test_every_hostile_line_gets_one_answer_and_the_host_lives(
     assert host.proc.poll() is None
 
 
-@pytest.mark.parametrize("body", [b"", b"9" * 5000, b"[" * 5000 + b"]" * 5000, b"\xff\xfe",
-                                  b'{"type": "event"}'],
-                         ids=["empty", "5000 digits", "5000 deep", "not utf-8", "bad shape"])
-def test_no_bad_native_frame_ends_the_host(host: FakeExtension, client: Client,
-                                           body: bytes) -> None:
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"9" * 5000, b"[" * 5000 + b"]" * 5000, b"\xff\xfe", b'{"type": "event"}'],
+    ids=["empty", "5000 digits", "5000 deep", "not utf-8", "bad shape"],
+)
+def test_no_bad_native_frame_ends_the_host(
+    host: FakeExtension, client: Client, body: bytes
+) -> None:
     connect_extension(host, client)
     assert host.proc.stdin is not None
     host.proc.stdin.write(struct.pack("=I", len(body)) + body)
     host.proc.stdin.flush()
     time.sleep(0.2)
     assert host.proc.poll() is None
-    assert client.call({"id": "after", "cmd": "ping"}) == {"request_id": "after", "ok": True,
-                                                           "pong": True, "connected": True}
+    assert client.call({"id": "after", "cmd": "ping"}) == {
+        "request_id": "after",
+        "ok": True,
+        "pong": True,
+        "connected": True,
+    }
 
 
 def test_sigterm_exits_cleanly_and_removes_the_socket(host: FakeExtension) -> None:
@@ -169,16 +189,22 @@ def _garbage_host(path: Path, reply: bytes) -> threading.Thread:
 
 @pytest.mark.parametrize("json_flag", [True, False])
 @pytest.mark.parametrize("reply", [b"garbage\n", b"[1, 2]\n", b'"\xff"\n'])
-def test_cli_turns_a_garbage_answer_into_a_typed_error(short_home: Path, json_flag: bool,
-                                                       reply: bytes) -> None:
+def test_cli_turns_a_garbage_answer_into_a_typed_error(
+    short_home: Path, json_flag: bool, reply: bytes
+) -> None:
     run = short_home / "run"
     run.mkdir(mode=0o700)
     _garbage_host(run / "g.sock", reply)
     args = [sys.executable, "-m", "reins.cli", "--profile", "g", "status"]
     if json_flag:
         args.append("--json")
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=30,
-                          env=dict(os.environ, REINS_HOME=str(short_home)))
+    proc = subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=dict(os.environ, REINS_HOME=str(short_home)),
+    )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     if json_flag:

@@ -30,8 +30,10 @@ def _code(files: list[str], roots: list[str]) -> str:
 
 def test_files_under_a_root_pass_as_realpaths(root: Path) -> None:
     files = [str(root / "a.txt"), str(root / "sub" / ".." / "sub" / "b.txt")]
-    assert allowed_files(files, [str(root)]) == [os.path.realpath(root / "a.txt"),
-                                                 os.path.realpath(root / "sub" / "b.txt")]
+    assert allowed_files(files, [str(root)]) == [
+        os.path.realpath(root / "a.txt"),
+        os.path.realpath(root / "sub" / "b.txt"),
+    ]
 
 
 def test_outside_relative_hidden_and_missing_are_refused(root: Path) -> None:

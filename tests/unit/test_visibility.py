@@ -36,11 +36,17 @@ class Extension:
         method, params = message.get("method", ""), message.get("params", {})
         self.calls.append((method, params))
         if method in self.blocked:
-            answer = {"id": message["id"], "ok": False,
-                      "error": {"code": "cdp_blocked", "message": f"{method} is not allowed"}}
+            answer = {
+                "id": message["id"],
+                "ok": False,
+                "error": {"code": "cdp_blocked", "message": f"{method} is not allowed"},
+            }
         elif method == "Runtime.evaluate":
-            answer = {"id": message["id"], "ok": True,
-                      "result": {"result": {"value": self.visibility_state}}}
+            answer = {
+                "id": message["id"],
+                "ok": True,
+                "result": {"result": {"value": self.visibility_state}},
+            }
         else:
             answer = {"id": message["id"], "ok": True, "result": {}}
         asyncio.get_running_loop().call_soon(self.link.receive, answer)
@@ -50,8 +56,7 @@ class Extension:
 
 
 def _context(host: Host) -> CommandContext:
-    return CommandContext(host, Deadline.after_ms(2000), TAB,
-                          Request(id=1, cmd="click", args={}))
+    return CommandContext(host, Deadline.after_ms(2000), TAB, Request(id=1, cmd="click", args={}))
 
 
 async def _handler(ctx: CommandContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -84,8 +89,7 @@ def test_emulation_once_per_attachment_and_the_pump_around_commands() -> None:
         assert ext.methods()[-1] == "Page.startScreencast"  # emulation stays on: not sent again
         host.tab(TAB).detached()  # Chrome dropped both with the debugger
         await keep_rendering(_context(host), _handler, {"n": 4})
-        assert ext.methods()[-2:] == ["Emulation.setFocusEmulationEnabled",
-                                      "Page.startScreencast"]
+        assert ext.methods()[-2:] == ["Emulation.setFocusEmulationEnabled", "Page.startScreencast"]
 
     _run(ext, body)
     assert ("Emulation.setFocusEmulationEnabled", {"enabled": True}) in ext.calls
@@ -155,9 +159,14 @@ def test_other_failures_are_not_swallowed() -> None:
     ext = Extension()
 
     def send(message: dict[str, Any]) -> None:
-        asyncio.get_running_loop().call_soon(ext.link.receive, {
-            "id": message["id"], "ok": False,
-            "error": {"code": "target_closed", "message": "No tab with id"}})
+        asyncio.get_running_loop().call_soon(
+            ext.link.receive,
+            {
+                "id": message["id"],
+                "ok": False,
+                "error": {"code": "target_closed", "message": "No tab with id"},
+            },
+        )
 
     ext.link.send = send
 
@@ -174,8 +183,9 @@ def test_concurrent_commands_on_one_tab_arm_it_once() -> None:
     ext = Extension()
 
     async def body(host: Host) -> None:
-        answers = await asyncio.gather(*(keep_rendering(_context(host), _handler, {"n": n})
-                                         for n in range(20)))
+        answers = await asyncio.gather(
+            *(keep_rendering(_context(host), _handler, {"n": n}) for n in range(20))
+        )
         assert [a["ran"]["n"] for a in answers] == list(range(20))
 
     _run(ext, body)
@@ -188,9 +198,14 @@ def test_a_pump_chrome_refuses_does_not_fail_the_command() -> None:
 
     def refuse_screencast(message: dict[str, Any]) -> None:
         if message.get("method") == "Page.startScreencast":
-            asyncio.get_running_loop().call_soon(ext.link.receive, {
-                "id": message["id"], "ok": False,
-                "error": {"code": "cdp_error", "message": "Screencast is not available"}})
+            asyncio.get_running_loop().call_soon(
+                ext.link.receive,
+                {
+                    "id": message["id"],
+                    "ok": False,
+                    "error": {"code": "cdp_error", "message": "Screencast is not available"},
+                },
+            )
         else:
             send(message)
 

@@ -54,8 +54,12 @@ async def _frame_offset(ctx: CommandContext, el: Resolved) -> tuple[float, float
     return float(content[0]), float(content[1])
 
 
-async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: bool = True,
-                           ) -> Point | None:
+async def actionable_point(
+    ctx: CommandContext,
+    el: Resolved,
+    *,
+    need_enabled: bool = True,
+) -> Point | None:
     """Scroll into view and run the checks until they pass or the budget ends.
 
     Returns None when the element has no usable point (no box); raises the last transient failure
@@ -69,9 +73,15 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
                 await _scroll_frame_owner(ctx, el)
             except ReinsError:
                 pass
-        probe = await call_function(ctx, el.object_id, "probe", {"scroll": True},
-                                    session_id=el.session_id, await_promise=True,
-                                    what="actionability")
+        probe = await call_function(
+            ctx,
+            el.object_id,
+            "probe",
+            {"scroll": True},
+            session_id=el.session_id,
+            await_promise=True,
+            what="actionability",
+        )
         if not isinstance(probe, dict) or probe.get("state") == "detached":
             raise ResolutionError("the element left the page", code="ref_stale", transient=True)
         if need_enabled and probe.get("disabled"):
@@ -80,22 +90,36 @@ async def actionable_point(ctx: CommandContext, el: Resolved, *, need_enabled: b
             if probe.get("zeroBox"):
                 # Displayed but without a box: no point to press. The caller may use el.click().
                 return None
-            raise ResolutionError("the element is not visible (no box, hidden or display:none)",
-                                  code="not_visible", transient=True)
+            raise ResolutionError(
+                "the element is not visible (no box, hidden or display:none)",
+                code="not_visible",
+                transient=True,
+            )
         if not probe.get("stable"):
             raise ResolutionError("the element is moving", code="not_stable", transient=True)
         if probe.get("offscreen"):
-            raise ResolutionError("the element could not be scrolled into view",
-                                  code="not_visible", transient=True)
+            raise ResolutionError(
+                "the element could not be scrolled into view", code="not_visible", transient=True
+            )
         if probe.get("cover"):
-            raise ResolutionError(f"the element is covered by {probe['cover']}", code="obscured",
-                                  transient=True, details={"covered_by": probe["cover"]})
+            raise ResolutionError(
+                f"the element is covered by {probe['cover']}",
+                code="obscured",
+                transient=True,
+                details={"covered_by": probe["cover"]},
+            )
         ox, oy = await _frame_offset(ctx, el)
         return Point(float(probe["x"]) + ox, float(probe["y"]) + oy)
 
     # The budget running out mid-probe answers why we were waiting, not that time ran out.
-    return await poll_until(ctx.deadline, ready, interval=0.1, reserve_s=0.15,
-                            retry=lambda exc: exc.code in _NOT_READY_YET, explain_timeout=True)
+    return await poll_until(
+        ctx.deadline,
+        ready,
+        interval=0.1,
+        reserve_s=0.15,
+        retry=lambda exc: exc.code in _NOT_READY_YET,
+        explain_timeout=True,
+    )
 
 
 async def _scroll_frame_owner(ctx: CommandContext, el: Resolved) -> None:

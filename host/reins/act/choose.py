@@ -33,8 +33,9 @@ def _norm(text: str) -> str:
 
 
 async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[str, Any]:
-    kind = await call_function(ctx, el.object_id, "chooseKind", session_id=el.session_id,
-                               what="choose")
+    kind = await call_function(
+        ctx, el.object_id, "chooseKind", session_id=el.session_id, what="choose"
+    )
     if kind == "native":
         answer = await select_options(ctx, el, [option])
         return {**answer, "kind": "native"}
@@ -52,8 +53,14 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
 
 
 async def _type_filter(ctx: CommandContext, field: Resolved, text: str) -> None:
-    ready = await call_function(ctx, field.object_id, "prepareField", "all",
-                                session_id=field.session_id, what="prepare field")
+    ready = await call_function(
+        ctx,
+        field.object_id,
+        "prepareField",
+        "all",
+        session_id=field.session_id,
+        what="prepare field",
+    )
     if not isinstance(ready, dict) or not ready.get("ok"):
         raise ResolutionError(f"cannot type into the combobox: {ready}", code="not_editable")
     if await call_function(ctx, field.object_id, "fieldValue", session_id=field.session_id):
@@ -69,45 +76,82 @@ class _Picked:
 
 async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _Picked:
     async def found() -> _Picked:
-        match = await call_function(ctx, trigger.object_id, "findOption", option,
-                                    session_id=trigger.session_id, what="choose")
+        match = await call_function(
+            ctx,
+            trigger.object_id,
+            "findOption",
+            option,
+            session_id=trigger.session_id,
+            what="choose",
+        )
         if "index" not in match:
             seen = match.get("options") or []
-            raise NotYet(f"no open option {option!r}; "
-                         + (f"options: {', '.join(seen[:20])}" if seen else "no options are open"))
-        remote = await call_function(ctx, trigger.object_id, "optionAt", match["index"],
-                                     session_id=trigger.session_id, by_value=False, what="choose")
+            raise NotYet(
+                f"no open option {option!r}; "
+                + (f"options: {', '.join(seen[:20])}" if seen else "no options are open")
+            )
+        remote = await call_function(
+            ctx,
+            trigger.object_id,
+            "optionAt",
+            match["index"],
+            session_id=trigger.session_id,
+            by_value=False,
+            what="choose",
+        )
         if not remote.get("objectId"):
             raise NotYet("the options changed while reading them")
-        return _Picked(Resolved(str(remote["objectId"]), session_id=trigger.session_id,
-                                via="choose"), str(match["label"]))
+        return _Picked(
+            Resolved(str(remote["objectId"]), session_id=trigger.session_id, via="choose"),
+            str(match["label"]),
+        )
 
     def gave_up(last: ReinsError) -> ReinsError:
-        return ResolutionError(f"choose: {last.message}", code="not_found",
-                               hint="`reins state` shows the options the widget has open; "
-                                    "give one of them")
+        return ResolutionError(
+            f"choose: {last.message}",
+            code="not_found",
+            hint="`reins state` shows the options the widget has open; give one of them",
+        )
 
-    return await poll_until(ctx.deadline, found, interval=0.1, attempts=_OPTION_TRIES,
-                            reserve_s=0.3, gave_up=gave_up,
-                            retry=lambda exc: isinstance(exc, NotYet))
+    return await poll_until(
+        ctx.deadline,
+        found,
+        interval=0.1,
+        attempts=_OPTION_TRIES,
+        reserve_s=0.3,
+        gave_up=gave_up,
+        retry=lambda exc: isinstance(exc, NotYet),
+    )
 
 
 async def _shows(ctx: CommandContext, trigger: Resolved, label: str) -> str:
     seen: dict[str, str] = {}
 
     async def showing() -> str:
-        shows = str(await call_function(ctx, trigger.object_id, "triggerShows",
-                                        session_id=trigger.session_id, what="choose") or "")
+        shows = str(
+            await call_function(
+                ctx, trigger.object_id, "triggerShows", session_id=trigger.session_id, what="choose"
+            )
+            or ""
+        )
         seen["shows"] = shows
         if _norm(label) in _norm(shows):
             return shows
         raise NotYet(f"the widget shows {shows!r}")
 
     def gave_up(last: ReinsError) -> ReinsError:
-        return ActionError(f"chose {label!r} but the widget shows {seen.get('shows', '')!r}",
-                           code="choose_mismatch",
-                           details={"shows": seen.get("shows", ""), "chose": label})
+        return ActionError(
+            f"chose {label!r} but the widget shows {seen.get('shows', '')!r}",
+            code="choose_mismatch",
+            details={"shows": seen.get("shows", ""), "chose": label},
+        )
 
-    return await poll_until(ctx.deadline, showing, interval=0.1, attempts=_SHOW_TRIES,
-                            reserve_s=0.2, gave_up=gave_up,
-                            retry=lambda exc: isinstance(exc, NotYet))
+    return await poll_until(
+        ctx.deadline,
+        showing,
+        interval=0.1,
+        attempts=_SHOW_TRIES,
+        reserve_s=0.2,
+        gave_up=gave_up,
+        retry=lambda exc: isinstance(exc, NotYet),
+    )

@@ -32,18 +32,21 @@ _NUDGE_PX = 10.0
 async def _box(ctx: CommandContext, el: Resolved) -> list[float] | None:
     """Its box in the viewport; None once it left the page (a list re-rendered on drop)."""
     try:
-        box = await call_function(ctx, el.object_id, "viewportBox", session_id=el.session_id,
-                                  what="drag")
+        box = await call_function(
+            ctx, el.object_id, "viewportBox", session_id=el.session_id, what="drag"
+        )
     except ReinsError:
         return None
     return [float(v) for v in box] if box else None
 
 
-async def drag_element(ctx: CommandContext, source: Resolved, dest: Resolved,
-                       position: tuple[float, float] | None) -> dict[str, Any]:
+async def drag_element(
+    ctx: CommandContext, source: Resolved, dest: Resolved, position: tuple[float, float] | None
+) -> dict[str, Any]:
     if source.session_id is not None or dest.session_id is not None:
-        raise ResolutionError("drag works in the main frame and same-origin frames",
-                              code="frame_unreachable")
+        raise ResolutionError(
+            "drag works in the main frame and same-origin frames", code="frame_unreachable"
+        )
     if await actionable_point(ctx, dest, need_enabled=False) is None:
         raise ResolutionError("the destination has no box to drop on", code="not_visible")
 
@@ -59,11 +62,15 @@ async def drag_element(ctx: CommandContext, source: Resolved, dest: Resolved,
         end = Point(x + position[0], y + position[1]) if position else Point(x + w / 2, y + h / 2)
         await _press_move_release(ctx, start, end)
         after = await _box(ctx, target)
-        moved: dict[str, Any] = {"from": [round(start.x, 1), round(start.y, 1)],
-                                 "to": [round(end.x, 1), round(end.y, 1)]}
+        moved: dict[str, Any] = {
+            "from": [round(start.x, 1), round(start.y, 1)],
+            "to": [round(end.x, 1), round(end.y, 1)],
+        }
         if before is not None:
-            moved["source_box"] = {"before": [round(v, 1) for v in before],
-                                   "after": None if after is None else [round(v, 1) for v in after]}
+            moved["source_box"] = {
+                "before": [round(v, 1) for v in before],
+                "after": None if after is None else [round(v, 1) for v in after],
+            }
         return {"drag": moved}
 
     return await act_on(ctx, source, do)
@@ -75,8 +82,13 @@ async def _press_move_release(ctx: CommandContext, start: Point, end: Point) -> 
     dx, dy = end.x - start.x, end.y - start.y
     length = max((dx * dx + dy * dy) ** 0.5, 1.0)
     nudge = min(_NUDGE_PX, length)
-    await mouse_event(ctx, "mouseMoved", start.x + dx / length * nudge,
-                      start.y + dy / length * nudge, button="left")
+    await mouse_event(
+        ctx,
+        "mouseMoved",
+        start.x + dx / length * nudge,
+        start.y + dy / length * nudge,
+        button="left",
+    )
     for step in range(1, _STEPS + 1):
         await asyncio.sleep(_STEP_PAUSE_S)
         t = step / _STEPS

@@ -26,16 +26,30 @@ __all__ = ["act_on", "effect_of"]
 
 # After-read failures that prove the element's document went away (a navigation, or its frame
 # removed), as Chrome words them (see _errors.from_cdp_error).
-_DOCUMENT_GONE = ("navigated while the call ran", "cannot find context", "context was destroyed",
-                  "could not find object")
+_DOCUMENT_GONE = (
+    "navigated while the call ran",
+    "cannot find context",
+    "context was destroyed",
+    "could not find object",
+)
 
 
-async def _observe(ctx: CommandContext, el: Resolved, phase: str,
-                   ) -> tuple[dict[str, Any] | None, ReinsError | None]:
+async def _observe(
+    ctx: CommandContext,
+    el: Resolved,
+    phase: str,
+) -> tuple[dict[str, Any] | None, ReinsError | None]:
     """The element's state, or why it could not be read."""
     try:
-        value = await call_function(ctx, el.object_id, "readState", phase,
-                                    session_id=el.session_id, await_promise=True, what="read state")
+        value = await call_function(
+            ctx,
+            el.object_id,
+            "readState",
+            phase,
+            session_id=el.session_id,
+            await_promise=True,
+            what="read state",
+        )
     except ReinsError as exc:
         return None, exc
     if not isinstance(value, dict):
@@ -43,8 +57,11 @@ async def _observe(ctx: CommandContext, el: Resolved, phase: str,
     return value, None
 
 
-async def _instead(ctx: CommandContext, before: dict[str, Any], failure: ReinsError | None,
-                   ) -> dict[str, Any]:
+async def _instead(
+    ctx: CommandContext,
+    before: dict[str, Any],
+    failure: ReinsError | None,
+) -> dict[str, Any]:
     """When the after-read failed: did the tab navigate, close, or is it simply unknown?
     A timed-out or failed read is never reported as a navigation (the page may have done nothing
     at all: a slow handler in a hidden tab)."""
@@ -64,14 +81,23 @@ async def _instead(ctx: CommandContext, before: dict[str, Any], failure: ReinsEr
             return {"navigated": str(url)}
     elif gone and before.get("top"):
         return {"navigated": None}
-    reason = "the element's document went away" if gone else (
-        f"the page did not answer the read after the action ({failure.code})" if failure
-        else "the element's document changed")
+    reason = (
+        "the element's document went away"
+        if gone
+        else (
+            f"the page did not answer the read after the action ({failure.code})"
+            if failure
+            else "the element's document changed"
+        )
+    )
     return {"unknown": reason}
 
 
-def effect_of(before: dict[str, Any] | None, after: dict[str, Any] | None,
-              instead: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+def effect_of(
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    instead: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
     """What changed between two state reads (pure). With no ``after`` read, ``instead`` says what
     the tab did: ``{"navigated": url or None}``, ``{"tab_closed": True}`` or ``{"unknown": why}``
     (also when it is missing)."""
@@ -114,8 +140,9 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, An
         return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
 
 
-async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
-                        before: dict[str, Any] | None) -> dict[str, Any]:
+async def _act_and_read(
+    ctx: CommandContext, el: Resolved, action: Any, before: dict[str, Any] | None
+) -> dict[str, Any]:
     try:
         extra = await action(el) or {}
     except ReinsError as exc:
@@ -123,8 +150,9 @@ async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
             raise
         # The tab went away while the input was being given (a page that closes itself on the
         # click, or the user at that moment): what the agent needs to know is that it is gone.
-        return _with_target({"effect": {"tab_closed": True},
-                             "warnings": ["tab_closed_during_action"]}, el)
+        return _with_target(
+            {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
+        )
     after, failure = await _observe(ctx, el, "after")
     if after is not None and before is not None and not effect_of(before, after)[0]:
         # Nothing yet: a navigation or a slower update may still be on its way; look once more.
@@ -132,8 +160,9 @@ async def _act_and_read(ctx: CommandContext, el: Resolved, action: Any,
         after, failure = await _observe(ctx, el, "after")
         if after is not None:
             try:  # in the element's own frame: its document may have moved on meanwhile
-                now = await call_function(ctx, el.object_id, "elementDocument",
-                                          session_id=el.session_id, what="document")
+                now = await call_function(
+                    ctx, el.object_id, "elementDocument", session_id=el.session_id, what="document"
+                )
                 if now != before.get("document"):
                     after, failure = None, None
             except ReinsError as exc:

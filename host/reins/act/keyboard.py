@@ -12,21 +12,44 @@ __all__ = ["KeyChord", "parse_keys", "press_keys"]
 
 
 _MODIFIER_BITS = {"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "command": 4, "shift": 8}
-_MODIFIER_KEYS = {1: ("Alt", "AltLeft", 18), 2: ("Control", "ControlLeft", 17),
-                  4: ("Meta", "MetaLeft", 91), 8: ("Shift", "ShiftLeft", 16)}
+_MODIFIER_KEYS = {
+    1: ("Alt", "AltLeft", 18),
+    2: ("Control", "ControlLeft", 17),
+    4: ("Meta", "MetaLeft", 91),
+    8: ("Shift", "ShiftLeft", 16),
+}
 # key -> (code, windowsVirtualKeyCode, text)
 _NAMED_KEYS: dict[str, tuple[str, int, str]] = {
-    "Enter": ("Enter", 13, "\r"), "Tab": ("Tab", 9, ""), "Escape": ("Escape", 27, ""),
-    "Backspace": ("Backspace", 8, ""), "Delete": ("Delete", 46, ""), "Space": ("Space", 32, " "),
-    "ArrowUp": ("ArrowUp", 38, ""), "ArrowDown": ("ArrowDown", 40, ""),
-    "ArrowLeft": ("ArrowLeft", 37, ""), "ArrowRight": ("ArrowRight", 39, ""),
-    "Home": ("Home", 36, ""), "End": ("End", 35, ""), "PageUp": ("PageUp", 33, ""),
-    "PageDown": ("PageDown", 34, ""), "Insert": ("Insert", 45, ""),
+    "Enter": ("Enter", 13, "\r"),
+    "Tab": ("Tab", 9, ""),
+    "Escape": ("Escape", 27, ""),
+    "Backspace": ("Backspace", 8, ""),
+    "Delete": ("Delete", 46, ""),
+    "Space": ("Space", 32, " "),
+    "ArrowUp": ("ArrowUp", 38, ""),
+    "ArrowDown": ("ArrowDown", 40, ""),
+    "ArrowLeft": ("ArrowLeft", 37, ""),
+    "ArrowRight": ("ArrowRight", 39, ""),
+    "Home": ("Home", 36, ""),
+    "End": ("End", 35, ""),
+    "PageUp": ("PageUp", 33, ""),
+    "PageDown": ("PageDown", 34, ""),
+    "Insert": ("Insert", 45, ""),
     **{f"F{n}": (f"F{n}", 111 + n, "") for n in range(1, 13)},
 }
-_ALIASES = {"esc": "Escape", "return": "Enter", "del": "Delete", "up": "ArrowUp",
-            "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight", " ": "Space",
-            "space": "Space", "pgup": "PageUp", "pgdn": "PageDown"}
+_ALIASES = {
+    "esc": "Escape",
+    "return": "Enter",
+    "del": "Delete",
+    "up": "ArrowUp",
+    "down": "ArrowDown",
+    "left": "ArrowLeft",
+    "right": "ArrowRight",
+    " ": "Space",
+    "space": "Space",
+    "pgup": "PageUp",
+    "pgdn": "PageDown",
+}
 
 
 @dataclass(frozen=True)
@@ -42,13 +65,16 @@ def parse_keys(spec: str) -> KeyChord:
     """`Control+A`, `Shift+Tab`, `Enter`, `a` -> one chord (pure)."""
     parts = [p for p in spec.split("+")] if spec != "+" else ["+"]
     if any(p == "" for p in parts):
-        raise UsageError(f"{spec!r}: keys look like Enter, Control+A, Shift+Tab", code="bad_request")
+        raise UsageError(
+            f"{spec!r}: keys look like Enter, Control+A, Shift+Tab", code="bad_request"
+        )
     modifiers = 0
     for part in parts[:-1]:
         bit = _MODIFIER_BITS.get(part.lower())
         if bit is None:
-            raise UsageError(f"{part!r} is not a modifier (Control, Shift, Alt, Meta)",
-                             code="bad_request")
+            raise UsageError(
+                f"{part!r} is not a modifier (Control, Shift, Alt, Meta)", code="bad_request"
+            )
         modifiers |= bit
     name = parts[-1]
     name = _ALIASES.get(name.lower(), name)
@@ -73,29 +99,61 @@ def parse_keys(spec: str) -> KeyChord:
     return KeyChord(key, code, vk, text, modifiers)
 
 
-async def press_keys(ctx: CommandContext, chord: KeyChord, *, session_id: str | None = None) -> None:
+async def press_keys(
+    ctx: CommandContext, chord: KeyChord, *, session_id: str | None = None
+) -> None:
     held = 0
     for bit, (key, code, vk) in _MODIFIER_KEYS.items():
         if chord.modifiers & bit:
             held |= bit
-            await ctx.cdp("Input.dispatchKeyEvent", {"type": "rawKeyDown", "key": key, "code": code,
-                                                     "windowsVirtualKeyCode": vk, "modifiers": held})
-    down: dict[str, Any] = {"type": "keyDown" if chord.text else "rawKeyDown", "key": chord.key,
-                            "code": chord.code, "windowsVirtualKeyCode": chord.key_code,
-                            "modifiers": chord.modifiers}
+            await ctx.cdp(
+                "Input.dispatchKeyEvent",
+                {
+                    "type": "rawKeyDown",
+                    "key": key,
+                    "code": code,
+                    "windowsVirtualKeyCode": vk,
+                    "modifiers": held,
+                },
+            )
+    down: dict[str, Any] = {
+        "type": "keyDown" if chord.text else "rawKeyDown",
+        "key": chord.key,
+        "code": chord.code,
+        "windowsVirtualKeyCode": chord.key_code,
+        "modifiers": chord.modifiers,
+    }
     if chord.text:
         down["text"] = chord.text
         down["unmodifiedText"] = chord.text
     if chord.modifiers & 2 and len(chord.key) == 1 and chord.key.lower() in "acvxyz":
         # Editing shortcuts run as editor commands, as they do in a real browser window.
-        down["commands"] = [{"a": "selectAll", "c": "copy", "v": "paste", "x": "cut",
-                             "y": "redo", "z": "undo"}[chord.key.lower()]]
+        down["commands"] = [
+            {"a": "selectAll", "c": "copy", "v": "paste", "x": "cut", "y": "redo", "z": "undo"}[
+                chord.key.lower()
+            ]
+        ]
     await ctx.cdp("Input.dispatchKeyEvent", down)
-    await ctx.cdp("Input.dispatchKeyEvent", {"type": "keyUp", "key": chord.key, "code": chord.code,
-                                             "windowsVirtualKeyCode": chord.key_code,
-                                             "modifiers": chord.modifiers})
+    await ctx.cdp(
+        "Input.dispatchKeyEvent",
+        {
+            "type": "keyUp",
+            "key": chord.key,
+            "code": chord.code,
+            "windowsVirtualKeyCode": chord.key_code,
+            "modifiers": chord.modifiers,
+        },
+    )
     for bit, (key, code, vk) in reversed(list(_MODIFIER_KEYS.items())):
         if chord.modifiers & bit:
             held &= ~bit
-            await ctx.cdp("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
-                                                     "windowsVirtualKeyCode": vk, "modifiers": held})
+            await ctx.cdp(
+                "Input.dispatchKeyEvent",
+                {
+                    "type": "keyUp",
+                    "key": key,
+                    "code": code,
+                    "windowsVirtualKeyCode": vk,
+                    "modifiers": held,
+                },
+            )

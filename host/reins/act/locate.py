@@ -60,25 +60,38 @@ async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
 
     ``describe`` comes with the collection (it shares the collection's whole walk), which leaves
     it on the page; the rare document the collection has not run in gets it installed first."""
-    record = await call_function(ctx, resolved.object_id, "describeElement",
-                                 session_id=resolved.session_id, what="describe")
+    record = await call_function(
+        ctx, resolved.object_id, "describeElement", session_id=resolved.session_id, what="describe"
+    )
     if record is None:  # a document the page script has not run in yet
         await _ensure_api(ctx, resolved.session_id)
-        record = await call_function(ctx, resolved.object_id, "describeElement",
-                                     session_id=resolved.session_id, what="describe")
+        record = await call_function(
+            ctx,
+            resolved.object_id,
+            "describeElement",
+            session_id=resolved.session_id,
+            what="describe",
+        )
     return record if isinstance(record, dict) else {}
 
 
 async def _match_handle(ctx: CommandContext, index: int, session: str | None) -> str:
-    handle = await evaluate_handle(ctx, page_call("matchAt", index), session_id=session,
-                                   what="match handle")
+    handle = await evaluate_handle(
+        ctx, page_call("matchAt", index), session_id=session, what="match handle"
+    )
     if handle is None:
         raise ResolutionError("the element went away while being resolved", transient=True)
     return handle
 
 
-async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[str, ...] = (),
-                   shadow: tuple[str, ...] = ()) -> tuple[int, str | None]:
+async def find_all(
+    ctx: CommandContext,
+    kind: str,
+    value: str,
+    *,
+    frames: tuple[str, ...] = (),
+    shadow: tuple[str, ...] = (),
+) -> tuple[int, str | None]:
     """Run a CSS/XPath query through frames (entering OOPIF sessions as needed).
 
     Returns (match count, session); the matches are parked page-side for ``_match_handle``.
@@ -87,8 +100,9 @@ async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[
     remaining = list(frames)
     while True:
         spec = {"kind": kind, "value": value, "frames": remaining, "shadow": list(shadow)}
-        answer = await evaluate(ctx, page_call("findMatches", spec), session_id=session,
-                                what="find")
+        answer = await evaluate(
+            ctx, page_call("findMatches", spec), session_id=session, what="find"
+        )
         if not isinstance(answer, dict):
             raise ResolutionError("the page did not answer the query", transient=True)
         if "error" in answer:
@@ -99,7 +113,7 @@ async def find_all(ctx: CommandContext, kind: str, value: str, *, frames: tuple[
         if "frame" in answer:
             iframe = await _match_handle(ctx, 0, session)
             session = await session_for_iframe(ctx, iframe, session_id=session)
-            remaining = remaining[int(answer["frame"]) + 1:]
+            remaining = remaining[int(answer["frame"]) + 1 :]
             continue
         return int(answer["count"]), session
 
@@ -111,8 +125,10 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
         raise ResolutionError(f"nothing matches {target.value!r}", code="not_found", transient=True)
     if count > 1:
         raise ResolutionError(
-            f"{count} elements match {target.value!r}", code="ambiguous",
-            hint="make it unique: a ref from `reins state`, a tighter selector, or (xpath)[n]")
+            f"{count} elements match {target.value!r}",
+            code="ambiguous",
+            hint="make it unique: a ref from `reins state`, a tighter selector, or (xpath)[n]",
+        )
     return Resolved(await _match_handle(ctx, 0, session), session, via=target.kind)
 
 
@@ -130,31 +146,49 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
         if target.kind == "role" and target.name is None:
             return True
         if target.exact:
-            return wanted in names if target.kind == "role" else _norm(record.get("text")) == wanted \
-                or _norm(record.get("name")) == wanted
+            return (
+                wanted in names
+                if target.kind == "role"
+                else _norm(record.get("text")) == wanted or _norm(record.get("name")) == wanted
+            )
         return any(wanted in n for n in names)
 
-    pool = [i for i, r in enumerate(records)
-            if (target.kind != "role" or r.get("role") == target.value) and name_ok(r)]
+    pool = [
+        i
+        for i, r in enumerate(records)
+        if (target.kind != "role" or r.get("role") == target.value) and name_ok(r)
+    ]
     if len(pool) > 1 and not target.exact:  # prefer whole-name matches over substrings
-        whole = [i for i in pool if wanted in (_norm(records[i].get("name")), _norm(records[i].get("text")))]
+        whole = [
+            i
+            for i in pool
+            if wanted in (_norm(records[i].get("name")), _norm(records[i].get("text")))
+        ]
         pool = whole or pool
     if not pool:
-        raise ResolutionError(f"no element with {target.kind} {target.value!r}"
-                              + (f" named {target.name!r}" if target.name else ""), transient=True)
+        raise ResolutionError(
+            f"no element with {target.kind} {target.value!r}"
+            + (f" named {target.name!r}" if target.name else ""),
+            transient=True,
+        )
     if len(pool) > 1:
         listed = ", ".join(refs[i] for i in pool[:8])
-        raise ResolutionError(f"{len(pool)} elements match ({listed})", code="ambiguous",
-                              details={"candidates": [refs[i] for i in pool[:8]]})
+        raise ResolutionError(
+            f"{len(pool)} elements match ({listed})",
+            code="ambiguous",
+            details={"candidates": [refs[i] for i in pool[:8]]},
+        )
     i = pool[0]
     return await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
 
 
-async def handle_for_record(ctx: CommandContext, home: tuple[str | None, int], *, via: str,
-                            ref: str | None = None) -> Resolved:
+async def handle_for_record(
+    ctx: CommandContext, home: tuple[str | None, int], *, via: str, ref: str | None = None
+) -> Resolved:
     session, local = home
-    handle = await evaluate_handle(ctx, page_call("storedElement", local),
-                                   session_id=session, what="element handle")
+    handle = await evaluate_handle(
+        ctx, page_call("storedElement", local), session_id=session, what="element handle"
+    )
     if handle is None:
         raise ResolutionError("the element went away", code="ref_stale", transient=True)
     return Resolved(handle, session, via=via, ref=ref)
@@ -169,8 +203,9 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
         return None
     kind = "xpath" if loc.selector.startswith(("/", "(")) else "css"
     try:
-        count, session = await find_all(ctx, kind, loc.selector, frames=loc.frames,
-                                        shadow=loc.shadow)
+        count, session = await find_all(
+            ctx, kind, loc.selector, frames=loc.frames, shadow=loc.shadow
+        )
     except ResolutionError:
         return None
     if count != 1:
@@ -191,8 +226,9 @@ async def _by_last_snapshot(ctx: CommandContext, entry: RegistryEntry) -> Resolv
     session, index = seen.homes[entry.ref]
     gen = seen.gens.get(session or "main")
     try:
-        handle = await evaluate_handle(ctx, page_call("sameNode", gen, index), session_id=session,
-                                       what="same node")
+        handle = await evaluate_handle(
+            ctx, page_call("sameNode", gen, index), session_id=session, what="same node"
+        )
     except ReinsError:
         return None
     return Resolved(handle, session, via="ref", ref=entry.ref) if handle else None
@@ -209,15 +245,19 @@ async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
         except ReinsError:
             return None
     try:
-        node = await ctx.cdp("DOM.resolveNode", {"backendNodeId": entry.backend_node_id,
-                                                 "objectGroup": "reins"}, session_id=session)
+        node = await ctx.cdp(
+            "DOM.resolveNode",
+            {"backendNodeId": entry.backend_node_id, "objectGroup": "reins"},
+            session_id=session,
+        )
     except ReinsError:
         return None
     object_id = (node.get("object") or {}).get("objectId")
     if not object_id:
         return None
-    return Resolved(str(object_id), session, backend_node_id=entry.backend_node_id, via="ref",
-                    ref=entry.ref)
+    return Resolved(
+        str(object_id), session, backend_node_id=entry.backend_node_id, via="ref", ref=entry.ref
+    )
 
 
 async def _verified(ctx: CommandContext, entry: RegistryEntry, resolved: Resolved) -> float:
@@ -231,20 +271,32 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
     snap, records, refs = await observe_page(ctx)
     registry = registry_for(ctx)
     ranked = registry.candidates(entry, records, source="dom", min_confidence=0.5)
-    top = [{"ref": refs[i], "role": records[i].get("role"), "name": records[i].get("name"),
-            "confidence": round(c, 3)} for i, c in ranked[:3]]
+    top = [
+        {
+            "ref": refs[i],
+            "role": records[i].get("role"),
+            "name": records[i].get("name"),
+            "confidence": round(c, 3),
+        }
+        for i, c in ranked[:3]
+    ]
     if ranked:
         best_i, best = ranked[0]
         runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
         if best >= MATCH_THRESHOLD and best - runner_up >= RECOVERY_MARGIN:
             resolved = await handle_for_record(ctx, snap.homes[best_i], via="ref", ref=entry.ref)
-            resolved.recovered = {"via": "identity", "confidence": round(best, 3),
-                                  "ref": refs[best_i]}
+            resolved.recovered = {
+                "via": "identity",
+                "confidence": round(best, 3),
+                "ref": refs[best_i],
+            }
             ctx.note("ref_recovered")
             return resolved
     raise ResolutionError(
         f"{entry.ref} is stale: its element is gone and no single element matches it well enough",
-        code="ref_stale", details={"candidates": top})
+        code="ref_stale",
+        details={"candidates": top},
+    )
 
 
 async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
@@ -257,8 +309,11 @@ async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
         # A hash ref's locator is positional or text-based: after a re-render it can land on a
         # look-alike (another row's "Edit") that verifies at full confidence. Only the identity
         # search, which refuses ties, may pick among look-alikes.
-        attempts = ((_by_last_snapshot, _by_backend) if entry.signal == "hash"
-                    else (_by_last_snapshot, _by_backend, _by_locator))
+        attempts = (
+            (_by_last_snapshot, _by_backend)
+            if entry.signal == "hash"
+            else (_by_last_snapshot, _by_backend, _by_locator)
+        )
         for attempt in attempts:
             resolved = await attempt(ctx, entry)
             if resolved is None:
@@ -278,8 +333,9 @@ async def _resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
 # ---- entry point ------------------------------------------------------------------------------
 
 
-async def resolve_target(ctx: CommandContext, target: str, *, frame: str | None = None,
-                         settle: bool = True) -> Resolved:
+async def resolve_target(
+    ctx: CommandContext, target: str, *, frame: str | None = None, settle: bool = True
+) -> Resolved:
     """Resolve TARGET, waiting up to the settle window for a target that is not there yet."""
     parsed = parse_target(target, frame=frame)
 
@@ -294,34 +350,46 @@ async def resolve_target(ctx: CommandContext, target: str, *, frame: str | None 
         return settle and exc.transient and exc.code == "not_found"
 
     try:
-        return await poll_until(ctx.deadline.child(int(SETTLE_WINDOW_S * 1000)), resolved,
-                                interval=0.1, retry=not_there_yet)
+        return await poll_until(
+            ctx.deadline.child(int(SETTLE_WINDOW_S * 1000)),
+            resolved,
+            interval=0.1,
+            retry=not_there_yet,
+        )
     except ResolutionError as exc:
         if exc.code == "not_found":  # waited for as long as it is waited for: final
             exc.transient = False
         raise
 
 
-async def resolve_for_action(ctx: CommandContext, target: str | None, frame: str | None,
-                             smart: dict[str, Any] | None) -> Resolved:
+async def resolve_for_action(
+    ctx: CommandContext, target: str | None, frame: str | None, smart: dict[str, Any] | None
+) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type)."""
     if smart:
         matches, _stage = await find_elements(ctx, smart)
         if len(matches) > 1 and smart.get("index") is None:
             raise ResolutionError(
                 f"{len(matches)} elements match {json.dumps(smart, ensure_ascii=False)}",
-                code="ambiguous", hint="add --index N (1-based) or --type",
-                details={"candidates": [m.get("ref") for m in matches[:8]]})
+                code="ambiguous",
+                hint="add --index N (1-based) or --type",
+                details={"candidates": [m.get("ref") for m in matches[:8]]},
+            )
         chosen = matches[0]
         seen = ctx.part(ObserveState).seen
         # The map may be a cached one from an earlier observation than the latest (a `state` since
         # then renumbers elements): go by the chosen element's ref, not by its index.
         ref = chosen.get("ref")
         if seen is None or ref not in seen.homes:
-            raise ResolutionError(f"{ref} left the page since the map was built", code="ref_stale",
-                                  transient=True, hint="run `reins map --force` or `reins state`")
+            raise ResolutionError(
+                f"{ref} left the page since the map was built",
+                code="ref_stale",
+                transient=True,
+                hint="run `reins map --force` or `reins state`",
+            )
         return await handle_for_record(ctx, seen.homes[ref], via="smart", ref=ref)
     if not target:
-        raise UsageError("give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text",
-                         code="bad_request")
+        raise UsageError(
+            "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
+        )
     return await resolve_target(ctx, target, frame=frame)

@@ -32,8 +32,9 @@ class MousePosition(TabPart):
 _BUTTON_MASK = {"none": 0, "left": 1, "right": 2, "middle": 4}
 
 
-async def mouse_event(ctx: CommandContext, kind: str, x: float, y: float, *,
-                      button: str = "none", **extra: Any) -> None:
+async def mouse_event(
+    ctx: CommandContext, kind: str, x: float, y: float, *, button: str = "none", **extra: Any
+) -> None:
     """One `Input.dispatchMouseEvent` (mouseMoved, mousePressed, mouseReleased, mouseWheel) that
     keeps the tab's MousePosition: the buttons held go with every event, as a real mouse's do."""
     held = ctx.part(MousePosition)
@@ -41,8 +42,10 @@ async def mouse_event(ctx: CommandContext, kind: str, x: float, y: float, *,
         held.buttons |= _BUTTON_MASK[button]
     elif kind == "mouseReleased":
         held.buttons &= ~_BUTTON_MASK[button]
-    await ctx.cdp("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": button,
-                                               "buttons": held.buttons, **extra})
+    await ctx.cdp(
+        "Input.dispatchMouseEvent",
+        {"type": kind, "x": x, "y": y, "button": button, "buttons": held.buttons, **extra},
+    )
     held.x, held.y = x, y
 
 
@@ -50,20 +53,40 @@ def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
-async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str = "left",
-                 modifiers: int = 0) -> None:
+async def _mouse(
+    ctx: CommandContext, point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
+) -> None:
     """moved → (pressed → released) × clicks, as one ordered batch: one round trip."""
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
     events: list[tuple[str, dict[str, Any]]] = [
-        ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})]
+        ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})
+    ]
     mask = {"left": 1, "right": 2, "middle": 4}[button]
     for count in range(1, clicks + 1):
-        events.append(("Input.dispatchMouseEvent", {"type": "mousePressed", **base,
-                                                    "button": button, "buttons": mask,
-                                                    "clickCount": count}))
-        events.append(("Input.dispatchMouseEvent", {"type": "mouseReleased", **base,
-                                                    "button": button, "buttons": 0,
-                                                    "clickCount": count}))
+        events.append(
+            (
+                "Input.dispatchMouseEvent",
+                {
+                    "type": "mousePressed",
+                    **base,
+                    "button": button,
+                    "buttons": mask,
+                    "clickCount": count,
+                },
+            )
+        )
+        events.append(
+            (
+                "Input.dispatchMouseEvent",
+                {
+                    "type": "mouseReleased",
+                    **base,
+                    "button": button,
+                    "buttons": 0,
+                    "clickCount": count,
+                },
+            )
+        )
     answers = await ctx.cdp_batch(events, sequential=True)
     held = ctx.part(MousePosition)
     held.x, held.y, held.buttons = point.x, point.y, 0
@@ -73,8 +96,15 @@ async def _mouse(ctx: CommandContext, point: Point, *, clicks: int, button: str 
         raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
 
 
-async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, button: str = "left",
-                        force_js: bool = False, hover_only: bool = False) -> dict[str, Any]:
+async def click_element(
+    ctx: CommandContext,
+    el: Resolved,
+    *,
+    clicks: int = 1,
+    button: str = "left",
+    force_js: bool = False,
+    hover_only: bool = False,
+) -> dict[str, Any]:
     async def do(target: Resolved) -> dict[str, Any]:
         if force_js:
             await _js_click(ctx, target, clicks)
@@ -88,8 +118,10 @@ async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, b
             ctx.note("js_click_fallback")
             return {"method": "js_fallback", "warnings": ["js_click_fallback"]}
         if hover_only:
-            await ctx.cdp("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": point.x,
-                                                       "y": point.y, "button": "none"})
+            await ctx.cdp(
+                "Input.dispatchMouseEvent",
+                {"type": "mouseMoved", "x": point.x, "y": point.y, "button": "none"},
+            )
         else:
             await _mouse(ctx, point, clicks=clicks, button=button)
         return {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
@@ -98,8 +130,9 @@ async def click_element(ctx: CommandContext, el: Resolved, *, clicks: int = 1, b
 
 
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
-    await call_function(ctx, el.object_id, "jsClick", clicks, session_id=el.session_id,
-                        what="js click")
+    await call_function(
+        ctx, el.object_id, "jsClick", clicks, session_id=el.session_id, what="js click"
+    )
 
 
 async def press_element(ctx: CommandContext, el: Resolved) -> str:

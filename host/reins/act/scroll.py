@@ -26,64 +26,99 @@ _WHEEL_SHARE = 0.8
 
 
 async def _page_scroller(ctx: CommandContext) -> Resolved:
-    object_id = await evaluate_handle(ctx, "document.scrollingElement || document.documentElement",
-                                      what="the page's scroller")
+    object_id = await evaluate_handle(
+        ctx, "document.scrollingElement || document.documentElement", what="the page's scroller"
+    )
     if object_id is None:
         raise ResolutionError("the page has no document to scroll", code="not_found")
     return Resolved(object_id, via="page")
 
 
-async def scroll_by(ctx: CommandContext, target: Resolved | None, *, by: int | None,
-                    to: str | None) -> dict[str, Any]:
+async def scroll_by(
+    ctx: CommandContext, target: Resolved | None, *, by: int | None, to: str | None
+) -> dict[str, Any]:
     """Scroll what scrolls for ``target`` (None: the page) by pixels or to the top/bottom."""
     el = target or await _page_scroller(ctx)
     how: dict[str, Any] = {"to": to} if to else {"by": by if by is not None else 0}
-    moved: dict[str, Any] = await call_function(ctx, el.object_id, "scrollOn", how,
-                                                session_id=el.session_id, what="scroll")
+    moved: dict[str, Any] = await call_function(
+        ctx, el.object_id, "scrollOn", how, session_id=el.session_id, what="scroll"
+    )
     return moved
 
 
-async def scroll_until(ctx: CommandContext, target: str, scroller: str | None,
-                       frame: str | None) -> dict[str, Any]:
+async def scroll_until(
+    ctx: CommandContext, target: str, scroller: str | None, frame: str | None
+) -> dict[str, Any]:
     """Wheel over ``scroller`` (the page when None) until ``target`` exists and is in view."""
     require_rendering(ctx)
-    wheel_over = (await resolve_target(ctx, scroller, frame=frame) if scroller
-                  else await _page_scroller(ctx))
+    wheel_over = (
+        await resolve_target(ctx, scroller, frame=frame) if scroller else await _page_scroller(ctx)
+    )
     if wheel_over.session_id is not None:
-        raise ResolutionError("scroll --until works in the main frame and same-origin frames",
-                              code="frame_unreachable")
+        raise ResolutionError(
+            "scroll --until works in the main frame and same-origin frames",
+            code="frame_unreachable",
+        )
     seen: dict[str, Any] = {"wheels": 0}
 
     async def in_view() -> dict[str, Any]:
         try:
             el = await resolve_target(ctx, target, frame=frame, settle=False)
-            if await call_function(ctx, el.object_id, "shownInScrollers",
-                                   session_id=el.session_id, what="scroll"):
+            if await call_function(
+                ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
+            ):
                 return {"found": True, "ref": el.ref}
         except ReinsError as exc:
             if exc.code not in ("not_found", "ref_stale"):
                 raise
         point = await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll")
         seen.setdefault("before", point["scroll_top"])
-        seen.update(scroller=point["scroller"], after=point["scroll_top"], max=point["max"],
-                    at_end=point["at_end"])
-        await ctx.cdp("Input.dispatchMouseEvent", {
-            "type": "mouseWheel", "x": point["x"], "y": point["y"], "button": "none",
-            "deltaX": 0, "deltaY": round(float(point["height"]) * _WHEEL_SHARE)})
+        seen.update(
+            scroller=point["scroller"],
+            after=point["scroll_top"],
+            max=point["max"],
+            at_end=point["at_end"],
+        )
+        await ctx.cdp(
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mouseWheel",
+                "x": point["x"],
+                "y": point["y"],
+                "button": "none",
+                "deltaX": 0,
+                "deltaY": round(float(point["height"]) * _WHEEL_SHARE),
+            },
+        )
         seen["wheels"] += 1
         end = " (at the end)" if point["at_end"] else ""
-        raise NotYet(f"{target} is not in view after {seen['wheels']} wheel turn(s); "
-                     f"{point['scroller']} at {point['scroll_top']} of {point['max']}{end}")
+        raise NotYet(
+            f"{target} is not in view after {seen['wheels']} wheel turn(s); "
+            f"{point['scroller']} at {point['scroll_top']} of {point['max']}{end}"
+        )
 
     def gave_up(last: ReinsError) -> ReinsError:
         return DeadlineExceeded(
             f"scroll --until: gave up at the end of the budget; last seen: {last.message}",
             details={"last_seen": last.message, "wheels": seen["wheels"]},
-            hint="give a SCROLLER (the list that holds TARGET), or a longer --timeout-ms")
+            hint="give a SCROLLER (the list that holds TARGET), or a longer --timeout-ms",
+        )
 
-    found = await poll_until(ctx.deadline, in_view, interval=0.15, reserve_s=0.2,
-                             gave_up=gave_up, retry=lambda exc: isinstance(exc, NotYet))
+    found = await poll_until(
+        ctx.deadline,
+        in_view,
+        interval=0.15,
+        reserve_s=0.2,
+        gave_up=gave_up,
+        retry=lambda exc: isinstance(exc, NotYet),
+    )
     last = await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll")
-    return {**found, "scroller": last["scroller"], "before": seen.get("before", last["scroll_top"]),
-            "after": last["scroll_top"], "max": last["max"], "at_end": last["at_end"],
-            "wheels": seen["wheels"]}
+    return {
+        **found,
+        "scroller": last["scroller"],
+        "before": seen.get("before", last["scroll_top"]),
+        "after": last["scroll_top"],
+        "max": last["max"],
+        "at_end": last["at_end"],
+        "wheels": seen["wheels"],
+    }

@@ -19,7 +19,8 @@ Kind = Literal["ref", "css", "xpath", "role", "text"]
 
 
 _ROLE_RE = re.compile(
-    r"""^(?P<role>[a-zA-Z][\w-]*)\s*(?:\[\s*name\s*=\s*(?P<q>["'])(?P<name>.*?)(?P=q)\s*(?P<flag>[is])?\s*\])?$""")
+    r"""^(?P<role>[a-zA-Z][\w-]*)\s*(?:\[\s*name\s*=\s*(?P<q>["'])(?P<name>.*?)(?P=q)\s*(?P<flag>[is])?\s*\])?$"""
+)
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,14 @@ def parse_target(raw: str, *, frame: str | None = None) -> Target:
         raise UsageError("empty target", code="invalid_selector")
     if text.startswith("@"):
         if len(text) < 2 or not re.fullmatch(r"@[A-Za-z0-9_-]+", text):
-            raise UsageError(f"{raw!r} is not a ref (refs look like @save or @e7f3a2)",
-                             code="invalid_selector")
+            raise UsageError(
+                f"{raw!r} is not a ref (refs look like @save or @e7f3a2)", code="invalid_selector"
+            )
         if frame:
-            raise UsageError("--frame scopes CSS or XPath targets; a ref knows its frame",
-                             code="invalid_selector")
+            raise UsageError(
+                "--frame scopes CSS or XPath targets; a ref knows its frame",
+                code="invalid_selector",
+            )
         return Target("ref", text)
     if text.startswith("xpath="):
         return Target("xpath", text[6:], frame=frame)
@@ -53,10 +57,16 @@ def parse_target(raw: str, *, frame: str | None = None) -> Target:
     if text.startswith("role="):
         m = _ROLE_RE.match(text[5:].strip())
         if not m:
-            raise UsageError(f"{raw!r}: use role=ROLE or role=ROLE[name=\"Name\"]",
-                             code="invalid_selector")
-        return Target("role", m.group("role").lower(), name=m.group("name"),
-                      exact=m.group("flag") == "s", frame=frame)
+            raise UsageError(
+                f'{raw!r}: use role=ROLE or role=ROLE[name="Name"]', code="invalid_selector"
+            )
+        return Target(
+            "role",
+            m.group("role").lower(),
+            name=m.group("name"),
+            exact=m.group("flag") == "s",
+            frame=frame,
+        )
     if text.startswith("text="):
         body = text[5:]
         if len(body) >= 2 and body[0] == body[-1] and body[0] in "\"'":

@@ -43,8 +43,10 @@ def allowed_files(files: Sequence[str], roots: Sequence[str]) -> list[str]:
     hidden below it; ``upload_refused`` (or ``bad_request`` for a missing file) otherwise."""
     real_roots = [(os.path.normpath(r), os.path.realpath(r)) for r in roots if os.path.isabs(r)]
     if not real_roots:
-        raise _refused("no directory is allowed for uploads here (run reins in the directory "
-                       "that holds the files)")
+        raise _refused(
+            "no directory is allowed for uploads here (run reins in the directory "
+            "that holds the files)"
+        )
     chosen = []
     for given in files:
         if not os.path.isabs(given):
@@ -52,45 +54,60 @@ def allowed_files(files: Sequence[str], roots: Sequence[str]) -> list[str]:
         real = os.path.realpath(given)
         root = next((r for r in real_roots if _under(real, r[1])), None)
         if root is None:
-            raise _refused(f"{given} is outside the directories reins may upload from "
-                           f"({', '.join(r[1] for r in real_roots)})")
+            raise _refused(
+                f"{given} is outside the directories reins may upload from "
+                f"({', '.join(r[1] for r in real_roots)})"
+            )
         plain = os.path.normpath(given)
         if _hidden_below(real, root[1]) or any(
-                _under(plain, r[0]) and _hidden_below(plain, r[0]) for r in real_roots):
-            raise _refused(f"{given} is in a hidden file or folder (a name starting with '.'); "
-                           "reins does not upload those")
+            _under(plain, r[0]) and _hidden_below(plain, r[0]) for r in real_roots
+        ):
+            raise _refused(
+                f"{given} is in a hidden file or folder (a name starting with '.'); "
+                "reins does not upload those"
+            )
         if not os.path.isfile(real):
             raise UsageError(f"{given}: no such file", code="bad_request")
         chosen.append(real)
     return chosen
 
 
-async def upload_files(ctx: CommandContext, el: Resolved, files: Sequence[str],
-                       cwd: str | None) -> dict[str, Any]:
+async def upload_files(
+    ctx: CommandContext, el: Resolved, files: Sequence[str], cwd: str | None
+) -> dict[str, Any]:
     roots = ([cwd] if cwd else []) + upload_dirs(ctx.host.profile, ctx.host.home)
     paths = allowed_files(files, roots)
-    remote = await call_function(ctx, el.object_id, "fileInputFor", session_id=el.session_id,
-                                 by_value=False, what="upload")
+    remote = await call_function(
+        ctx, el.object_id, "fileInputFor", session_id=el.session_id, by_value=False, what="upload"
+    )
     if not remote.get("objectId"):
-        raise ResolutionError("no file input for this target (itself, inside it, its label or "
-                              "the control it names)", code="not_found",
-                              hint="target the drop zone or button that holds the input, or the "
-                                   "<input type=file> itself (`reins state` may not list it when "
-                                   "it is hidden; CSS like 'input[type=file]' works)")
+        raise ResolutionError(
+            "no file input for this target (itself, inside it, its label or the control it names)",
+            code="not_found",
+            hint="target the drop zone or button that holds the input, or the "
+            "<input type=file> itself (`reins state` may not list it when "
+            "it is hidden; CSS like 'input[type=file]' works)",
+        )
     field = Resolved(str(remote["objectId"]), session_id=el.session_id, via="upload")
-    info = await call_function(ctx, field.object_id, "fileInputInfo", session_id=field.session_id,
-                               what="upload")
+    info = await call_function(
+        ctx, field.object_id, "fileInputInfo", session_id=field.session_id, what="upload"
+    )
     if info.get("disabled"):
         raise ResolutionError("the file input is disabled", code="disabled")
     if len(paths) > 1 and not info.get("multiple"):
-        raise UsageError(f"this file input takes one file; {len(paths)} were given",
-                         code="bad_request")
+        raise UsageError(
+            f"this file input takes one file; {len(paths)} were given", code="bad_request"
+        )
 
     async def do(target: Resolved) -> dict[str, Any]:
-        await ctx.cdp("DOM.setFileInputFiles", {"files": paths, "objectId": target.object_id},
-                      session_id=target.session_id)
-        received = await call_function(ctx, target.object_id, "fileList",
-                                       session_id=target.session_id, what="upload")
+        await ctx.cdp(
+            "DOM.setFileInputFiles",
+            {"files": paths, "objectId": target.object_id},
+            session_id=target.session_id,
+        )
+        received = await call_function(
+            ctx, target.object_id, "fileList", session_id=target.session_id, what="upload"
+        )
         return {"files": received}
 
     return await act_on(ctx, field, do)

@@ -18,8 +18,15 @@ from reins._paths import reins_home, socket_dir, socket_path
 if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is not light
     from reins.bridge.names import KnownProfile
 
-__all__ = ["Connection", "answer_wait_s", "find_socket", "live_profiles", "peer_uid", "request",
-           "socket_alive"]
+__all__ = [
+    "Connection",
+    "answer_wait_s",
+    "find_socket",
+    "live_profiles",
+    "peer_uid",
+    "request",
+    "socket_alive",
+]
 
 # The budget of a command the client knows nothing about (the host's table decides; it is never
 # longer than this unless --timeout-ms says so).
@@ -75,8 +82,10 @@ def _bring_back(profile: KnownProfile) -> str:
     if profile.launched:
         flag = "" if profile.name == "launch" else f" --profile {profile.name}"
         return f"`reins launch{flag}` starts it again"
-    return ("it is your own browser profile: open it (the reins extension connects by itself "
-            "within seconds) and run the command again; `reins doctor` if it does not connect")
+    return (
+        "it is your own browser profile: open it (the reins extension connects by itself "
+        "within seconds) and run the command again; `reins doctor` if it does not connect"
+    )
 
 
 def _how_to_start(home: Path, profile: str | None) -> str:
@@ -89,21 +98,29 @@ def _how_to_start(home: Path, profile: str | None) -> str:
     listed = "; ".join(f"profile {p.name}: {_bring_back(p)}" for p in known.values())
     if listed:
         return listed
-    return ("start a browser for reins with `reins launch`, or open your own Chrome with the reins "
-            "extension (set up with `reins install`); `reins doctor` checks each step")
+    return (
+        "start a browser for reins with `reins launch`, or open your own Chrome with the reins "
+        "extension (set up with `reins install`); `reins doctor` checks each step"
+    )
 
 
 def find_socket(profile: str | None, home: Path | None = None) -> Path:
     if profile:
         path = socket_path(profile, home)
         if not path.exists():
-            raise ConnectionFailure(f"no reins host for profile {profile!r}", code="no_host",
-                                    hint=_how_to_start(home or reins_home(), profile))
+            raise ConnectionFailure(
+                f"no reins host for profile {profile!r}",
+                code="no_host",
+                hint=_how_to_start(home or reins_home(), profile),
+            )
         return path
     names = live_profiles(home)
     if not names:
-        raise ConnectionFailure("no reins host is running", code="no_host",
-                                hint=_how_to_start(home or reins_home(), None))
+        raise ConnectionFailure(
+            "no reins host is running",
+            code="no_host",
+            hint=_how_to_start(home or reins_home(), None),
+        )
     if len(names) > 1:
         raise ConnectionFailure(
             f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME "
@@ -123,8 +140,9 @@ class Connection:
             self._sock.connect(str(path))
         except OSError as exc:
             self._sock.close()
-            raise ConnectionFailure(f"cannot reach the host at {path}: {exc.strerror}",
-                                    code="no_host") from exc
+            raise ConnectionFailure(
+                f"cannot reach the host at {path}: {exc.strerror}", code="no_host"
+            ) from exc
         creds = _peer_creds(self._sock)
         self._peer_pid: int | None = creds[0] if creds else None
         uid = creds[1] if creds else None
@@ -133,8 +151,10 @@ class Connection:
             self._sock.close()
             raise ConnectionFailure(
                 f"the socket {path} belongs to a process of uid {uid}, not to you; refusing to "
-                "talk to it", code="no_host",
-                hint=f"remove it and check who can write to {path.parent} (it must be yours, 0700)")
+                "talk to it",
+                code="no_host",
+                hint=f"remove it and check who can write to {path.parent} (it must be yours, 0700)",
+            )
         self._buffer = b""
         self._ids: Iterator[int] = itertools.count(1)
 
@@ -157,8 +177,13 @@ class Connection:
         self.close()
 
     def call(
-        self, cmd: str, args: dict[str, Any] | None = None, *, tab: int | None = None,
-        timeout_ms: int | None = None, default_timeout_ms: int | None = None,
+        self,
+        cmd: str,
+        args: dict[str, Any] | None = None,
+        *,
+        tab: int | None = None,
+        timeout_ms: int | None = None,
+        default_timeout_ms: int | None = None,
     ) -> dict[str, Any]:
         """Send one request and wait for its answer.
 
@@ -171,8 +196,9 @@ class Connection:
             message["tab"] = tab
         if timeout_ms is not None:
             message["timeout_ms"] = timeout_ms
-        budget_ms = next((b for b in (timeout_ms, default_timeout_ms) if b is not None),
-                         _UNKNOWN_BUDGET_MS)
+        budget_ms = next(
+            (b for b in (timeout_ms, default_timeout_ms) if b is not None), _UNKNOWN_BUDGET_MS
+        )
         wait_s = answer_wait_s(budget_ms)
         self._sock.settimeout(wait_s)
         try:
@@ -187,7 +213,8 @@ class Connection:
             end = f"`kill {self._peer_pid}`" if self._peer_pid else "end the reins host process"
             raise ConnectionFailure(
                 f"{cmd}: {who} took the request but did not answer within {wait_s:.1f} s (its "
-                f"budget was {budget_ms} ms): it is hung", code="host_unresponsive",
+                f"budget was {budget_ms} ms): it is hung",
+                code="host_unresponsive",
                 hint=f"{end}: the extension starts a new host within seconds; then `reins status`",
                 details={"host_pid": self._peer_pid} if self._peer_pid else None,
             ) from exc
@@ -199,17 +226,25 @@ class Connection:
         except (ValueError, RecursionError):
             answer = None
         if not isinstance(answer, dict):
-            raise ReinsError(f"{cmd}: the host answered something that is not a JSON object "
-                             f"({line[:80]!r})", code="internal")
+            raise ReinsError(
+                f"{cmd}: the host answered something that is not a JSON object ({line[:80]!r})",
+                code="internal",
+            )
         return answer
 
 
 def request(
-    cmd: str, args: dict[str, Any] | None = None, *, profile: str | None = None,
-    tab: int | None = None, timeout_ms: int | None = None, default_timeout_ms: int | None = None,
+    cmd: str,
+    args: dict[str, Any] | None = None,
+    *,
+    profile: str | None = None,
+    tab: int | None = None,
+    timeout_ms: int | None = None,
+    default_timeout_ms: int | None = None,
 ) -> dict[str, Any]:
     """Send one request to the chosen host and return its answer object (``Connection.call``)."""
     path = find_socket(profile or os.environ.get("REINS_PROFILE") or None)
     with Connection(path) as conn:
-        return conn.call(cmd, args, tab=tab, timeout_ms=timeout_ms,
-                         default_timeout_ms=default_timeout_ms)
+        return conn.call(
+            cmd, args, tab=tab, timeout_ms=timeout_ms, default_timeout_ms=default_timeout_ms
+        )

@@ -26,8 +26,17 @@ from pydantic.fields import FieldInfo
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 
-__all__ = ["DEFAULT_TIMEOUT_MS", "field_hints", "Args", "CliHints", "Command", "NoArgs", "build_table", "cli_hints",
-           "command"]
+__all__ = [
+    "DEFAULT_TIMEOUT_MS",
+    "field_hints",
+    "Args",
+    "CliHints",
+    "Command",
+    "NoArgs",
+    "build_table",
+    "cli_hints",
+    "command",
+]
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -68,7 +77,10 @@ def field_hints(info: FieldInfo) -> dict[str, Any]:
 
 
 def cli_hints(
-    *, hidden: bool = False, metavar: str | None = None, choices: Iterable[str] = (),
+    *,
+    hidden: bool = False,
+    metavar: str | None = None,
+    choices: Iterable[str] = (),
 ) -> CliHints:
     """What the CLI shows of one args field; give it as the field's ``json_schema_extra``.
 
@@ -122,10 +134,20 @@ class Command(Generic[A]):
 
 
 def command(
-    name: str, args: type[A], *, timeout_ms: int = DEFAULT_TIMEOUT_MS, needs_tab: bool = True,
-    watch_dialogs: bool = True, dialog_free: bool = False, probe: bool = True,
-    read_only: bool = False, idempotent: bool = False, leaves_refused_page: bool = False,
-    cli: str | None = None, cli_args: Iterable[str] = (), on_cli: bool = True,
+    name: str,
+    args: type[A],
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    needs_tab: bool = True,
+    watch_dialogs: bool = True,
+    dialog_free: bool = False,
+    probe: bool = True,
+    read_only: bool = False,
+    idempotent: bool = False,
+    leaves_refused_page: bool = False,
+    cli: str | None = None,
+    cli_args: Iterable[str] = (),
+    on_cli: bool = True,
     on_mcp: bool = True,
 ) -> Callable[[Handler[A]], Command[A]]:
     """Declare a command; the decorated handler's docstring is its help.
@@ -138,17 +160,33 @@ def command(
     def wrap(fn: Handler[A]) -> Command[A]:
         doc = inspect.cleandoc(fn.__doc__ or "").strip()
         if not doc:
-            raise ReinsError(f"command {name}: the handler needs a docstring (its help)", code="internal")
+            raise ReinsError(
+                f"command {name}: the handler needs a docstring (its help)", code="internal"
+            )
         unknown = set(cli_args) - set(args.model_fields)
         if unknown:
-            raise ReinsError(f"command {name}: cli_args {sorted(unknown)} are not fields of "
-                             f"{args.__name__}", code="internal")
+            raise ReinsError(
+                f"command {name}: cli_args {sorted(unknown)} are not fields of {args.__name__}",
+                code="internal",
+            )
         words = tuple((cli or name.replace("_", " ")).split()) if on_cli else ()
-        return Command(name, args, fn, doc, timeout_ms=timeout_ms, needs_tab=needs_tab,
-                       watch_dialogs=watch_dialogs, dialog_free=dialog_free, probe=probe,
-                       read_only=read_only, idempotent=idempotent,
-                       leaves_refused_page=leaves_refused_page, cli=words,
-                       cli_args=tuple(cli_args), mcp=on_mcp)
+        return Command(
+            name,
+            args,
+            fn,
+            doc,
+            timeout_ms=timeout_ms,
+            needs_tab=needs_tab,
+            watch_dialogs=watch_dialogs,
+            dialog_free=dialog_free,
+            probe=probe,
+            read_only=read_only,
+            idempotent=idempotent,
+            leaves_refused_page=leaves_refused_page,
+            cli=words,
+            cli_args=tuple(cli_args),
+            mcp=on_mcp,
+        )
 
     return wrap
 

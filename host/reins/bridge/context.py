@@ -101,7 +101,8 @@ class Host:
     closed: dict[int, None] = field(default_factory=dict)
     # One worker: background writes (registries) happen in the order they were asked for.
     _io: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io"))
+        default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io")
+    )
     _parts: dict[type[HostPart], HostPart] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -110,6 +111,7 @@ class Host:
 
     def in_background(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on the I/O worker; a failure is logged, never raised."""
+
         def run() -> None:
             try:
                 fn(*args)
@@ -210,7 +212,11 @@ class CommandContext:
         self.host.stats.note(what)
 
     async def cdp(
-        self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
         deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         return await self.host.link.cdp(
@@ -218,11 +224,15 @@ class CommandContext:
         )
 
     async def cdp_batch(
-        self, commands: list[tuple[str, dict[str, Any]]], *, session_id: str | None = None,
+        self,
+        commands: list[tuple[str, dict[str, Any]]],
+        *,
+        session_id: str | None = None,
         sequential: bool = False,
     ) -> list[dict[str, Any] | ReinsError]:
-        return await self.host.link.cdp_batch(self.tab, commands, deadline=self.deadline,
-                                              session_id=session_id, sequential=sequential)
+        return await self.host.link.cdp_batch(
+            self.tab, commands, deadline=self.deadline, session_id=session_id, sequential=sequential
+        )
 
     async def subscribe(self, *events: str) -> None:
         state = self.tab_state

@@ -46,7 +46,9 @@ class CurrentTab:
             return current
         if not isinstance(saved, dict):
             return current
-        tab, gone = (v if isinstance(v, int) else None for v in (saved.get("tab"), saved.get("gone")))
+        tab, gone = (
+            v if isinstance(v, int) else None for v in (saved.get("tab"), saved.get("gone"))
+        )
         if session is not None and saved.get("session") == session:
             current.tab, current.gone, current.unconfirmed = tab, gone, tab is not None
         elif not launched:
@@ -59,8 +61,9 @@ class CurrentTab:
         if self.tab is not None:
             return self.tab
         if self.gone is not None:
-            raise BrowserError(f"tab {self.gone}, the one commands used, is closed",
-                               code="tab_closed")
+            raise BrowserError(
+                f"tab {self.gone}, the one commands used, is closed", code="tab_closed"
+            )
         return None
 
     def choose(self, tab_id: int) -> None:

@@ -50,4 +50,6 @@ class Deadline:
     def child(self, timeout_ms: int) -> Deadline:
         """A shorter deadline inside this one (never later than the parent)."""
         now = time.monotonic()
-        return Deadline(at=min(self.at, now + timeout_ms / 1000.0), budget_ms=timeout_ms, started=now)
+        return Deadline(
+            at=min(self.at, now + timeout_ms / 1000.0), budget_ms=timeout_ms, started=now
+        )

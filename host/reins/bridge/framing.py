@@ -54,7 +54,7 @@ class FrameDecoder:
             end = _HEADER.size + length
             if len(self._buffer) < end:
                 break
-            body = bytes(self._buffer[_HEADER.size:end])
+            body = bytes(self._buffer[_HEADER.size : end])
             try:
                 message = decode_body(body)
             except UsageError:

@@ -54,8 +54,10 @@ def registry_path(home: Path) -> Path:
 
 def known_profiles(home: Path) -> dict[str, KnownProfile]:
     """Every name given out here; an unreadable file counts as none."""
-    return {name: KnownProfile(name, entry["instance"], bool(entry.get("launched")))
-            for name, entry in _entries(home).items()}
+    return {
+        name: KnownProfile(name, entry["instance"], bool(entry.get("launched")))
+        for name, entry in _entries(home).items()
+    }
 
 
 def _entries(home: Path) -> dict[str, dict[str, Any]]:
@@ -66,13 +68,18 @@ def _entries(home: Path) -> dict[str, dict[str, Any]]:
     entries = raw.get("profiles") if isinstance(raw, dict) else None
     if not isinstance(entries, dict):
         return {}
-    return {str(name): entry for name, entry in entries.items()
-            if isinstance(entry, dict) and isinstance(entry.get("instance"), str)
-            and valid_profile_name(str(name))}
+    return {
+        str(name): entry
+        for name, entry in entries.items()
+        if isinstance(entry, dict)
+        and isinstance(entry.get("instance"), str)
+        and valid_profile_name(str(name))
+    }
 
 
-def claim_name(home: Path, *, instance: str, wanted: str | None, launched: bool,
-               is_live: Callable[[str], bool]) -> str:
+def claim_name(
+    home: Path, *, instance: str, wanted: str | None, launched: bool, is_live: Callable[[str], bool]
+) -> str:
     """The name the profile with this ``instance`` id answers to, bound to it in the registry.
 
     ``wanted`` is the launcher's name (or None); ``is_live(name)`` says whether a host answers on
@@ -109,8 +116,10 @@ def _first_free(base: str, free: Callable[[str], bool]) -> str:
         name = base if n == 1 else f"{base}-{n}"
         if free(name) and valid_profile_name(name):
             return name
-    raise UsageError(f"{_MAX_SUFFIX} browser profiles are named {base}…; remove stale ones from "
-                     "REINS_HOME/profiles.json")
+    raise UsageError(
+        f"{_MAX_SUFFIX} browser profiles are named {base}…; remove stale ones from "
+        "REINS_HOME/profiles.json"
+    )
 
 
 @contextmanager

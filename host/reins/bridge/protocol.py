@@ -47,8 +47,11 @@ def parse_request(line: bytes) -> Request:
     try:
         raw = load(line)
     except UsageError as exc:
-        raise UsageError(f"request is {exc.args[0]}" if exc.args[0].startswith("not ")
-                         else f"request: {exc.args[0]}") from None
+        raise UsageError(
+            f"request is {exc.args[0]}"
+            if exc.args[0].startswith("not ")
+            else f"request: {exc.args[0]}"
+        ) from None
     if not isinstance(raw, dict):
         raise UsageError("request must be a JSON object")
     try:
@@ -130,7 +133,9 @@ class Paused(BaseModel):
 
 
 class _NoticeEnvelope(BaseModel):
-    notice: Annotated[Hello | CdpEvent | Detached | TabRemoved | Paused, Field(discriminator="type")]
+    notice: Annotated[
+        Hello | CdpEvent | Detached | TabRemoved | Paused, Field(discriminator="type")
+    ]
 
 
 ExtensionNotice = Hello | CdpEvent | Detached | TabRemoved | Paused

@@ -106,20 +106,30 @@ class ControlServer:
             body = await self._dispatch(request)
             answer: dict[str, Any] = {**body, "request_id": request_id, "ok": True}
         except ReinsError as exc:
-            request_id = request_id if request_id is not None else exc.details.pop("request_id", None)
+            request_id = (
+                request_id if request_id is not None else exc.details.pop("request_id", None)
+            )
             answer = {"request_id": request_id, "ok": False, "error": exc.to_wire()}
         except Exception as exc:  # a bug must still answer, once, and keep the server up
             log.exception("request failed unexpectedly")
-            answer = {"request_id": request_id, "ok": False, "error": ReinsError(
-                f"internal error {type(exc).__name__}: {exc}").to_wire()}
+            answer = {
+                "request_id": request_id,
+                "ok": False,
+                "error": ReinsError(f"internal error {type(exc).__name__}: {exc}").to_wire(),
+            }
         try:
             data = dump_line(answer)
         except (TypeError, ValueError) as exc:  # a result that is not JSON: still one answer
             log.exception("answer could not be encoded")
-            data = dump_line({"request_id": request_id if isinstance(request_id, str | int) else None,
-                              "ok": False, "error": ReinsError(
-                                  f"internal error: the answer could not be encoded ({exc})"
-                              ).to_wire()})
+            data = dump_line(
+                {
+                    "request_id": request_id if isinstance(request_id, str | int) else None,
+                    "ok": False,
+                    "error": ReinsError(
+                        f"internal error: the answer could not be encoded ({exc})"
+                    ).to_wire(),
+                }
+            )
         async with lock:
             try:
                 writer.write(data)

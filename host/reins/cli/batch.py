@@ -16,13 +16,18 @@ __all__ = ["batch"]
 
 
 # Commands that read stdin themselves: on a batch line they would take the rest of the batch.
-_NOT_A_LINE = {"batch": "batch does not nest",
-               "mcp": "mcp is a server on stdin/stdout, not a batch line"}
+_NOT_A_LINE = {
+    "batch": "batch does not nest",
+    "mcp": "mcp is a server on stdin/stdout, not a batch line",
+}
 
 
 def _bad_line(message: str) -> None:
-    click.echo(json.dumps({"ok": False, "error": {
-        "code": "bad_request", "message": message, "transient": False}}))
+    click.echo(
+        json.dumps(
+            {"ok": False, "error": {"code": "bad_request", "message": message, "transient": False}}
+        )
+    )
 
 
 def _trace(conn: Any, directory: str | None, screenshots: bool, json_out: bool) -> None:
@@ -32,18 +37,25 @@ def _trace(conn: Any, directory: str | None, screenshots: bool, json_out: bool) 
         return
     import os
 
-    answer = conn.call("trace_start", {"dir": os.path.abspath(directory),
-                                       "screenshots": screenshots})
+    answer = conn.call(
+        "trace_start", {"dir": os.path.abspath(directory), "screenshots": screenshots}
+    )
     if not answer.get("ok"):
         fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
     click.echo(f"tracing into {answer['dir']}", err=True)
 
 
 @click.command()
-@click.option("--trace", "trace_dir", type=click.Path(file_okay=False), default=None,
-              help="Record the run into DIR (a new directory); `reins report DIR` makes the report.")
-@click.option("--screenshots", is_flag=True, help="With --trace: pictures before and after "
-                                                  "each action.")
+@click.option(
+    "--trace",
+    "trace_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Record the run into DIR (a new directory); `reins report DIR` makes the report.",
+)
+@click.option(
+    "--screenshots", is_flag=True, help="With --trace: pictures before and after each action."
+)
 @global_options
 @click.pass_context
 def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **local: Any) -> None:
@@ -77,13 +89,19 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
                     failures += 1
                     continue
                 base = {k: v for k, v in opts.items() if k in GLOBALS}
-                root.main(args=argv, prog_name="reins", standalone_mode=False,
-                          obj={**base, "json_out": True, "_batch": conn})
+                root.main(
+                    args=argv,
+                    prog_name="reins",
+                    standalone_mode=False,
+                    obj={**base, "json_out": True, "_batch": conn},
+                )
             except BatchLineFailed:
                 failures += 1
             except (click.ClickException, ValueError) as exc:
                 failures += 1
-                message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+                message = (
+                    exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+                )
                 _bad_line(f"{line!r}: {message}")
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
@@ -91,8 +109,11 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
         if trace_dir is not None:
             stopped = conn.call("trace_stop")
             if stopped.get("ok"):
-                click.echo(f"trace: {stopped['steps']} steps in {stopped['dir']}; report: "
-                           f"{stopped['report']}", err=True)
+                click.echo(
+                    f"trace: {stopped['steps']} steps in {stopped['dir']}; report: "
+                    f"{stopped['report']}",
+                    err=True,
+                )
             else:
                 click.echo(f"trace: {stopped.get('error')}", err=True)
     sys.exit(EXIT_FAILED if failures else EXIT_OK)

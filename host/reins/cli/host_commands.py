@@ -58,8 +58,9 @@ class HostCommand(click.Command):
         params += global_params()
         names = [p.name for p in params]
         if len(names) != len(set(names)):
-            raise ReinsError(f"{self.wire_name}: two CLI parameters with one name: {names}",
-                             code="internal")
+            raise ReinsError(
+                f"{self.wire_name}: two CLI parameters with one name: {names}", code="internal"
+            )
         super().__init__(spec["words"][-1], params=params, callback=self._invoke, help=spec["help"])
 
     def _invoke(self, **values: Any) -> None:
@@ -133,11 +134,18 @@ def _argument(param: dict[str, Any], *, optional: bool) -> click.Argument:
     required = param["required"] and not optional
     nargs = -1 if param["type"] == "list" else 1
     metavar = param.get("metavar") or (
-        param["name"].upper() + "_JSON" if param["type"] == "object" else None)
+        param["name"].upper() + "_JSON" if param["type"] == "object" else None
+    )
     if metavar:  # click brackets its own metavars only
         metavar = (metavar if required else f"[{metavar}]") + ("..." if nargs != 1 else "")
-    return click.Argument([param["name"]], required=required, nargs=nargs, metavar=metavar,
-                          **_type(param), **_default(param))
+    return click.Argument(
+        [param["name"]],
+        required=required,
+        nargs=nargs,
+        metavar=metavar,
+        **_type(param),
+        **_default(param),
+    )
 
 
 def _option(param: dict[str, Any]) -> click.Option:
@@ -145,6 +153,10 @@ def _option(param: dict[str, Any]) -> click.Option:
     if param["type"] == "bool":
         attrs["is_flag"] = True
     else:
-        attrs.update(metavar=param.get("metavar"), multiple=param["type"] == "list",
-                     **_type(param), **_default(param))
+        attrs.update(
+            metavar=param.get("metavar"),
+            multiple=param["type"] == "list",
+            **_type(param),
+            **_default(param),
+        )
     return click.Option([param["flag"], param["name"]], **attrs)

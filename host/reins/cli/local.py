@@ -17,8 +17,13 @@ from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
 __all__ = ["config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"]
 
 
-def _local_result(ctx: click.Context, /, local: dict[str, Any], action: Callable[[], dict[str, Any]],
-                  human: Callable[[dict[str, Any]], str]) -> None:
+def _local_result(
+    ctx: click.Context,
+    /,
+    local: dict[str, Any],
+    action: Callable[[], dict[str, Any]],
+    human: Callable[[dict[str, Any]], str],
+) -> None:
     opts = merged_options(ctx, local)
     json_out = bool(opts.get("json_out"))
     try:
@@ -44,8 +49,12 @@ def guide() -> None:
 
 @click.command()
 @click.option("--browser", type=_BROWSERS, default="all", show_default=True)
-@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
-              help="Register in this profile's own NativeMessagingHosts folder instead.")
+@click.option(
+    "--user-data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Register in this profile's own NativeMessagingHosts folder instead.",
+)
 @global_options
 @click.pass_context
 def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
@@ -53,8 +62,12 @@ def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **lo
     from reins.setup.install import install as do_install
 
     profile = merged_options(ctx, dict(local)).get("profile")
-    _local_result(ctx, local, lambda: do_install(browser, user_data_dir, profile=profile),
-                  lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]))
+    _local_result(
+        ctx,
+        local,
+        lambda: do_install(browser, user_data_dir, profile=profile),
+        lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]),
+    )
 
 
 @click.command()
@@ -66,8 +79,12 @@ def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **
     """Remove the native host registration."""
     from reins.setup.install import uninstall as do_uninstall
 
-    _local_result(ctx, local, lambda: do_uninstall(browser, user_data_dir),
-                  lambda r: "\n".join(f"removed: {p}" for p in r["removed"]) or "nothing to remove")
+    _local_result(
+        ctx,
+        local,
+        lambda: do_uninstall(browser, user_data_dir),
+        lambda r: "\n".join(f"removed: {p}" for p in r["removed"]) or "nothing to remove",
+    )
 
 
 @click.command()
@@ -96,22 +113,42 @@ def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **loc
 @click.argument("url", required=False)
 @click.option("--headless", is_flag=True, help="Run without a window.")
 @click.option("--browser", "browser_path", default=None, help="Chromium or Chrome binary.")
-@click.option("--user-data-dir", type=click.Path(file_okay=False), default=None,
-              help="Profile folder (default: under REINS_HOME).")
+@click.option(
+    "--user-data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Profile folder (default: under REINS_HOME).",
+)
 @global_options
 @click.pass_context
-def launch(ctx: click.Context, /, url: str | None, headless: bool, browser_path: str | None,
-           user_data_dir: str | None, **local: Any) -> None:
+def launch(
+    ctx: click.Context,
+    /,
+    url: str | None,
+    headless: bool,
+    browser_path: str | None,
+    user_data_dir: str | None,
+    **local: Any,
+) -> None:
     """Start a dedicated browser profile with reins loaded; returns once the host answers."""
     from reins.setup.launch import launch as do_launch
 
     opts = merged_options(ctx, local)
     name = opts.get("profile") or "launch"
     timeout_s = (opts.get("timeout_ms") or 30_000) / 1000.0
-    _local_result(ctx, {"json_out": opts.get("json_out")},
-                  lambda: do_launch(name, url=url, headless=headless, browser=browser_path,
-                                    user_data_dir=user_data_dir, timeout_s=timeout_s),
-                  lambda r: f"launched {r['browser']} (pid {r['pid']}) profile {r['profile']}")
+    _local_result(
+        ctx,
+        {"json_out": opts.get("json_out")},
+        lambda: do_launch(
+            name,
+            url=url,
+            headless=headless,
+            browser=browser_path,
+            user_data_dir=user_data_dir,
+            timeout_s=timeout_s,
+        ),
+        lambda r: f"launched {r['browser']} (pid {r['pid']}) profile {r['profile']}",
+    )
 
 
 @click.command()
@@ -122,9 +159,12 @@ def shutdown(ctx: click.Context, /, **local: Any) -> None:
     from reins.setup.launch import shutdown as do_shutdown
 
     opts = merged_options(ctx, local)
-    _local_result(ctx, {"json_out": opts.get("json_out")},
-                  lambda: do_shutdown(opts.get("profile")),
-                  lambda r: f"stopped profile {r['profile']}")
+    _local_result(
+        ctx,
+        {"json_out": opts.get("json_out")},
+        lambda: do_shutdown(opts.get("profile")),
+        lambda r: f"stopped profile {r['profile']}",
+    )
 
 
 def _settings_profile(given: str | None) -> str:
@@ -144,8 +184,9 @@ def _settings_profile(given: str | None) -> str:
 @click.argument("directory", required=False)
 @global_options
 @click.pass_context
-def config(ctx: click.Context, /, key: str, value: str | None, directory: str | None,
-           **local: Any) -> None:
+def config(
+    ctx: click.Context, /, key: str, value: str | None, directory: str | None, **local: Any
+) -> None:
     """Show or change a per-profile setting: `reins config evaluate off` refuses every eval;
     `reins config upload-dirs add DIR` lets `reins upload` read files under DIR (besides the
     directory reins runs in), `remove DIR` takes it back.
@@ -170,36 +211,67 @@ def config(ctx: click.Context, /, key: str, value: str | None, directory: str | 
     def apply() -> dict[str, Any]:
         where = str(config_path(profile))
         if key == "upload-dirs":
-            dirs = (change_upload_dirs(profile, value, directory) if value and directory
-                    else upload_dirs(profile))
+            dirs = (
+                change_upload_dirs(profile, value, directory)
+                if value and directory
+                else upload_dirs(profile)
+            )
             return {"profile": profile, "upload_dirs": dirs, "path": where}
-        settings = (write_setting(profile, key, value == "on") if value is not None
-                    else read_config(profile))
+        settings = (
+            write_setting(profile, key, value == "on")
+            if value is not None
+            else read_config(profile)
+        )
         return {"profile": profile, key: settings[key], "path": where}
 
     def text(r: dict[str, Any]) -> str:
         if key == "upload-dirs":
-            return (f"upload-dirs (profile {r['profile']}): the directory reins runs in"
-                    + "".join(f", {d}" for d in r["upload_dirs"]))
+            return f"upload-dirs (profile {r['profile']}): the directory reins runs in" + "".join(
+                f", {d}" for d in r["upload_dirs"]
+            )
         return f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})"
 
     _local_result(ctx, {"json_out": opts.get("json_out")}, apply, text)
 
 
 @click.command("mcp")
-@click.option("--max-tokens-per-answer", "answer_tokens", type=click.IntRange(1_000), default=None,
-              help="No tool answer is longer (tokens ≈ chars/4; default 20,000, under the 25,000 "
-                   "hosts fail at): text is cut and says so, screenshots are re-encoded or scaled.")
-@click.option("--state-tokens", type=click.IntRange(1), default=None,
-              help="The budget of `state` when the agent names none (default 8,000).")
-@click.option("--check", is_flag=True,
-              help="Build the server and its tool list, print them and exit (`reins doctor` runs it).")
-@click.option("--profile", default=None, help="Which connected browser profile (default: the one "
-                                              "connected, looked up at each tool call).")
-@click.option("--json", "json_out", is_flag=True, default=None, help="With --check: one JSON object.")
+@click.option(
+    "--max-tokens-per-answer",
+    "answer_tokens",
+    type=click.IntRange(1_000),
+    default=None,
+    help="No tool answer is longer (tokens ≈ chars/4; default 20,000, under the 25,000 "
+    "hosts fail at): text is cut and says so, screenshots are re-encoded or scaled.",
+)
+@click.option(
+    "--state-tokens",
+    type=click.IntRange(1),
+    default=None,
+    help="The budget of `state` when the agent names none (default 8,000).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Build the server and its tool list, print them and exit (`reins doctor` runs it).",
+)
+@click.option(
+    "--profile",
+    default=None,
+    help="Which connected browser profile (default: the one "
+    "connected, looked up at each tool call).",
+)
+@click.option(
+    "--json", "json_out", is_flag=True, default=None, help="With --check: one JSON object."
+)
 @click.pass_context
-def mcp(ctx: click.Context, /, answer_tokens: int | None, state_tokens: int | None, check: bool,
-        **local: Any) -> None:
+def mcp(
+    ctx: click.Context,
+    /,
+    answer_tokens: int | None,
+    state_tokens: int | None,
+    check: bool,
+    **local: Any,
+) -> None:
     """Serve the host's commands as MCP tools on stdin/stdout (Claude Code, Cursor, VS Code …).
 
     `claude mcp add reins -- reins mcp`; see the README for other hosts. Tool answers are frugal:
@@ -210,8 +282,13 @@ def mcp(ctx: click.Context, /, answer_tokens: int | None, state_tokens: int | No
     from reins.mcp import Limits, Settings, ToolServer, serve
 
     opts = merged_options(ctx, local)
-    limits = Limits(**{k: v for k, v in (("answer_tokens", answer_tokens),
-                                         ("state_tokens", state_tokens)) if v is not None})
+    limits = Limits(
+        **{
+            k: v
+            for k, v in (("answer_tokens", answer_tokens), ("state_tokens", state_tokens))
+            if v is not None
+        }
+    )
     settings = Settings(profile=opts.get("profile"), limits=limits)
     if not check:
         serve(settings)
@@ -219,9 +296,19 @@ def mcp(ctx: click.Context, /, answer_tokens: int | None, state_tokens: int | No
     from importlib.metadata import version
 
     tools = ToolServer(settings).tools
-    summary = {"tools": [tool.name for tool in tools], "sdk": version("mcp"),
-               "max_tokens_per_answer": limits.answer_tokens, "state_tokens": limits.state_tokens}
-    _local_result(ctx, {"json_out": opts.get("json_out")}, lambda: summary,
-                  lambda r: f"reins mcp: {len(r['tools'])} tools ({', '.join(r['tools'])}); "
-                            f"MCP SDK {r['sdk']}; answers ≤ {r['max_tokens_per_answer']:,} tokens, "
-                            f"state ≤ {r['state_tokens']:,} unless asked")
+    summary = {
+        "tools": [tool.name for tool in tools],
+        "sdk": version("mcp"),
+        "max_tokens_per_answer": limits.answer_tokens,
+        "state_tokens": limits.state_tokens,
+    }
+    _local_result(
+        ctx,
+        {"json_out": opts.get("json_out")},
+        lambda: summary,
+        lambda r: (
+            f"reins mcp: {len(r['tools'])} tools ({', '.join(r['tools'])}); "
+            f"MCP SDK {r['sdk']}; answers ≤ {r['max_tokens_per_answer']:,} tokens, "
+            f"state ≤ {r['state_tokens']:,} unless asked"
+        ),
+    )

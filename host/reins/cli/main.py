@@ -28,8 +28,10 @@ __all__ = ["main"]
 _LOCAL = {
     "batch": "reins.cli.batch",
     "report": "reins.cli.report",
-    **dict.fromkeys(("config", "doctor", "guide", "install", "launch", "mcp", "shutdown",
-                     "uninstall"), "reins.cli.local"),
+    **dict.fromkeys(
+        ("config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"),
+        "reins.cli.local",
+    ),
 }
 
 
@@ -55,8 +57,18 @@ class _ReinsGroup(click.Group):
         try:
             return super().main(*args, **{**kwargs, "standalone_mode": False})
         except click.UsageError as exc:
-            click.echo(json.dumps({"ok": False, "error": {
-                "code": "bad_request", "message": exc.format_message(), "transient": False}}))
+            click.echo(
+                json.dumps(
+                    {
+                        "ok": False,
+                        "error": {
+                            "code": "bad_request",
+                            "message": exc.format_message(),
+                            "transient": False,
+                        },
+                    }
+                )
+            )
             sys.exit(EXIT_USAGE)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)

@@ -18,8 +18,14 @@ BUDGET_META = "reins.budget_ms"
 # In the order the help lists them.
 _GLOBAL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--profile",), {"default": None, "help": "Which connected browser profile."}),
-    (("--timeout-ms",), {"type": click.IntRange(0, 3_600_000), "default": None,
-                         "help": "The command's whole budget."}),
+    (
+        ("--timeout-ms",),
+        {
+            "type": click.IntRange(0, 3_600_000),
+            "default": None,
+            "help": "The command's whole budget.",
+        },
+    ),
     (("--tab",), {"type": int, "default": None, "help": "Tab id (default: the current tab)."}),
     (("--json", "json_out"), {"is_flag": True, "default": None, "help": "Print one JSON object."}),
 )

@@ -28,8 +28,15 @@ class Call:
     # Plain classes, not dataclasses: importing and building those costs the CLI ~1 ms a run.
     __slots__ = ("args", "ctx", "extra", "json_out", "local", "name")
 
-    def __init__(self, ctx: click.Context, name: str, args: dict[str, Any], extra: dict[str, Any],
-                 local: dict[str, Any], json_out: bool) -> None:
+    def __init__(
+        self,
+        ctx: click.Context,
+        name: str,
+        args: dict[str, Any],
+        extra: dict[str, Any],
+        local: dict[str, Any],
+        json_out: bool,
+    ) -> None:
         self.ctx = ctx
         self.name = name  # the wire name
         self.args = args  # the wire arguments, from the table's mapping
@@ -52,7 +59,9 @@ class Quirk:
     __slots__ = ("invoke", "optional", "params", "positionals")
 
     def __init__(
-        self, *, params: Callable[[], list[click.Parameter]] = list,
+        self,
+        *,
+        params: Callable[[], list[click.Parameter]] = list,
         optional: frozenset[str] = frozenset(),
         positionals: Callable[[], list[click.Parameter]] | None = None,
         invoke: Callable[[Call], None] = _send,
@@ -85,8 +94,11 @@ def _state(call: Call) -> None:
     if call.args.get("compare_sources") and record_file:
         import time
 
-        line = {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "url": answer.get("url"),
-                "sources": answer.get("sources")}
+        line = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "url": answer.get("url"),
+            "sources": answer.get("sources"),
+        }
         with open(record_file, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
@@ -113,10 +125,17 @@ def _screenshot(call: Call) -> None:
     answer = call.send(quiet=True)
     with open(output, "wb") as fh:
         fh.write(base64.b64decode(answer["png_base64"]))
-    summary = {"ok": True, "file": output, "bytes": answer["bytes"],
-               "labels": answer.get("labels", [])}
-    click.echo(json.dumps(summary) if call.json_out
-               else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels)")
+    summary = {
+        "ok": True,
+        "file": output,
+        "bytes": answer["bytes"],
+        "labels": answer.get("labels", []),
+    }
+    click.echo(
+        json.dumps(summary)
+        if call.json_out
+        else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels)"
+    )
 
 
 def _output_option(**attrs: Any) -> Callable[[], list[click.Parameter]]:
@@ -128,7 +147,9 @@ def _output_option(**attrs: Any) -> Callable[[], list[click.Parameter]]:
 
 def _fill(call: Call) -> None:
     positional = list(call.extra["args"])
-    target = None if call.args.get("text") is not None else (positional.pop(0) if positional else None)
+    target = (
+        None if call.args.get("text") is not None else (positional.pop(0) if positional else None)
+    )
     value = call.extra["value_opt"]
     if value is None:
         value = positional.pop(0) if positional else None
@@ -178,30 +199,43 @@ def _upload(call: Call) -> None:
 
 
 _FILL = Quirk(
-    params=lambda: [click.Option(["-v", "--value", "value_opt"], default=None,
-                                 help="The text (instead of VALUE).")],
+    params=lambda: [
+        click.Option(
+            ["-v", "--value", "value_opt"], default=None, help="The text (instead of VALUE)."
+        )
+    ],
     positionals=lambda: [click.Argument(["args"], nargs=-1)],
     invoke=_fill,
 )
 
 QUIRKS: dict[str, Quirk] = {
     "navigate": Quirk(
-        params=lambda: [click.Option(["-u", "--url", "url_opt"],
-                                     help="The URL (same as the argument).")],
+        params=lambda: [
+            click.Option(["-u", "--url", "url_opt"], help="The URL (same as the argument).")
+        ],
         optional=frozenset({"url"}),
         invoke=_navigate,
     ),
     "state": Quirk(
-        params=lambda: [click.Option(
-            ["--record", "record_file"], type=click.Path(dir_okay=False), default=None,
-            help="With --compare-sources: append one JSON line with the figures to FILE.")],
+        params=lambda: [
+            click.Option(
+                ["--record", "record_file"],
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="With --compare-sources: append one JSON line with the figures to FILE.",
+            )
+        ],
         invoke=_state,
     ),
-    "map": Quirk(params=_output_option(default=None,
-                                       help="Write the JSON map to FILE instead of printing it."),
-                 invoke=_map),
-    "screenshot": Quirk(params=_output_option(default="screenshot.png", show_default=True),
-                        invoke=_screenshot),
+    "map": Quirk(
+        params=_output_option(
+            default=None, help="Write the JSON map to FILE instead of printing it."
+        ),
+        invoke=_map,
+    ),
+    "screenshot": Quirk(
+        params=_output_option(default="screenshot.png", show_default=True), invoke=_screenshot
+    ),
     "fill": _FILL,
     "type": _FILL,
     "eval": Quirk(invoke=_eval),
@@ -210,7 +244,13 @@ QUIRKS: dict[str, Quirk] = {
     "upload": Quirk(invoke=_upload),
     "dblclick": Quirk(invoke=_click),
     # hover took (and ignored) --button before the CLI was built from the table: still accepted.
-    "hover": Quirk(params=lambda: [click.Option(
-        ["--button", "ignored_button"], type=click.Choice(["left", "right", "middle"]),
-        hidden=True)]),
+    "hover": Quirk(
+        params=lambda: [
+            click.Option(
+                ["--button", "ignored_button"],
+                type=click.Choice(["left", "right", "middle"]),
+                hidden=True,
+            )
+        ]
+    ),
 }

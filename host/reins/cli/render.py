@@ -31,11 +31,14 @@ def tabs(a: Answer) -> str:
     def whose(t: dict[str, Any]) -> str:
         return "stopped" if t.get("stopped") else "reins" if t.get("reins") else "user"
 
-    return "\n".join(
-        f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {whose(t):<7}  "
-        f"{t['title'][:40]:<40}  {t['url']}"
-        for t in a["tabs"]
-    ) or "no tabs"
+    return (
+        "\n".join(
+            f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {whose(t):<7}  "
+            f"{t['title'][:40]:<40}  {t['url']}"
+            for t in a["tabs"]
+        )
+        or "no tabs"
+    )
 
 
 def page(a: Answer) -> str:
@@ -88,8 +91,9 @@ def _clock(entry: dict[str, Any]) -> str:
 
 def _capture_note(a: Answer, empty: str) -> str:
     if a.get("started_now"):
-        return (f"{empty} (capture started just now on this page: what happened before it is not "
-                "known)")
+        return (
+            f"{empty} (capture started just now on this page: what happened before it is not known)"
+        )
     return f"{empty} (capturing since {a.get('capturing_since') or '?'})"
 
 
@@ -106,8 +110,9 @@ def network(a: Answer) -> str:
     for r in a.get("requests") or []:
         status = "?" if r.get("status") is None else r["status"]
         mark = " FAILED" if r.get("failed") else ""
-        lines.append(f"{_clock(r)} {status}{mark} {r.get('type')} {r.get('duration_ms')} ms "
-                     f"{r.get('url')}")
+        lines.append(
+            f"{_clock(r)} {status}{mark} {r.get('type')} {r.get('duration_ms')} ms {r.get('url')}"
+        )
     return "\n".join(lines) or _capture_note(a, "no requests")
 
 
@@ -122,18 +127,24 @@ TEXT: dict[str, Callable[[Answer], str]] = {
     "tab_new": lambda a: f"tab {a['id']} {a.get('url') or ''}",
     "tab_select": lambda a: f"tab {a['tab']['id']} selected",
     "tab_close": lambda a: f"tab {a['closed']} closed",
-    "navigate": page, "back": page, "forward": page, "reload": page,
+    "navigate": page,
+    "back": page,
+    "forward": page,
+    "reload": page,
     "cdp": lambda a: json.dumps(a["result"], ensure_ascii=False, indent=1),
     "stats": lambda a: json.dumps(a["stats"], indent=1),
     "state": state,
     "map": lambda a: json.dumps(a["map"], ensure_ascii=False, indent=1),
     "find": found,
-    **dict.fromkeys(("click", "dblclick", "hover", "fill", "type", "press", "select", "check",
-                     "uncheck"), effect),
+    **dict.fromkeys(
+        ("click", "dblclick", "hover", "fill", "type", "press", "select", "check", "uncheck"),
+        effect,
+    ),
     "wait": lambda a: f"ok: {a.get('waited_for')}",
     "eval": evaluated,
-    "trace_start": lambda a: f"tracing into {a['dir']}"
-                             + (" with pictures" if a.get("screenshots") else ""),
+    "trace_start": lambda a: (
+        f"tracing into {a['dir']}" + (" with pictures" if a.get("screenshots") else "")
+    ),
     "trace_stop": trace_stopped,
     "console": console,
     "network": network,

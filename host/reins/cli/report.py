@@ -16,14 +16,26 @@ __all__ = ["report"]
 
 @click.command()
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, exists=True))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Where to write it (default: DIR/report.html or DIR/report.md).")
-@click.option("--format", "fmt", type=click.Choice(["html", "md"]), default="html",
-              show_default=True, help="html: one self-contained file; md: to paste into an issue.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write it (default: DIR/report.html or DIR/report.md).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "md"]),
+    default="html",
+    show_default=True,
+    help="html: one self-contained file; md: to paste into an issue.",
+)
 @global_options
 @click.pass_context
-def report(ctx: click.Context, /, directory: str, output: str | None, fmt: str,
-           **local: Any) -> None:
+def report(
+    ctx: click.Context, /, directory: str, output: str | None, fmt: str, **local: Any
+) -> None:
     """Make the report of a trace (`reins trace start DIR`): pass or fail, each failure with its
     command sequence, error and evidence, every step with its pictures."""
     from pathlib import Path
@@ -34,8 +46,15 @@ def report(ctx: click.Context, /, directory: str, output: str | None, fmt: str,
     try:
         written = write_report(Path(directory), Path(output) if output else None, fmt=fmt)
     except (ReinsError, OSError) as exc:
-        error = exc.to_wire() if isinstance(exc, ReinsError) else {
-            "code": "bad_request", "message": f"cannot write the report: {exc}", "transient": False}
+        error = (
+            exc.to_wire()
+            if isinstance(exc, ReinsError)
+            else {
+                "code": "bad_request",
+                "message": f"cannot write the report: {exc}",
+                "transient": False,
+            }
+        )
         fail(error, bool(opts.get("json_out")))
     if opts.get("json_out"):
         click.echo(json.dumps({"ok": True, "file": str(written), "format": fmt}))

@@ -23,8 +23,18 @@ from reins.cli.contract import (
 )
 from reins.cli.options import BUDGET_META, merged_options
 
-__all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "BatchLineFailed", "exit_code",
-           "fail", "plain", "run", "send"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_NO_HOST",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "BatchLineFailed",
+    "exit_code",
+    "fail",
+    "plain",
+    "run",
+    "send",
+]
 
 
 def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
@@ -39,18 +49,36 @@ class BatchLineFailed(ReinsError):
     """A batch line's error answer has been printed; go on with the next line."""
 
 
-def send(cmd: str, args: dict[str, Any], *, profile: str | None, tab: int | None,
-         timeout_ms: int | None, default_timeout_ms: int | None = None) -> dict[str, Any]:
+def send(
+    cmd: str,
+    args: dict[str, Any],
+    *,
+    profile: str | None,
+    tab: int | None,
+    timeout_ms: int | None,
+    default_timeout_ms: int | None = None,
+) -> dict[str, Any]:
     """One request to the host over its socket (the contract test replaces this)."""
     from reins.bridge.client import request
 
-    return request(cmd, args, profile=profile, tab=tab, timeout_ms=timeout_ms,
-                   default_timeout_ms=default_timeout_ms)
+    return request(
+        cmd,
+        args,
+        profile=profile,
+        tab=tab,
+        timeout_ms=timeout_ms,
+        default_timeout_ms=default_timeout_ms,
+    )
 
 
 def run(
-    ctx: click.Context, cmd: str, args: dict[str, Any], local: dict[str, Any],
-    human: Callable[[dict[str, Any]], str] | None = None, *, quiet: bool = False,
+    ctx: click.Context,
+    cmd: str,
+    args: dict[str, Any],
+    local: dict[str, Any],
+    human: Callable[[dict[str, Any]], str] | None = None,
+    *,
+    quiet: bool = False,
 ) -> dict[str, Any]:
     """Send one command to the host and print its answer; exits on failure.
 
@@ -63,11 +91,22 @@ def run(
     answer: dict[str, Any]
     try:
         if batch is not None:  # `reins batch`: one connection for every line
-            answer = batch.call(cmd, args, tab=opts.get("tab"), timeout_ms=opts.get("timeout_ms"),
-                                default_timeout_ms=budget)
+            answer = batch.call(
+                cmd,
+                args,
+                tab=opts.get("tab"),
+                timeout_ms=opts.get("timeout_ms"),
+                default_timeout_ms=budget,
+            )
         else:
-            answer = send(cmd, args, profile=opts.get("profile"), tab=opts.get("tab"),
-                          timeout_ms=opts.get("timeout_ms"), default_timeout_ms=budget)
+            answer = send(
+                cmd,
+                args,
+                profile=opts.get("profile"),
+                tab=opts.get("tab"),
+                timeout_ms=opts.get("timeout_ms"),
+                default_timeout_ms=budget,
+            )
     except ReinsError as exc:
         answer = {"ok": False, "error": exc.to_wire()}
     answer.pop("request_id", None)

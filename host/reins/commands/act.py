@@ -29,12 +29,17 @@ __all__ = ["COMMANDS"]
 
 
 class SmartArgs(Args):
-    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    target: str | None = Field(
+        default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=…."
+    )
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
     text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
     index: int | None = Field(default=None, ge=1, description="1-based among matches.")
     type: str | None = Field(
-        default=None, description="Interaction-map type: button, input, input-text, a …")
+        default=None, description="Interaction-map type: button, input, input-text, a …"
+    )
     viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
 
     def smart(self) -> dict[str, Any] | None:
@@ -54,19 +59,25 @@ class SmartArgs(Args):
 
 
 class ClickArgs(SmartArgs):
-    mode: str | None = Field(default=None,
-                             description="js: DOM el.click() instead of mouse events (REINS_CLICK=js).",
-                             json_schema_extra=cli_hints(hidden=True))
-    button: str = Field(default="left", description="Which mouse button.",
-                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
+    mode: str | None = Field(
+        default=None,
+        description="js: DOM el.click() instead of mouse events (REINS_CLICK=js).",
+        json_schema_extra=cli_hints(hidden=True),
+    )
+    button: str = Field(
+        default="left",
+        description="Which mouse button.",
+        json_schema_extra=cli_hints(choices=("left", "right", "middle")),
+    )
 
 
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
-    return await click_element(ctx, el, clicks=clicks, button=args.button,
-                               force_js=args.mode == "js")
+    return await click_element(
+        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
+    )
 
 
 @command("click", ClickArgs, cli_args=("target",))
@@ -108,8 +119,12 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
 
 class PressArgs(Args):
     keys: str = Field(min_length=1, description="Enter, Control+A, Shift+Tab …")
-    target: str | None = Field(default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=….")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    target: str | None = Field(
+        default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=…."
+    )
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 @command("press", PressArgs, cli_args=("keys", "target"))
@@ -133,7 +148,9 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
 class SelectArgs(Args):
     target: str = Field(description="The <select>: @ref, CSS, //xpath, role=…, text=….")
     values: list[str] = Field(min_length=1, description="Option values or labels.")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 @command("select", SelectArgs, idempotent=True, cli_args=("target", "values"))
@@ -144,27 +161,40 @@ async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
 
 
 class ChooseArgs(Args):
-    target: str = Field(description="The dropdown's trigger or the combobox: @ref, CSS, //xpath, role=…, text=….")
+    target: str = Field(
+        description="The dropdown's trigger or the combobox: @ref, CSS, //xpath, role=…, text=…."
+    )
     option: str = Field(min_length=1, description="The option's text.")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 @command("choose", ChooseArgs, cli_args=("target", "option"))
 async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
-    return await choose_option(ctx, await resolve_target(ctx, args.target, frame=args.frame),
-                               args.option)
+    return await choose_option(
+        ctx, await resolve_target(ctx, args.target, frame=args.frame), args.option
+    )
 
 
 class UploadArgs(Args):
-    target: str = Field(description="The file input, or the drop zone / button / label behind "
-                                    "which it hides: @ref, CSS, //xpath, role=…, text=….")
-    files: list[str] = Field(min_length=1, description="The files (absolute; the CLI resolves "
-                                                       "relative paths against its directory).")
-    cwd: str | None = Field(default=None, description="The directory the CLI runs in: files may "
-                                                      "come from it and below.",
-                            json_schema_extra=cli_hints(hidden=True))
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    target: str = Field(
+        description="The file input, or the drop zone / button / label behind "
+        "which it hides: @ref, CSS, //xpath, role=…, text=…."
+    )
+    files: list[str] = Field(
+        min_length=1,
+        description="The files (absolute; the CLI resolves relative paths against its directory).",
+    )
+    cwd: str | None = Field(
+        default=None,
+        description="The directory the CLI runs in: files may come from it and below.",
+        json_schema_extra=cli_hints(hidden=True),
+    )
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 # Not an MCP tool yet: files are allowed relative to the caller's directory (`cwd`), which an MCP
@@ -183,9 +213,14 @@ async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
 class DragArgs(Args):
     source: str = Field(description="What to drag: @ref, CSS, //xpath, role=…, text=….")
     dest: str = Field(description="Where to drop it: @ref, CSS, //xpath, role=…, text=….")
-    position: str | None = Field(default=None, description="X,Y: the drop point inside DEST from "
-                                                           "its top-left corner (default: its middle).")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope CSS/XPath targets.")
+    position: str | None = Field(
+        default=None,
+        description="X,Y: the drop point inside DEST from "
+        "its top-left corner (default: its middle).",
+    )
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope CSS/XPath targets."
+    )
 
 
 def _position(raw: str | None) -> tuple[float, float] | None:
@@ -220,17 +255,23 @@ async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]
     """Move the mouse to X,Y (viewport CSS pixels) in STEPS moves, holding what is held."""
     at = ctx.part(MousePosition)
     x0, y0 = at.x, at.y
-    held = next((b for b, m in (("left", 1), ("right", 2), ("middle", 4)) if at.buttons & m), "none")
+    held = next(
+        (b for b, m in (("left", 1), ("right", 2), ("middle", 4)) if at.buttons & m), "none"
+    )
     for step in range(1, args.steps + 1):
         t = step / args.steps
-        await mouse_event(ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t,
-                          button=held)
+        await mouse_event(
+            ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t, button=held
+        )
     return {"mouse": [args.x, args.y], "buttons": at.buttons}
 
 
 class MouseButtonArgs(Args):
-    button: str = Field(default="left", description="Which mouse button.",
-                        json_schema_extra=cli_hints(choices=("left", "right", "middle")))
+    button: str = Field(
+        default="left",
+        description="Which mouse button.",
+        json_schema_extra=cli_hints(choices=("left", "right", "middle")),
+    )
 
 
 async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -> dict[str, Any]:
@@ -268,7 +309,9 @@ async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, An
 
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 @command("check", CheckArgs, idempotent=True, cli_args=("target",))
@@ -285,15 +328,24 @@ async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
 
 class ScrollArgs(Args):
     target: str | None = Field(
-        default=None, description="What to scroll (the element when it scrolls, else its nearest "
-        "scrolling ancestor; none: the page). With --until: the scroller to wheel over.")
+        default=None,
+        description="What to scroll (the element when it scrolls, else its nearest "
+        "scrolling ancestor; none: the page). With --until: the scroller to wheel over.",
+    )
     by: int | None = Field(default=None, description="Pixels to scroll down (negative: up).")
-    to: str | None = Field(default=None, description="top or bottom.",
-                           json_schema_extra=cli_hints(choices=("top", "bottom")))
+    to: str | None = Field(
+        default=None,
+        description="top or bottom.",
+        json_schema_extra=cli_hints(choices=("top", "bottom")),
+    )
     until: str | None = Field(
-        default=None, description="Wheel until this TARGET exists and is in view "
-        "(virtualized lists, infinite feeds).")
-    frame: str | None = Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+        default=None,
+        description="Wheel until this TARGET exists and is in view "
+        "(virtualized lists, infinite feeds).",
+    )
+    frame: str | None = Field(
+        default=None, description="CSS of an iframe to scope a CSS/XPath target."
+    )
 
 
 @command("scroll", ScrollArgs, cli_args=("target",))
@@ -303,8 +355,9 @@ async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
     Answers the scroller, scrollTop before and after, and whether the end was reached."""
     given = [k for k in ("by", "to", "until") if getattr(args, k) is not None]
     if len(given) != 1:
-        raise UsageError("scroll takes one of --by PIXELS, --to top|bottom, --until TARGET",
-                         code="bad_request")
+        raise UsageError(
+            "scroll takes one of --by PIXELS, --to top|bottom, --until TARGET", code="bad_request"
+        )
     if args.to is not None and args.to not in ("top", "bottom"):
         raise UsageError("--to is top or bottom", code="bad_request")
     if args.until is not None:
@@ -325,10 +378,12 @@ class WaitArgs(Args):
 async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
     """Wait for one condition, within --timeout-ms (default 10 s)."""
     chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (
-        ["idle"] if args.idle else [])
+        ["idle"] if args.idle else []
+    )
     if len(chosen) != 1:
-        raise UsageError("wait for one thing: --text, --target, --gone, --url or --idle",
-                         code="bad_request")
+        raise UsageError(
+            "wait for one thing: --text, --target, --gone, --url or --idle", code="bad_request"
+        )
     if args.idle:
         return {"waited_for": "idle", **(await settle(ctx))}
 
@@ -357,15 +412,38 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
         raise NotYet(f"{args.gone} is still there")
 
     def gave_up(last: ReinsError) -> ReinsError:
-        return DeadlineExceeded(f"wait: gave up at the end of the budget; last seen: {last.message}",
-                                details={"last_seen": last.message})
+        return DeadlineExceeded(
+            f"wait: gave up at the end of the budget; last seen: {last.message}",
+            details={"last_seen": last.message},
+        )
 
     return await poll_until(
-        ctx.deadline, holds, interval=0.1, reserve_s=0.15, gave_up=gave_up,
-        retry=lambda exc: exc.transient or exc.code in ("not_found", "not_visible", "obscured"))
+        ctx.deadline,
+        holds,
+        interval=0.1,
+        reserve_s=0.15,
+        gave_up=gave_up,
+        retry=lambda exc: exc.transient or exc.code in ("not_found", "not_visible", "obscured"),
+    )
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    click, dblclick, hover, fill, type_, press, select, choose, upload, drag, check, uncheck, scroll, wait,
-    mouse_move, mouse_down, mouse_up, mouse_wheel,
+    click,
+    dblclick,
+    hover,
+    fill,
+    type_,
+    press,
+    select,
+    choose,
+    upload,
+    drag,
+    check,
+    uncheck,
+    scroll,
+    wait,
+    mouse_move,
+    mouse_down,
+    mouse_up,
+    mouse_wheel,
 )

@@ -27,9 +27,14 @@ __all__ = ["COMMANDS"]
 def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
     # reins: reins may drive it (it opened it, or it was handed over; in a launched browser every
     # tab); stopped: the user pressed Cancel on the debugging bar while reins drove it.
-    view = {"id": tab["id"], "url": tab.get("url", ""), "title": tab.get("title", ""),
-            "active": bool(tab.get("active")), "reins": bool(tab.get("reins")),
-            "stopped": bool(tab.get("stopped"))}
+    view = {
+        "id": tab["id"],
+        "url": tab.get("url", ""),
+        "title": tab.get("title", ""),
+        "active": bool(tab.get("active")),
+        "reins": bool(tab.get("reins")),
+        "stopped": bool(tab.get("stopped")),
+    }
     state = host.tabs.get(tab["id"]) if host is not None else None
     if state is not None and state.part(CrashWatch).crashed:
         view["crashed"] = True  # its page is gone until `reins reload`
@@ -50,13 +55,18 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     host = ctx.host
     link = host.link
     out: dict[str, Any] = {
-        "host": {"version": __version__, "pid": os.getpid(), "profile": host.profile,
-                 "home": str(host.home)},
+        "host": {
+            "version": __version__,
+            "pid": os.getpid(),
+            "profile": host.profile,
+            "home": str(host.home),
+        },
         "connected": link.connected.is_set(),
         "paused": link.paused,
         "launched": host.launched,
         "extension": link.hello.model_dump(exclude={"type", "instance", "session"})
-        if link.hello else None,
+        if link.hello
+        else None,
         "tab": None,
     }
     if not link.connected.is_set():
@@ -66,16 +76,21 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     except DeadlineExceeded:
         raise BrowserError(
             f"the extension is connected but did not answer within {EXTENSION_ANSWER_MS} ms: the "
-            "browser is frozen or overloaded (this host answers)", code="browser_unresponsive",
-            transient=True, details={"host": out["host"], "extension": "not answering"},
+            "browser is frozen or overloaded (this host answers)",
+            code="browser_unresponsive",
+            transient=True,
+            details={"host": out["host"], "extension": "not answering"},
         ) from None
     try:
         out["attached_tabs"] = ext.get("attached", [])
         out["paused"] = bool(ext.get("paused"))
         if not out["paused"]:
             tabs = await link.request("tabs.list", ctx.deadline)
-            tab_id = ctx.request.tab if ctx.request.tab is not None or not tabs \
+            tab_id = (
+                ctx.request.tab
+                if ctx.request.tab is not None or not tabs
                 else await host.default_tab(ctx.deadline)
+            )
             current = next((t for t in tabs if t["id"] == tab_id), None)
             out["tab"] = _tab_view(current, host) if current else None
     except ReinsError as exc:
@@ -111,12 +126,18 @@ async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
     page: dict[str, Any] = {}
     if args.url:
         page = await wait_for_new_document(ctx, None, expect_url=None)
-    return {"id": tab_id, "url": page.get("url", created.get("url")), "title": page.get("title", "")}
+    return {
+        "id": tab_id,
+        "url": page.get("url", created.get("url")),
+        "title": page.get("title", ""),
+    }
 
 
 class TabIdArgs(Args):
-    id: int = Field(description="The tab's id, as `reins tabs` lists it.",
-                    json_schema_extra=cli_hints(metavar="TAB_ID"))
+    id: int = Field(
+        description="The tab's id, as `reins tabs` lists it.",
+        json_schema_extra=cli_hints(metavar="TAB_ID"),
+    )
 
 
 @command("tab_select", TabIdArgs, needs_tab=False, idempotent=True, cli_args=("id",))
@@ -132,17 +153,24 @@ async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
 
 
 class TabCloseArgs(Args):
-    id: int | None = Field(default=None, description="The tab's id (default: the current tab).",
-                           json_schema_extra=cli_hints(metavar="TAB_ID"))
+    id: int | None = Field(
+        default=None,
+        description="The tab's id (default: the current tab).",
+        json_schema_extra=cli_hints(metavar="TAB_ID"),
+    )
 
 
 class TabShowArgs(Args):
-    id: int | None = Field(default=None, description="The tab's id (default: the current tab).",
-                           json_schema_extra=cli_hints(metavar="TAB_ID"))
+    id: int | None = Field(
+        default=None,
+        description="The tab's id (default: the current tab).",
+        json_schema_extra=cli_hints(metavar="TAB_ID"),
+    )
 
 
-@command("tab_show", TabShowArgs, watch_dialogs=False, dialog_free=True, probe=False,
-         cli_args=("id",))
+@command(
+    "tab_show", TabShowArgs, watch_dialogs=False, dialog_free=True, probe=False, cli_args=("id",)
+)
 async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
     """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
     tab_id = args.id if args.id is not None else ctx.tab
@@ -185,8 +213,15 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
     return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
 
 
-@command("navigate", NavigateArgs, timeout_ms=30_000, probe=False, idempotent=True,
-         leaves_refused_page=True, cli_args=("url",))
+@command(
+    "navigate",
+    NavigateArgs,
+    timeout_ms=30_000,
+    probe=False,
+    idempotent=True,
+    leaves_refused_page=True,
+    cli_args=("url",),
+)
 async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
     """Open URL in the current tab; returns once the page has loaded and settled."""
     old = await _origin(ctx)
@@ -200,8 +235,9 @@ async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
         await ctx.host.link.request("tabs.navigate", ctx.deadline, tab_id=ctx.tab, url=args.url)
         return _page(await wait_for_new_document(ctx, None))
     if result.get("errorText"):
-        raise BrowserError(f"navigation to {args.url} failed: {result['errorText']}",
-                           code="navigation_failed")
+        raise BrowserError(
+            f"navigation to {args.url} failed: {result['errorText']}", code="navigation_failed"
+        )
     same_document = not result.get("loaderId")
     info = await wait_for_new_document(ctx, old, expect_url=args.url if same_document else None)
     return _page(info)
@@ -248,11 +284,17 @@ async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 
 class CdpArgs(Args):
-    method: str = Field(min_length=3, max_length=128,
-                        description="An allowlisted DevTools method, e.g. Runtime.evaluate.")
+    method: str = Field(
+        min_length=3,
+        max_length=128,
+        description="An allowlisted DevTools method, e.g. Runtime.evaluate.",
+    )
     params: dict[str, Any] = Field(default_factory=dict, description="Its parameters.")
-    session_id: str | None = Field(default=None, description="A child session (an iframe's).",
-                                   json_schema_extra=cli_hints(hidden=True))
+    session_id: str | None = Field(
+        default=None,
+        description="A child session (an iframe's).",
+        json_schema_extra=cli_hints(hidden=True),
+    )
 
 
 # Not an MCP tool. Raw CDP would let a tool call run page JavaScript past the profile's evaluate
@@ -269,8 +311,9 @@ async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
     """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
     owner = _COMMAND_ONLY.get(args.method)
     if owner is not None:
-        raise BrowserError(f"{args.method} runs only through `{owner}`", code="cdp_blocked",
-                           hint=f"use `{owner}`")
+        raise BrowserError(
+            f"{args.method} runs only through `{owner}`", code="cdp_blocked", hint=f"use `{owner}`"
+        )
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 
 
@@ -289,7 +332,8 @@ async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 class DialogArgs(Args):
     action: Literal["accept", "dismiss"] | None = Field(
-        default=None, description="What to do with the open dialog (default: show it).")
+        default=None, description="What to do with the open dialog (default: show it)."
+    )
     text: str | None = Field(default=None, description="What to answer a prompt with.")
 
 
@@ -300,8 +344,11 @@ async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
     if args.action is None:
         return {"dialog": watch.current}
     if watch.current is None:
-        raise ResolutionError("no dialog is open in this tab", code="not_found",
-                              hint="`reins dialog` shows one when a page opens it")
+        raise ResolutionError(
+            "no dialog is open in this tab",
+            code="not_found",
+            hint="`reins dialog` shows one when a page opens it",
+        )
     handled = watch.current  # the closed event may clear it while the call below is answered
     params: dict[str, Any] = {"accept": args.action == "accept"}
     if args.text is not None:
@@ -312,6 +359,19 @@ async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
 
 
 COMMANDS: tuple[Command[Any], ...] = (
-    status, tabs, tab_new, tab_select, tab_show, tab_close, navigate, back, forward, reload,
-    settle_cmd, cdp, stats, ping, dialog,
+    status,
+    tabs,
+    tab_new,
+    tab_select,
+    tab_show,
+    tab_close,
+    navigate,
+    back,
+    forward,
+    reload,
+    settle_cmd,
+    cdp,
+    stats,
+    ping,
+    dialog,
 )

@@ -85,13 +85,18 @@ def script_timeout_ms(deadline: Deadline, *, now: float | None = None) -> int:
 class EvalArgs(Args):
     expression: str = Field(min_length=1, description="The JavaScript (`-`: read it from stdin).")
     target: str | None = Field(
-        default=None, min_length=1,
+        default=None,
+        min_length=1,
         description="Run on one element (@ref, CSS, //xpath, role=..., text=...); EXPRESSION is "
-                    "then a function that receives it, e.g. 'el => el.textContent'.",
-        json_schema_extra=cli_hints(metavar="TARGET"))
-    frame: str | None = Field(default=None, min_length=1,
-                              description="Look for --target inside this iframe.",
-                              json_schema_extra=cli_hints(metavar="CSS"))
+        "then a function that receives it, e.g. 'el => el.textContent'.",
+        json_schema_extra=cli_hints(metavar="TARGET"),
+    )
+    frame: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Look for --target inside this iframe.",
+        json_schema_extra=cli_hints(metavar="CSS"),
+    )
 
 
 @dataclass
@@ -108,21 +113,35 @@ class _Call:
         serialized and sent in time; V8 stops the script SCRIPT_HEADROOM_MS before it, earlier
         still, so the answer saying so is in by then."""
         outer = self.ctx.deadline
-        return Deadline(at=outer.at - HEADROOM_MS / 1000, budget_ms=outer.budget_ms,
-                        started=outer.started)
+        return Deadline(
+            at=outer.at - HEADROOM_MS / 1000, budget_ms=outer.budget_ms, started=outer.started
+        )
 
-    async def evaluate(self, expression: str, *, by_value: bool, repl: bool = False,
-                       user: UserScript | None = None) -> Any:
+    async def evaluate(
+        self, expression: str, *, by_value: bool, repl: bool = False, user: UserScript | None = None
+    ) -> Any:
         """A Runtime.evaluate under V8's timeout, awaiting promises, as a user gesture."""
         ctx = self.ctx
         if script_timeout_ms(ctx.deadline) <= 0:
-            raise DeadlineExceeded(f"eval: the {ctx.deadline.budget_ms} ms budget ran out "
-                                   "before the script could start")
+            raise DeadlineExceeded(
+                f"eval: the {ctx.deadline.budget_ms} ms budget ran out "
+                "before the script could start"
+            )
         try:
-            return await evaluate(ctx, expression, session_id=self.session_id, await_promise=True,
-                                  by_value=by_value, repl=repl, user_gesture=True,
-                                  object_group=self.group, headroom_ms=SCRIPT_HEADROOM_MS,
-                                  answer_by=self.answer_by, user=user, what="eval")
+            return await evaluate(
+                ctx,
+                expression,
+                session_id=self.session_id,
+                await_promise=True,
+                by_value=by_value,
+                repl=repl,
+                user_gesture=True,
+                object_group=self.group,
+                headroom_ms=SCRIPT_HEADROOM_MS,
+                answer_by=self.answer_by,
+                user=user,
+                what="eval",
+            )
         except ScriptStopped:
             raise _stopped(ctx) from None
         except DeadlineExceeded:
@@ -131,8 +150,16 @@ class _Call:
     async def park(self, object_id: str, nonce: str) -> None:
         """Runs no user code: puts the object where a page-level evaluate can take it."""
         try:
-            await call_function(self.ctx, object_id, "park", nonce, session_id=self.session_id,
-                                silent=True, answer_by=self.answer_by, what="eval")
+            await call_function(
+                self.ctx,
+                object_id,
+                "park",
+                nonce,
+                session_id=self.session_id,
+                silent=True,
+                answer_by=self.answer_by,
+                what="eval",
+            )
         except DeadlineExceeded:
             raise _unsettled(self.ctx) from None  # the page's main thread is busy
 
@@ -143,8 +170,9 @@ class _Call:
         nonce = uuid.uuid4().hex
         await self.park(str(remote["objectId"]), nonce)
         try:
-            payload = await self.evaluate(page_call("serializeParked", nonce, MAX_RESULT_BYTES),
-                                          by_value=True)
+            payload = await self.evaluate(
+                page_call("serializeParked", nonce, MAX_RESULT_BYTES), by_value=True
+            )
         except EvaluateError:
             payload = None
         if not isinstance(payload, dict):
@@ -155,9 +183,12 @@ class _Call:
         """Drop what the evaluation left in the page's object table; never delays the answer."""
         if self.ctx.deadline.remaining_ms() > HEADROOM_MS:
             try:
-                await self.ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": self.group},
-                                   session_id=self.session_id,
-                                   deadline=self.ctx.deadline.child(HEADROOM_MS))
+                await self.ctx.cdp(
+                    "Runtime.releaseObjectGroup",
+                    {"objectGroup": self.group},
+                    session_id=self.session_id,
+                    deadline=self.ctx.deadline.child(HEADROOM_MS),
+                )
             except ReinsError:
                 pass
 
@@ -202,15 +233,17 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
     if args.target is None:
         if args.frame is not None:
             raise UsageError("--frame scopes a --target; give one")
-        remote = await call.evaluate(_page_script(args.expression), by_value=False, repl=True,
-                                     user=UserScript())
+        remote = await call.evaluate(
+            _page_script(args.expression), by_value=False, repl=True, user=UserScript()
+        )
         if remote.get("subtype") == "promise":
             # REPL mode hands back a promise the script ends with instead of awaiting it; this
             # awaits it, still under the timeout, so `fetch(url).then(r => r.status)` answers.
             nonce = uuid.uuid4().hex
             await call.park(str(remote["objectId"]), nonce)
-            remote = await call.evaluate(_page_script(page_call("takeParked", nonce)),
-                                         by_value=False, user=UserScript())
+            remote = await call.evaluate(
+                _page_script(page_call("takeParked", nonce)), by_value=False, user=UserScript()
+            )
     else:
         resolved = await resolve_target(ctx, args.target, frame=args.frame)
         call.session_id = resolved.session_id
@@ -221,8 +254,10 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
             remote = await call.evaluate(script, by_value=False, user=user)
         except EvaluateError as exc:
             if _unreachable(exc):
-                raise BrowserError(f"eval: {args.target} is in a frame this tab's evaluate "
-                                   "cannot reach", code="frame_unreachable") from None
+                raise BrowserError(
+                    f"eval: {args.target} is in a frame this tab's evaluate cannot reach",
+                    code="frame_unreachable",
+                ) from None
             raise
     shaped = await call.shape(remote or {"type": "undefined"})
     if shaped.get("truncated"):
@@ -240,8 +275,9 @@ async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> dict[str, Any]:
     """
     host = ctx.host
     if not evaluate_enabled(host.profile, host.home):
-        raise EvaluateError(f"evaluate is switched off for profile {host.profile}",
-                            code="evaluate_disabled")
+        raise EvaluateError(
+            f"evaluate is switched off for profile {host.profile}", code="evaluate_disabled"
+        )
     call = _Call(ctx, None, f"reins-eval-{uuid.uuid4().hex[:12]}")
     try:
         result = await _run(ctx, args, call)

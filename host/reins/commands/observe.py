@@ -18,29 +18,40 @@ __all__ = ["COMMANDS"]
 
 class StateArgs(Args):
     source: Literal["dom", "ax"] | None = Field(
-        default=None,
-        description="dom: the page script (default); ax: Chrome's accessibility tree.")
+        default=None, description="dom: the page script (default); ax: Chrome's accessibility tree."
+    )
     viewport_only: bool = Field(default=False, description="Only what is in the viewport.")
     max_tokens: int | None = Field(
-        default=None, ge=0,
-        description="Hard budget (chars/4); viewport first, says what it left out.")
+        default=None,
+        ge=0,
+        description="Hard budget (chars/4); viewport first, says what it left out.",
+    )
     compare_sources: bool = Field(default=False, description="Measure both sources side by side.")
     diff: bool = Field(
         default=False,
         description="Only what changed since this tab's last state: + added, - removed, "
-                    "~ changed lines (the whole state when the document is new).")
+        "~ changed lines (the whole state when the document is new).",
+    )
     # The CLI without --json prints only the text: the per-ref list is then not built or sent.
-    text_only: bool = Field(default=False, description="Only the text, no per-ref list.",
-                            json_schema_extra=cli_hints(hidden=True))
+    text_only: bool = Field(
+        default=False,
+        description="Only the text, no per-ref list.",
+        json_schema_extra=cli_hints(hidden=True),
+    )
 
 
 @command("state", StateArgs, timeout_ms=30_000, read_only=True)
 async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
     """The page's interactive elements, one line each: @ref role "name" value [flags]."""
     if not args.compare_sources:
-        return await state_view(ctx, args.source or DEFAULT_SOURCE,
-                                viewport_only=args.viewport_only, max_tokens=args.max_tokens,
-                                text_only=args.text_only, diff=args.diff)
+        return await state_view(
+            ctx,
+            args.source or DEFAULT_SOURCE,
+            viewport_only=args.viewport_only,
+            max_tokens=args.max_tokens,
+            text_only=args.text_only,
+            diff=args.diff,
+        )
     return await compare_sources(ctx, viewport_only=args.viewport_only, max_tokens=args.max_tokens)
 
 
@@ -58,7 +69,8 @@ async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
 class FindArgs(Args):
     text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
     type: str | None = Field(
-        default=None, description="Interaction-map type: button, input, input-text, a …")
+        default=None, description="Interaction-map type: button, input, input-text, a …"
+    )
     tag: str | None = Field(default=None, description="HTML tag.")
     index: int | None = Field(default=None, ge=1, description="1-based among matches.")
     viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
@@ -66,9 +78,18 @@ class FindArgs(Args):
 
 
 def _found_view(e: dict[str, Any]) -> dict[str, Any]:
-    return {"ref": e.get("ref"), "id": e["id"], "type": e["type"], "tag": e["tag"],
-            "role": e.get("role"), "text": e["text"], "selector": e["selectors"].get("best"),
-            "position": e["position"], "visibility": e["visibility"], "frame": e.get("frame")}
+    return {
+        "ref": e.get("ref"),
+        "id": e["id"],
+        "type": e["type"],
+        "tag": e["tag"],
+        "role": e.get("role"),
+        "text": e["text"],
+        "selector": e["selectors"].get("best"),
+        "position": e["position"],
+        "visibility": e["visibility"],
+        "frame": e.get("frame"),
+    }
 
 
 @command("find", FindArgs, read_only=True)
@@ -79,8 +100,9 @@ async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
 
 
 class ScreenshotArgs(Args):
-    annotate: bool = Field(default=False,
-                           description="Box and label each visible element with its ref.")
+    annotate: bool = Field(
+        default=False, description="Box and label each visible element with its ref."
+    )
     full_page: bool = Field(default=False, description="The whole page, not only the viewport.")
 
 
@@ -93,8 +115,13 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
     content = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
     if args.full_page:
         params["captureBeyondViewport"] = True
-        params["clip"] = {"x": 0, "y": 0, "width": content.get("width", 0),
-                          "height": content.get("height", 0), "scale": 1}
+        params["clip"] = {
+            "x": 0,
+            "y": 0,
+            "width": content.get("width", 0),
+            "height": content.get("height", 0),
+            "scale": 1,
+        }
     marks: list[dict[str, Any]] = []
     if args.annotate:
         snap, records, refs = await observe_page(ctx)
@@ -104,17 +131,22 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
             if not record.get("visible") or (not args.full_page and not record.get("in_viewport")):
                 continue
             x, y, w, h = record["box"]
-            marks.append({"ref": ref, "x": x + scroll_x, "y": y + scroll_y, "width": w, "height": h})
+            marks.append(
+                {"ref": ref, "x": x + scroll_x, "y": y + scroll_y, "width": w, "height": h}
+            )
     shot = await ctx.cdp("Page.captureScreenshot", params)
     png = base64.b64decode(shot.get("data", ""))
     out: dict[str, Any] = {"format": "png"}
     if args.annotate:
         dpr = float(snap.viewport.get("dpr") or 1)
-        result = annotate(png, [Mark(m["ref"], m["x"], m["y"], m["width"], m["height"])
-                                for m in marks], scale=dpr)
+        result = annotate(
+            png, [Mark(m["ref"], m["x"], m["y"], m["width"], m["height"]) for m in marks], scale=dpr
+        )
         png = result.png
-        out["labels"] = [{"ref": p.label, "box": list(p.box), "label_box": list(p.label_box)}
-                         for p in result.placements]
+        out["labels"] = [
+            {"ref": p.label, "box": list(p.box), "label_box": list(p.label_box)}
+            for p in result.placements
+        ]
     out["png_base64"] = base64.b64encode(png).decode()
     out["bytes"] = len(png)
     return out

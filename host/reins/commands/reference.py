@@ -46,9 +46,12 @@ def render_reference(description: dict[str, Any]) -> str:
             continue  # served to other clients, not on the CLI
         budget = f"{cmd['timeout_ms'] / 1000:g} s"
         out.append(f"## `reins {' '.join(cmd['words'])}`\n")
-        out.append(f"`{_usage(cmd)}` — budget {budget}"
-                   + (", read-only" if cmd["read_only"] else "")
-                   + (f", MCP tool `{cmd['name']}`" if cmd.get("mcp") else "") + "\n")
+        out.append(
+            f"`{_usage(cmd)}` — budget {budget}"
+            + (", read-only" if cmd["read_only"] else "")
+            + (f", MCP tool `{cmd['name']}`" if cmd.get("mcp") else "")
+            + "\n"
+        )
         out.append(f"{cmd['help']}\n")
         params = [*cmd["arguments"], *cmd["options"]]
         if params:

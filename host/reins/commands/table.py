@@ -45,8 +45,7 @@ def all_commands() -> dict[str, Command[Any]]:
 def describe(table: dict[str, Command[Any]] | None = None) -> dict[str, Any]:
     """The table as plain JSON-able data: what the CLI (and docs, and tools) build from."""
     table = all_commands() if table is None else table
-    return {"format": _FORMAT,
-            "commands": [_command(cmd) for _, cmd in sorted(table.items())]}
+    return {"format": _FORMAT, "commands": [_command(cmd) for _, cmd in sorted(table.items())]}
 
 
 def describe_json(table: dict[str, Command[Any]] | None = None) -> str:
@@ -58,8 +57,9 @@ def _command(cmd: Command[Any]) -> dict[str, Any]:
     shown = {name: info for name, info in fields.items() if not _hints(info).get("hidden")}
     hidden_positional = set(cmd.cli_args) - set(shown)
     if hidden_positional:
-        raise ReinsError(f"command {cmd.name}: positional {sorted(hidden_positional)} is hidden",
-                         code="internal")
+        raise ReinsError(
+            f"command {cmd.name}: positional {sorted(hidden_positional)} is hidden", code="internal"
+        )
     return {
         "name": cmd.name,
         "words": list(cmd.cli),
@@ -68,8 +68,11 @@ def _command(cmd: Command[Any]) -> dict[str, Any]:
         "read_only": cmd.read_only,
         "mcp": cmd.mcp,
         "arguments": [_param(cmd, name, shown[name], positional=True) for name in cmd.cli_args],
-        "options": [_param(cmd, name, info, positional=False) for name, info in shown.items()
-                    if name not in cmd.cli_args],
+        "options": [
+            _param(cmd, name, info, positional=False)
+            for name, info in shown.items()
+            if name not in cmd.cli_args
+        ],
     }
 
 
@@ -89,8 +92,9 @@ def _param(cmd: Command[Any], name: str, info: FieldInfo, *, positional: bool) -
         if default is not None and not (kind == "bool" and default is False):
             out["default"] = default
     if kind == "bool" and (positional or info.get_default() is not False):
-        raise ReinsError(f"{cmd.name}.{name}: a bool field is an option that defaults to False",
-                         code="internal")
+        raise ReinsError(
+            f"{cmd.name}.{name}: a bool field is an option that defaults to False", code="internal"
+        )
     choices = hints.get("choices") or choices
     if choices:
         out["type"] = "choice" if kind in ("string", "choice") else kind
@@ -132,8 +136,10 @@ def _kind(annotation: Any, where: str) -> tuple[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reins.commands.table",
-                                     description="Write or check the CLI's table.json and docs/commands.md.")
+    parser = argparse.ArgumentParser(
+        prog="python -m reins.commands.table",
+        description="Write or check the CLI's table.json and docs/commands.md.",
+    )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--write", action="store_true", help=f"write {DESCRIPTION_PATH.name}")
     action.add_argument("--check", action="store_true", help="fail if it is stale")
@@ -147,11 +153,16 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
         return 0
-    stale = [path for path, text in fresh.items()
-             if (path.read_text(encoding="utf-8") if path.exists() else "") != text]
+    stale = [
+        path
+        for path, text in fresh.items()
+        if (path.read_text(encoding="utf-8") if path.exists() else "") != text
+    ]
     for path in stale:
-        print(f"{path} is stale: run `python -m reins.commands.table --write` and commit it",
-              file=sys.stderr)
+        print(
+            f"{path} is stale: run `python -m reins.commands.table --write` and commit it",
+            file=sys.stderr,
+        )
     if stale:
         return 1
     print(" and ".join(path.name for path in fresh) + " up to date")

@@ -21,53 +21,95 @@ __all__ = ["COMMANDS"]
 
 
 class TraceStartArgs(Args):
-    dir: str = Field(min_length=1, description="A new (or empty) directory for the trace; on the "
-                     "CLI by default ./reins-trace-DATE-TIME.")
-    name: str | None = Field(default=None, max_length=200,
-                             description="What the run is called in the report.")
-    screenshots: bool = Field(default=False,
-                              description="A picture before and after each action, its target "
-                                          "marked.")
-    max_mb: int = Field(default=100, ge=1, le=10_000,
-                        description="Size cap; past it no more pictures and shorter steps.")
+    dir: str = Field(
+        min_length=1,
+        description="A new (or empty) directory for the trace; on the "
+        "CLI by default ./reins-trace-DATE-TIME.",
+    )
+    name: str | None = Field(
+        default=None, max_length=200, description="What the run is called in the report."
+    )
+    screenshots: bool = Field(
+        default=False, description="A picture before and after each action, its target marked."
+    )
+    max_mb: int = Field(
+        default=100,
+        ge=1,
+        le=10_000,
+        description="Size cap; past it no more pictures and shorter steps.",
+    )
 
 
-@command("trace_start", TraceStartArgs, needs_tab=False, watch_dialogs=False, dialog_free=True,
-         probe=False, cli="trace start", cli_args=("dir",))
+@command(
+    "trace_start",
+    TraceStartArgs,
+    needs_tab=False,
+    watch_dialogs=False,
+    dialog_free=True,
+    probe=False,
+    cli="trace start",
+    cli_args=("dir",),
+)
 async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> dict[str, Any]:
     """Record every command of this profile into DIR until `reins trace stop` (`reins report DIR`
     makes the report)."""
     directory = Path(args.dir)
     if not directory.is_absolute():
-        raise UsageError(f"{args.dir}: the host needs an absolute directory",
-                         hint="give an absolute path (the CLI makes a relative one absolute)")
-    trace = ctx.host.part(Tracer).start(ctx.host, directory, name=args.name or directory.name,
-                                        screenshots=args.screenshots,
-                                        max_bytes=args.max_mb * 1_048_576)
-    return {"dir": trace.dir, "name": trace.name, "screenshots": trace.screenshots,
-            "max_mb": args.max_mb, "file": str(directory / TRACE_FILE)}
+        raise UsageError(
+            f"{args.dir}: the host needs an absolute directory",
+            hint="give an absolute path (the CLI makes a relative one absolute)",
+        )
+    trace = ctx.host.part(Tracer).start(
+        ctx.host,
+        directory,
+        name=args.name or directory.name,
+        screenshots=args.screenshots,
+        max_bytes=args.max_mb * 1_048_576,
+    )
+    return {
+        "dir": trace.dir,
+        "name": trace.name,
+        "screenshots": trace.screenshots,
+        "max_mb": args.max_mb,
+        "file": str(directory / TRACE_FILE),
+    }
 
 
-@command("trace_stop", NoArgs, needs_tab=False, watch_dialogs=False, dialog_free=True,
-         probe=False, cli="trace stop")
+@command(
+    "trace_stop",
+    NoArgs,
+    needs_tab=False,
+    watch_dialogs=False,
+    dialog_free=True,
+    probe=False,
+    cli="trace stop",
+)
 async def trace_stop(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Stop the running trace; answers its directory and how many steps it recorded."""
     trace = await ctx.host.part(Tracer).stop(ctx.host)
-    return {"dir": trace.dir, "name": trace.name, "steps": trace.step, "bytes": trace.bytes,
-            "capped": trace.capped, "report": f"reins report {trace.dir}"}
+    return {
+        "dir": trace.dir,
+        "name": trace.name,
+        "steps": trace.step,
+        "bytes": trace.bytes,
+        "capped": trace.capped,
+        "report": f"reins report {trace.dir}",
+    }
 
 
 class EvidenceArgs(Args):
     since: str | None = Field(
         default=None,
         description="From trace step N, `last` (the previous command), a duration (90s, 5m) or "
-                    "a time (14:02).")
+        "a time (14:02).",
+    )
     limit: int = Field(default=100, ge=1, le=500, description="At most this many, newest kept.")
 
 
 class ConsoleArgs(EvidenceArgs):
-    errors: bool = Field(default=False,
-                         description="Only errors: console.error, uncaught exceptions, rejections.")
+    errors: bool = Field(
+        default=False, description="Only errors: console.error, uncaught exceptions, rejections."
+    )
 
 
 class NetworkArgs(EvidenceArgs):
@@ -83,8 +125,11 @@ async def _read(ctx: CommandContext, since: str | None) -> tuple[PageEvidence, i
         installed = (await tick(ctx, drain=True)).installed
     tracer = ctx.host.part(Tracer)
     starts = evidence.command_starts
-    when = None if since is None else since_ms(
-        since, steps=tracer.step_starts, last=starts[-1] if starts else None)
+    when = (
+        None
+        if since is None
+        else since_ms(since, steps=tracer.step_starts, last=starts[-1] if starts else None)
+    )
     return evidence, when, installed
 
 
@@ -103,9 +148,14 @@ def _with_steps(ctx: CommandContext, entries: list[dict[str, Any]]) -> list[dict
 
 
 def _capture_note(evidence: PageEvidence, installed: bool) -> dict[str, Any]:
-    return {"capturing_since": iso(evidence.capturing_since / 1000) if evidence.capturing_since
-            else None, "started_now": installed, "dropped": evidence.dropped,
-            "document": evidence.url}
+    return {
+        "capturing_since": iso(evidence.capturing_since / 1000)
+        if evidence.capturing_since
+        else None,
+        "started_now": installed,
+        "dropped": evidence.dropped,
+        "document": evidence.url,
+    }
 
 
 @command("console", ConsoleArgs, read_only=True, dialog_free=True)
@@ -114,7 +164,10 @@ async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
     rejections (captured page-side from the first reins command on a document)."""
     evidence, since, installed = await _read(ctx, args.since)
     entries = select(evidence.console, since=since, only="errors" if args.errors else None)
-    return {"entries": _with_steps(ctx, entries[-args.limit:]), **_capture_note(evidence, installed)}
+    return {
+        "entries": _with_steps(ctx, entries[-args.limit :]),
+        **_capture_note(evidence, installed),
+    }
 
 
 @command("network", NetworkArgs, read_only=True, dialog_free=True)
@@ -123,8 +176,10 @@ async def network(ctx: CommandContext, args: NetworkArgs) -> dict[str, Any]:
     duration; --failed for >= 400 and network errors. Never headers, bodies or cookies."""
     evidence, since, installed = await _read(ctx, args.since)
     entries = select(evidence.network, since=since, only="failed" if args.failed else None)
-    return {"requests": _with_steps(ctx, entries[-args.limit:]),
-            **_capture_note(evidence, installed)}
+    return {
+        "requests": _with_steps(ctx, entries[-args.limit :]),
+        **_capture_note(evidence, installed),
+    }
 
 
 COMMANDS: tuple[Command[Any], ...] = (trace_start, trace_stop, console, network)

@@ -14,5 +14,11 @@ from __future__ import annotations
 from reins.mcp.answers import DEFAULT_ANSWER_TOKENS, DEFAULT_STATE_TOKENS, Limits
 from reins.mcp.server import Settings, ToolServer, serve
 
-__all__ = ["DEFAULT_ANSWER_TOKENS", "DEFAULT_STATE_TOKENS", "Limits", "Settings", "ToolServer",
-           "serve"]
+__all__ = [
+    "DEFAULT_ANSWER_TOKENS",
+    "DEFAULT_STATE_TOKENS",
+    "Limits",
+    "Settings",
+    "ToolServer",
+    "serve",
+]

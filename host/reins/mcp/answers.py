@@ -28,8 +28,15 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 from reins._errors import UsageError
 from reins.mcp.images import FittedImage, fit_image
 
-__all__ = ["DEFAULT_ANSWER_TOKENS", "DEFAULT_STATE_TOKENS", "Limits", "answer_tokens", "error_result",
-           "prepare_args", "tool_result"]
+__all__ = [
+    "DEFAULT_ANSWER_TOKENS",
+    "DEFAULT_STATE_TOKENS",
+    "Limits",
+    "answer_tokens",
+    "error_result",
+    "prepare_args",
+    "tool_result",
+]
 
 # Hosts fail a tool answer above ~25,000 tokens (Claude Code's default MAX_MCP_OUTPUT_TOKENS), and
 # count more than reins's chars/4 on some text: the default keeps a fifth in hand.
@@ -56,8 +63,11 @@ class Limits:
 
     def __post_init__(self) -> None:
         if self.answer_tokens < _MIN_ANSWER_TOKENS:
-            raise UsageError(f"the answer cap is at least {_MIN_ANSWER_TOKENS:,} tokens, not "
-                             f"{self.answer_tokens:,}", hint="")
+            raise UsageError(
+                f"the answer cap is at least {_MIN_ANSWER_TOKENS:,} tokens, not "
+                f"{self.answer_tokens:,}",
+                hint="",
+            )
         if self.state_tokens < 1:
             raise UsageError("the state budget is at least 1 token", hint="")
 
@@ -77,9 +87,14 @@ def tokens(text: str) -> int:
 
 def answer_tokens(result: CallToolResult) -> int:
     """What a tool answer costs, as the cap counts it (text, and images by their base64)."""
-    return sum(tokens(block.text) if isinstance(block, TextContent)
-               else tokens(block.data) if isinstance(block, ImageContent) else 0
-               for block in result.content)
+    return sum(
+        tokens(block.text)
+        if isinstance(block, TextContent)
+        else tokens(block.data)
+        if isinstance(block, ImageContent)
+        else 0
+        for block in result.content
+    )
 
 
 def prepare_args(tool: str, args: dict[str, Any], limits: Limits) -> dict[str, Any]:
@@ -107,13 +122,16 @@ def tool_result(tool: str, answer: dict[str, Any], limits: Limits) -> CallToolRe
     return CallToolResult(content=[TextContent(text=_fit(text, limits, _ASK_LESS.get(tool)))])
 
 
-def error_result(error: dict[str, Any], limits: Limits,
-                 words: Callable[[str], str] = str) -> CallToolResult:
+def error_result(
+    error: dict[str, Any], limits: Limits, words: Callable[[str], str] = str
+) -> CallToolResult:
     """A typed error as a tool error: code, message (with the next step), details."""
-    wire = {"code": str(error.get("code") or "internal"),
-            "message": words(str(error.get("message") or "")),
-            "transient": bool(error.get("transient", False)),
-            **{k: v for k, v in error.items() if k not in ("code", "message", "transient")}}
+    wire = {
+        "code": str(error.get("code") or "internal"),
+        "message": words(str(error.get("message") or "")),
+        "transient": bool(error.get("transient", False)),
+        **{k: v for k, v in error.items() if k not in ("code", "message", "transient")},
+    }
     text = f"error {wire['code']}: {wire['message']}"
     details = {k: v for k, v in wire.items() if k not in ("code", "message")}
     text += "\n" + _compact(details)
@@ -125,8 +143,11 @@ def error_result(error: dict[str, Any], limits: Limits,
 
 def _compact(body: dict[str, Any]) -> str:
     """One line of JSON without the noise and the empty lists."""
-    kept = {k: v for k, v in body.items()
-            if k not in _NOISE and v is not None and v != [] and _NORM.get(k, ...) != v}
+    kept = {
+        k: v
+        for k, v in body.items()
+        if k not in _NOISE and v is not None and v != [] and _NORM.get(k, ...) != v
+    }
     return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -143,9 +164,10 @@ def _fit(text: str, limits: Limits, ask_less: str | None) -> str:
     cap = limits.answer_chars
     if len(text) <= cap:
         return text
-    note = (f"\n… cut: this answer was ~{tokens(text):,} tokens; reins mcp answers at most "
-            f"{limits.answer_tokens:,} (--max-tokens-per-answer); "
-            + (ask_less or "ask for less") + ".")
+    note = (
+        f"\n… cut: this answer was ~{tokens(text):,} tokens; reins mcp answers at most "
+        f"{limits.answer_tokens:,} (--max-tokens-per-answer); " + (ask_less or "ask for less") + "."
+    )
     room = cap - len(note)
     cut = text.rfind("\n", 0, room)
     if cut < room * 0.8:
@@ -158,27 +180,42 @@ def _state_text(body: dict[str, Any], limits: Limits) -> str:
     left_out = int(body.get("left_out") or 0)
     if left_out and lines and lines[-1].startswith("…"):
         # The renderer's last line speaks the CLI's words; say it with this tool's arguments.
-        lines[-1] = (f"… {left_out:,} more element{'s' if left_out != 1 else ''} left out "
-                     f"(in view first, then document order); call state with a larger max_tokens "
-                     f"(up to {limits.state_cap:,}), viewport_only=true, or find text=…; "
-                     "or scroll and call state again")
-    head = f"page: {json.dumps(body.get('title') or '', ensure_ascii=False)} {body.get('url') or ''}"
+        lines[-1] = (
+            f"… {left_out:,} more element{'s' if left_out != 1 else ''} left out "
+            f"(in view first, then document order); call state with a larger max_tokens "
+            f"(up to {limits.state_cap:,}), viewport_only=true, or find text=…; "
+            "or scroll and call state again"
+        )
+    head = (
+        f"page: {json.dumps(body.get('title') or '', ensure_ascii=False)} {body.get('url') or ''}"
+    )
     return "\n".join([head, *lines])
 
 
 def _found_text(body: dict[str, Any]) -> str:
     """One line a match, as `state` writes elements: @ref type "text" [flags]."""
     matches = body["matches"]
-    lines = [f"{len(matches)} match{'es' if len(matches) != 1 else ''}"
-             + (f" (by {body['stage']})" if body.get("stage") else "")]
+    lines = [
+        f"{len(matches)} match{'es' if len(matches) != 1 else ''}"
+        + (f" (by {body['stage']})" if body.get("stage") else "")
+    ]
     for m in matches:
         seen = m.get("visibility") or {}
-        flags = [flag for flag, on in (("offscreen", seen.get("inViewport") is False),
-                                       ("hidden", seen.get("visible") is False),
-                                       ("obscured", seen.get("obscured") is True)) if on]
+        flags = [
+            flag
+            for flag, on in (
+                ("offscreen", seen.get("inViewport") is False),
+                ("hidden", seen.get("visible") is False),
+                ("obscured", seen.get("obscured") is True),
+            )
+            if on
+        ]
         frame = m.get("frame")
-        parts = [str(m.get("ref") or m.get("selector")), str(m.get("role") or m.get("type")),
-                 json.dumps(_clip(str(m.get("text") or "")), ensure_ascii=False)]
+        parts = [
+            str(m.get("ref") or m.get("selector")),
+            str(m.get("role") or m.get("type")),
+            json.dumps(_clip(str(m.get("text") or "")), ensure_ascii=False),
+        ]
         if frame and frame != "f0":
             parts.append(f"frame={frame}")
         parts += [f"[{flag}]" for flag in flags]
@@ -202,8 +239,9 @@ def _screenshot(body: dict[str, Any], limits: Limits) -> CallToolResult:
     fitted = fit_image(png, max_bytes=room * 3 // 4, label_px=label_px)
     data = base64.b64encode(fitted.data).decode()
     text = _image_line(fitted, len(labels) if labels is not None else None)
-    return CallToolResult(content=[ImageContent(data=data, mime_type=fitted.mime),
-                                   TextContent(text=text)])
+    return CallToolResult(
+        content=[ImageContent(data=data, mime_type=fitted.mime), TextContent(text=text)]
+    )
 
 
 def _label_height(labels: list[dict[str, Any]]) -> int | None:
@@ -220,6 +258,8 @@ def _image_line(fitted: FittedImage, labels: int | None) -> str:
     line = "screenshot " + ", ".join(parts)
     if fitted.cut_at is not None:
         whole = round(fitted.source_height * fitted.scale)
-        line += (f"; only the top {fitted.cut_at:,} of {whole:,} rows (smaller would not read): "
-                 "for the rest, scroll and take the viewport (full_page=false)")
+        line += (
+            f"; only the top {fitted.cut_at:,} of {whole:,} rows (smaller would not read): "
+            "for the rest, scroll and take the viewport (full_page=false)"
+        )
     return line

@@ -60,8 +60,9 @@ Encoder = Callable[[Image.Image], Encoded]
 
 def _png_palette(image: Image.Image) -> Encoded:
     out = io.BytesIO()
-    image.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(out, format="PNG",
-                                                                       compress_level=9)
+    image.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(
+        out, format="PNG", compress_level=9
+    )
     return out.getvalue(), "image/png", "png, 256 colours"
 
 
@@ -85,8 +86,12 @@ def fit_image(png: bytes, *, max_bytes: int, label_px: int | None = None) -> Fit
     image = _decode(png)
     width, height = image.size
     # The largest scale at which the whole picture could fit at all.
-    scale = min(1.0, MAX_EDGE / max(width, height), math.sqrt(MAX_PIXELS / (width * height)),
-                math.sqrt(max_bytes * 8 / (_MIN_BITS_PER_PX * width * height)))
+    scale = min(
+        1.0,
+        MAX_EDGE / max(width, height),
+        math.sqrt(MAX_PIXELS / (width * height)),
+        math.sqrt(max_bytes * 8 / (_MIN_BITS_PER_PX * width * height)),
+    )
     if len(png) <= max_bytes and scale >= 1.0:
         return FittedImage(png, "image/png", "png", width, height, 1.0, height)
     floor = MIN_SCALE if not label_px else min(1.0, max(MIN_SCALE, LEGIBLE_LABEL_PX / label_px))
@@ -134,11 +139,21 @@ def _cut(image: Image.Image, scale: float, max_bytes: int) -> FittedImage:
                 break
             rows = max(1, min(int(rows * _STEP), int(rows * max_bytes / size * 0.95)))
     if best is None:
-        raise UsageError("the screenshot cannot be made to fit the answer cap",
-                         hint="raise --max-tokens-per-answer")
+        raise UsageError(
+            "the screenshot cannot be made to fit the answer cap",
+            hint="raise --max-tokens-per-answer",
+        )
     part, (data, mime, encoding) = best
-    return FittedImage(data, mime, encoding, part.width, part.height, scale, source_height,
-                       cut_at=part.height if part.height < total_rows else None)
+    return FittedImage(
+        data,
+        mime,
+        encoding,
+        part.width,
+        part.height,
+        scale,
+        source_height,
+        cut_at=part.height if part.height < total_rows else None,
+    )
 
 
 def _top(image: Image.Image, scale: float, rows: int) -> Image.Image:
@@ -160,5 +175,6 @@ def _decode(png: bytes) -> Image.Image:
             source.load()
             return source.copy()
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
-        raise UsageError(f"the screenshot is not a readable image ({exc})",
-                         hint="take the screenshot again") from exc
+        raise UsageError(
+            f"the screenshot is not a readable image ({exc})", hint="take the screenshot again"
+        ) from exc

@@ -68,10 +68,17 @@ class ToolServer:
         self.tools = [_tool(spec) for spec in self.specs.values()]
 
     def server(self) -> Server[Any]:
-        return Server("reins", version=__version__, instructions=INSTRUCTIONS,
-                      on_list_tools=self.list_tools, on_call_tool=self.call_tool)
+        return Server(
+            "reins",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
 
-    async def list_tools(self, _ctx: Any, _params: PaginatedRequestParams | None) -> ListToolsResult:
+    async def list_tools(
+        self, _ctx: Any, _params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
         return ListToolsResult(tools=self.tools)
 
     async def call_tool(self, _ctx: Any, params: CallToolRequestParams) -> CallToolResult:
@@ -82,14 +89,18 @@ class ToolServer:
         spec = self.specs.get(name)
         try:
             if spec is None:
-                raise UsageError(f"reins has no tool {name!r}; its tools: "
-                                 + ", ".join(self.specs), code="unknown_command", hint="")
+                raise UsageError(
+                    f"reins has no tool {name!r}; its tools: " + ", ".join(self.specs),
+                    code="unknown_command",
+                    hint="",
+                )
             _validate(spec, args)
             answer = await self._send(name, prepare_args(name, args, limits))
             if not answer.get("ok"):
                 error = answer.get("error")
-                return error_result(error if isinstance(error, dict) else {"code": "internal"},
-                                    limits, self.words)
+                return error_result(
+                    error if isinstance(error, dict) else {"code": "internal"}, limits, self.words
+                )
             return tool_result(name, answer, limits)
         except ReinsError as exc:
             return error_result(exc.to_wire(), limits, self.words)
@@ -98,8 +109,9 @@ class ToolServer:
         profile = self.settings.profile or os.environ.get("REINS_PROFILE") or None
         conn = await anyio.to_thread.run_sync(lambda: Connection(find_socket(profile)))
         try:
-            return await anyio.to_thread.run_sync(functools.partial(conn.call, cmd, args),
-                                                  abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(
+                functools.partial(conn.call, cmd, args), abandon_on_cancel=True
+            )
         finally:
             conn.abort()
 
@@ -109,16 +121,23 @@ def _validate(spec: ToolSpec, args: dict[str, Any]) -> None:
     try:
         validate_args(spec.command.args, args)
     except UsageError as exc:
-        raise UsageError(str(exc.args[0]),
-                         hint=f"check the arguments against the {spec.name} tool's input schema"
-                         ) from None
+        raise UsageError(
+            str(exc.args[0]),
+            hint=f"check the arguments against the {spec.name} tool's input schema",
+        ) from None
 
 
 def _tool(spec: ToolSpec) -> Tool:
-    return Tool(name=spec.name, description=spec.description, input_schema=spec.input_schema,
-                annotations=ToolAnnotations(read_only_hint=spec.read_only,
-                                            destructive_hint=spec.destructive,
-                                            idempotent_hint=spec.idempotent))
+    return Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        annotations=ToolAnnotations(
+            read_only_hint=spec.read_only,
+            destructive_hint=spec.destructive,
+            idempotent_hint=spec.idempotent,
+        ),
+    )
 
 
 async def _serve(tools: ToolServer) -> None:

@@ -64,8 +64,10 @@ class ToolWords:
     @classmethod
     def of(cls, table: Mapping[str, Command[Any]]) -> ToolWords:
         tools = [cmd for cmd in table.values() if cmd.mcp]
-        return cls({cmd.cli: cmd.name for cmd in tools if cmd.cli},
-                   frozenset(name for cmd in tools for name in cmd.args.model_fields))
+        return cls(
+            {cmd.cli: cmd.name for cmd in tools if cmd.cli},
+            frozenset(name for cmd in tools for name in cmd.args.model_fields),
+        )
 
     def __call__(self, text: str) -> str:
         """`reins tab select ID` -> `tab_select ID` and --max-tokens -> max_tokens where a tool

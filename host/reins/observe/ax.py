@@ -20,11 +20,14 @@ __all__ = ["ax_records", "merge_ax"]
 
 
 async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
-    array_id = await evaluate_handle(ctx, page_call("storedElements"), session_id=session, what="element handles")
+    array_id = await evaluate_handle(
+        ctx, page_call("storedElements"), session_id=session, what="element handles"
+    )
     if array_id is None:
         return []
-    props = await ctx.cdp("Runtime.getProperties", {"objectId": array_id, "ownProperties": True},
-                          session_id=session)
+    props = await ctx.cdp(
+        "Runtime.getProperties", {"objectId": array_id, "ownProperties": True}, session_id=session
+    )
     ids: dict[int, str] = {}
     for prop in props.get("result") or []:
         name = str(prop.get("name", ""))
@@ -43,9 +46,20 @@ def _ax_states(node: dict[str, Any]) -> dict[str, Any]:
     for prop in node.get("properties") or []:
         name = prop.get("name")
         value = (prop.get("value") or {}).get("value")
-        if name in ("disabled", "expanded", "selected", "focused", "checked", "readonly", "required"):
-            states[name] = value if name != "checked" else (
-                True if value == "true" else False if value == "false" else value)
+        if name in (
+            "disabled",
+            "expanded",
+            "selected",
+            "focused",
+            "checked",
+            "readonly",
+            "required",
+        ):
+            states[name] = (
+                value
+                if name != "checked"
+                else (True if value == "true" else False if value == "false" else value)
+            )
     return states
 
 
@@ -54,8 +68,10 @@ AX_RESERVE_S = 1.5
 AX_CHUNK = 200
 
 
-async def ax_records(ctx: CommandContext, snap: PageSnapshot,
-                     ) -> tuple[list[dict[str, Any]], AxCoverage]:
+async def ax_records(
+    ctx: CommandContext,
+    snap: PageSnapshot,
+) -> tuple[list[dict[str, Any]], AxCoverage]:
     """The snapshot's candidates as Chrome's accessibility tree sees them (role, name, states,
     backend node id), asked element by element in batches, viewport first.
 
@@ -66,14 +82,13 @@ async def ax_records(ctx: CommandContext, snap: PageSnapshot,
     """
     records = [dict(r) for r in snap.elements]
     coverage = AxCoverage(total=len(records))
-    order = sorted(range(len(records)),
-                   key=lambda i: (not records[i].get("in_viewport"), i))
+    order = sorted(range(len(records)), key=lambda i: (not records[i].get("in_viewport"), i))
     enabled = ctx.part(ObserveState).ax_enabled
     handles: dict[str | None, list[str]] = {}
     loop = asyncio.get_running_loop()
     per_call = 0.002  # seconds; refined from each batch
     for k in range(0, len(order), AX_CHUNK):
-        chunk = order[k:k + AX_CHUNK]
+        chunk = order[k : k + AX_CHUNK]
         if ctx.deadline.remaining() < AX_RESERVE_S + per_call * len(chunk):
             break
         by_session: dict[str | None, list[int]] = {}
@@ -90,8 +105,12 @@ async def ax_records(ctx: CommandContext, snap: PageSnapshot,
             ids = handles[session]
             pairs = [(i, ids[snap.homes[i][1]]) for i in indexes if snap.homes[i][1] < len(ids)]
             answers = await ctx.cdp_batch(
-                [("Accessibility.getPartialAXTree", {"objectId": oid, "fetchRelatives": False})
-                 for _, oid in pairs], session_id=session)
+                [
+                    ("Accessibility.getPartialAXTree", {"objectId": oid, "fetchRelatives": False})
+                    for _, oid in pairs
+                ],
+                session_id=session,
+            )
             for (i, _), answer in zip(pairs, answers, strict=False):
                 merge_ax(records[i], answer)
         coverage.asked += len(chunk)

@@ -19,8 +19,14 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import session_for_iframe
 
-__all__ = ["AxCoverage", "PageSnapshot", "collect_expression", "collect_source", "install_expression",
-           "snapshot_page"]
+__all__ = [
+    "AxCoverage",
+    "PageSnapshot",
+    "collect_expression",
+    "collect_source",
+    "install_expression",
+    "snapshot_page",
+]
 
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
 MAX_ELEMENTS = 50_000
@@ -42,16 +48,24 @@ def install_expression() -> str:
     return collect_source().replace("__REINS_OPTIONS__", json.dumps({"install": True}))
 
 
-async def _collect(ctx: CommandContext, options: dict[str, Any], *, session_id: str | None = None,
-                   what: str = "collect") -> dict[str, Any]:
+async def _collect(
+    ctx: CommandContext,
+    options: dict[str, Any],
+    *,
+    session_id: str | None = None,
+    what: str = "collect",
+) -> dict[str, Any]:
     text = await evaluate(ctx, collect_expression(options), session_id=session_id, what=what)
     try:
         value = json.loads(text) if isinstance(text, str) else None
     except ValueError:
         value = None
     if not isinstance(value, dict):
-        raise ReinsError("the page script returned nothing (is this a page reins can read?)",
-                         code="cdp_error", transient=True)
+        raise ReinsError(
+            "the page script returned nothing (is this a page reins can read?)",
+            code="cdp_error",
+            transient=True,
+        )
     return value
 
 
@@ -87,13 +101,20 @@ class PageSnapshot:
 
     def collected(self) -> dict[str, Any]:
         """In the page script's own shape (for the interaction map)."""
-        return {"url": self.url, "title": self.title, "timestamp": self.timestamp,
-                "viewport": self.viewport, "frames": self.frames, "elements": self.elements,
-                "truncated": self.truncated}
+        return {
+            "url": self.url,
+            "title": self.title,
+            "timestamp": self.timestamp,
+            "viewport": self.viewport,
+            "frames": self.frames,
+            "elements": self.elements,
+            "truncated": self.truncated,
+        }
 
 
-async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
-                        frames: dict[str, dict[str, Any]]) -> tuple[str, float, float]:
+async def _oopif_origin(
+    ctx: CommandContext, frame: dict[str, Any], frames: dict[str, dict[str, Any]]
+) -> tuple[str, float, float]:
     """Session and main-viewport content origin of a cross-origin iframe."""
     chain: list[str] = []
     cursor: dict[str, Any] | None = frame
@@ -101,8 +122,9 @@ async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
         chain.insert(0, str(cursor["selector"]))
         parent = cursor.get("parent")
         cursor = frames.get(str(parent)) if parent else None
-    object_id = await evaluate_handle(ctx, page_call("frameElementByChain", chain),
-                                      what="frame lookup")
+    object_id = await evaluate_handle(
+        ctx, page_call("frameElementByChain", chain), what="frame lookup"
+    )
     if object_id is None:
         raise ReinsError("the iframe element is gone", code="frame_unreachable")
     session = await session_for_iframe(ctx, object_id)
@@ -110,13 +132,18 @@ async def _oopif_origin(ctx: CommandContext, frame: dict[str, Any],
     return session, float(origin[0]), float(origin[1])
 
 
-async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,
-                        full: bool = False) -> PageSnapshot:
+async def snapshot_page(
+    ctx: CommandContext, *, viewport_only: bool = False, full: bool = False
+) -> PageSnapshot:
     """Collect the page. ``full`` keeps every field of the record (the interaction map needs
     them); otherwise the page sends the compact record (docs/element-record.md)."""
     started = time.monotonic()
-    options = {"viewportOnly": viewport_only, "maxElements": MAX_ELEMENTS, "withSelectors": True,
-               "compact": not full}
+    options = {
+        "viewportOnly": viewport_only,
+        "maxElements": MAX_ELEMENTS,
+        "withSelectors": True,
+        "compact": not full,
+    }
     main = await _collect(ctx, options)
     elements: list[dict[str, Any]] = list(main.get("elements") or [])
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
@@ -141,7 +168,10 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,
         frame["url"] = frame.get("url") or child.get("url") or ""
         at = frame.pop("at", None)
         splice: tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]] = (
-            at if isinstance(at, int) else len(elements), [], [])
+            at if isinstance(at, int) else len(elements),
+            [],
+            [],
+        )
         splices.append(splice)
         prefix = str(frame["id"])
         remap = {"f0": prefix}
@@ -149,7 +179,9 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,
             if sub["id"] == "f0":
                 continue
             remap[sub["id"]] = f"{prefix}.{sub['id'][1:]}"
-            sub = dict(sub, id=remap[sub["id"]], parent=remap.get(sub.get("parent") or "f0", prefix))
+            sub = dict(
+                sub, id=remap[sub["id"]], parent=remap.get(sub.get("parent") or "f0", prefix)
+            )
             frames.append(sub)
         for local, record in enumerate(child.get("elements") or []):
             record["frame"] = remap.get(record.get("frame", "f0"), prefix)
@@ -167,11 +199,18 @@ async def snapshot_page(ctx: CommandContext, *, viewport_only: bool = False,
     for i, record in enumerate(elements):
         record["i"] = i
     return PageSnapshot(
-        url=str(main.get("url", "")), title=str(main.get("title", "")),
-        viewport=dict(main.get("viewport") or {}), frames=frames, elements=elements,
-        truncated=bool(main.get("truncated")), document_id=repr(main.get("origin")),
+        url=str(main.get("url", "")),
+        title=str(main.get("title", "")),
+        viewport=dict(main.get("viewport") or {}),
+        frames=frames,
+        elements=elements,
+        truncated=bool(main.get("truncated")),
+        document_id=repr(main.get("origin")),
         timestamp=float(main.get("timestamp") or time.time() * 1000),
-        elapsed_ms=int((time.monotonic() - started) * 1000), homes=homes, gens=gens)
+        elapsed_ms=int((time.monotonic() - started) * 1000),
+        homes=homes,
+        gens=gens,
+    )
 
 
 def _unreachable_reason(exc: ReinsError) -> str:
@@ -184,7 +223,8 @@ def _unreachable_reason(exc: ReinsError) -> str:
 
 
 def _spliced(
-    elements: list[dict[str, Any]], homes: list[tuple[str | None, int]],
+    elements: list[dict[str, Any]],
+    homes: list[tuple[str | None, int]],
     splices: list[tuple[int, list[dict[str, Any]], list[tuple[str | None, int]]]],
 ) -> tuple[list[dict[str, Any]], list[tuple[str | None, int]]]:
     """The main list with each cross-origin frame's records inserted where its iframe is."""

@@ -36,7 +36,9 @@ class Lines:
     """One observation as ``state`` printed its elements: ref -> line, in document order."""
 
     document_id: str
-    lines: dict[str, str]  # ref (with @) -> its line, ``[frame fN]`` appended outside the main frame
+    lines: dict[
+        str, str
+    ]  # ref (with @) -> its line, ``[frame fN]`` appended outside the main frame
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -62,13 +64,19 @@ def _line(view: RefView, main: str) -> str:
     return line
 
 
-def lines_of(views: Sequence[RefView], document_id: str, *, main_frame: str = MAIN_FRAME,
-             ) -> Lines | None:
+def lines_of(
+    views: Sequence[RefView],
+    document_id: str,
+    *,
+    main_frame: str = MAIN_FRAME,
+) -> Lines | None:
     """What to keep of an observation for the next diff; None past ``MAX_KEPT`` elements."""
     if len(views) > MAX_KEPT:
         return None
-    return Lines(document_id, {(v.ref if v.ref.startswith("@") else "@" + v.ref): _line(v, main_frame)
-                               for v in views})
+    return Lines(
+        document_id,
+        {(v.ref if v.ref.startswith("@") else "@" + v.ref): _line(v, main_frame) for v in views},
+    )
 
 
 def diff_lines(old: Lines, new: Lines) -> StateDiff:

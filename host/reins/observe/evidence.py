@@ -34,8 +34,19 @@ from reins.bridge.context import CommandContext, HostPart, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.call import evaluate, page_call
 
-__all__ = ["LOG_EVENT", "CaptureSwitch", "PageEvidence", "Tick", "failed_request", "log_entry",
-           "merged", "redact_url", "select", "since_ms", "tick"]
+__all__ = [
+    "LOG_EVENT",
+    "CaptureSwitch",
+    "PageEvidence",
+    "Tick",
+    "failed_request",
+    "log_entry",
+    "merged",
+    "redact_url",
+    "select",
+    "since_ms",
+    "tick",
+]
 
 # Host-side ring buffers per tab (the page keeps 200 console lines and 300 timings per document).
 CONSOLE_LIMIT = 500
@@ -58,9 +69,15 @@ def redact_url(url: Any, *, limit: int = URL_MAX) -> str:
     try:
         parts = urlsplit(text)
         netloc = parts.netloc.rsplit("@", 1)[-1]
-        query = "&".join(
-            (pair.split("=", 1)[0] + "=" + REDACTED) if "=" in pair else pair
-            for pair in parts.query.split("&") if pair) if parts.query else ""
+        query = (
+            "&".join(
+                (pair.split("=", 1)[0] + "=" + REDACTED) if "=" in pair else pair
+                for pair in parts.query.split("&")
+                if pair
+            )
+            if parts.query
+            else ""
+        )
         text = urlunsplit((parts.scheme, netloc, parts.path, query, ""))
     except ValueError:
         text = text.split("?", 1)[0].split("#", 1)[0]
@@ -93,7 +110,8 @@ def failed_request(entry: dict[str, Any]) -> bool | None:
 def _clean_console(item: dict[str, Any], document: str) -> dict[str, Any]:
     text = str(item.get("text") or "")
     return {
-        "time": _int(item.get("time")), "level": str(item.get("level") or "error"),
+        "time": _int(item.get("time")),
+        "level": str(item.get("level") or "error"),
         "kind": str(item.get("kind") or "console"),
         "text": text if len(text) <= TEXT_MAX else text[:TEXT_MAX] + "…",
         "source": redact_url(item["source"]) if item.get("source") else None,
@@ -105,11 +123,14 @@ def _clean_console(item: dict[str, Any], document: str) -> dict[str, Any]:
 def _clean_request(item: dict[str, Any], document: str) -> dict[str, Any]:
     status = item.get("status")
     entry = {
-        "time": _int(item.get("time")), "method": None, "url": redact_url(item.get("url")),
+        "time": _int(item.get("time")),
+        "method": None,
+        "url": redact_url(item.get("url")),
         "type": str(item.get("type") or "other"),
         "status": status if isinstance(status, int) and not isinstance(status, bool) else None,
         "duration_ms": _int(item.get("duration_ms")),
-        "transfer_size": _int(item["transfer_size"]) if item.get("transfer_size") is not None
+        "transfer_size": _int(item["transfer_size"])
+        if item.get("transfer_size") is not None
         else None,
         "document": document,
     }
@@ -144,15 +165,28 @@ def log_entry(params: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     if entry.get("source") == "network" and entry.get("url"):
         status = _STATUS.search(text)
         return "network", {
-            "time": when, "method": None, "url": redact_url(entry["url"]), "type": "browser log",
-            "status": int(status[1]) if status else 0, "duration_ms": None, "transfer_size": None,
-            "document": None, "failed": True, "error": text[:300], "via": "chrome"}
+            "time": when,
+            "method": None,
+            "url": redact_url(entry["url"]),
+            "type": "browser log",
+            "status": int(status[1]) if status else 0,
+            "duration_ms": None,
+            "transfer_size": None,
+            "document": None,
+            "failed": True,
+            "error": text[:300],
+            "via": "chrome",
+        }
     return "console", {
-        "time": when, "level": level, "kind": f"chrome:{entry.get('source') or 'other'}",
+        "time": when,
+        "level": level,
+        "kind": f"chrome:{entry.get('source') or 'other'}",
         "text": text if len(text) <= TEXT_MAX else text[:TEXT_MAX] + "…",
         "source": redact_url(entry["url"]) if entry.get("url") else None,
         "line": _int(entry.get("lineNumber")) + 1 if entry.get("lineNumber") is not None else None,
-        "document": None, "via": "chrome"}
+        "document": None,
+        "via": "chrome",
+    }
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -160,8 +194,10 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if abs(a.get("time", 0) - b.get("time", 0)) > _SAME_MS:
         return False
     if "url" in a and "url" in b and "status" in a:
-        return bool(a["url"] == b["url"] and (a.get("status") == b.get("status")
-                                              or 0 in (a.get("status"), b.get("status"))))
+        return bool(
+            a["url"] == b["url"]
+            and (a.get("status") == b.get("status") or 0 in (a.get("status"), b.get("status")))
+        )
     ta, tb = str(a.get("text") or ""), str(b.get("text") or "")
     return bool(ta) and bool(tb) and (ta in tb or tb in ta)
 
@@ -205,7 +241,8 @@ class PageEvidence(TabPart):
     # Chrome's log entries that arrived since the last drain, and recent ones (a re-enabled log
     # replays what it has).
     pending: dict[str, list[dict[str, Any]]] = field(
-        default_factory=lambda: {"console": [], "network": []})
+        default_factory=lambda: {"console": [], "network": []}
+    )
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=200))
 
     def handle(self, event: CdpEvent) -> None:
@@ -263,8 +300,12 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     if not isinstance(raw, dict):
         raise ReinsError("the page did not answer the capture", code="cdp_error", transient=True)
     document_url = redact_url(raw.get("url"))
-    got = Tick(document=repr(raw.get("document")), url=str(raw.get("url") or ""),
-               title=str(raw.get("title") or ""), installed=bool(raw.get("installed")))
+    got = Tick(
+        document=repr(raw.get("document")),
+        url=str(raw.get("url") or ""),
+        title=str(raw.get("title") or ""),
+        installed=bool(raw.get("installed")),
+    )
     evidence = ctx.part(PageEvidence)
     evidence.url = document_url
     if evidence.document != got.document:
@@ -284,8 +325,9 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     return got
 
 
-def select(entries: Iterable[dict[str, Any]], *, since: int | None = None,
-           only: str | None = None) -> list[dict[str, Any]]:
+def select(
+    entries: Iterable[dict[str, Any]], *, since: int | None = None, only: str | None = None
+) -> list[dict[str, Any]]:
     """Entries at or after ``since`` (epoch ms); ``only="errors"``: console errors, exceptions
     and rejections; ``only="failed"``: failed requests (pure)."""
     out = []
@@ -304,8 +346,13 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m|h)$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-def since_ms(value: str, *, now: float | None = None, steps: dict[int, float] | None = None,
-             last: float | None = None) -> int:
+def since_ms(
+    value: str,
+    *,
+    now: float | None = None,
+    steps: dict[int, float] | None = None,
+    last: float | None = None,
+) -> int:
     """``--since``: a trace step number (its start), ``last`` (the start of the command before
     this one on the tab), a duration ago (``90s``, ``5m``), or a time (``14:02``, ``14:02:30``,
     an ISO date-time). Epoch milliseconds (pure)."""
@@ -315,14 +362,18 @@ def since_ms(value: str, *, now: float | None = None, steps: dict[int, float] | 
         step = int(text)
         started = (steps or {}).get(step)
         if started is None:
-            raise UsageError(f"--since {step}: no such step in the running trace",
-                             hint="give a step number `reins trace` recorded, `last`, a duration "
-                                  "(90s, 5m) or a time (14:02)")
+            raise UsageError(
+                f"--since {step}: no such step in the running trace",
+                hint="give a step number `reins trace` recorded, `last`, a duration "
+                "(90s, 5m) or a time (14:02)",
+            )
         return int(started * 1000)
     if text == "last":
         if last is None:
-            raise UsageError("--since last: no earlier command ran on this tab",
-                             hint="run the command you want evidence of first")
+            raise UsageError(
+                "--since last: no earlier command ran on this tab",
+                hint="run the command you want evidence of first",
+            )
         return int(last * 1000)
     match = _DURATION.match(text)
     if match:
@@ -334,6 +385,8 @@ def since_ms(value: str, *, now: float | None = None, steps: dict[int, float] | 
         else:
             moment = datetime.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"--since {value!r}: not a step, `last`, a duration or a time",
-                         hint="e.g. --since 3, --since last, --since 90s, --since 14:02") from None
+        raise UsageError(
+            f"--since {value!r}: not a step, `last`, a duration or a time",
+            hint="e.g. --since 3, --since last, --since 90s, --since 14:02",
+        ) from None
     return int(moment.timestamp() * 1000)

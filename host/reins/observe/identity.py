@@ -139,10 +139,17 @@ class Identity:
 
     def to_json(self) -> dict[str, Any]:
         # By hand, not dataclasses.asdict: registries of 20,000 entries are saved after each look.
-        return {"testid": self.testid, "id": self.id, "aria_label": self.aria_label,
-                "role": self.role, "name": self.name, "tag": self.tag,
-                "parent_role": self.parent_role, "sibling_index": self.sibling_index,
-                "name_attr": self.name_attr}
+        return {
+            "testid": self.testid,
+            "id": self.id,
+            "aria_label": self.aria_label,
+            "role": self.role,
+            "name": self.name,
+            "tag": self.tag,
+            "parent_role": self.parent_role,
+            "sibling_index": self.sibling_index,
+            "name_attr": self.name_attr,
+        }
 
     def filled_from(self, other: Identity) -> Identity:
         """This identity with its absent signals taken from ``other``."""

@@ -38,7 +38,10 @@ MAP_TTL_S = 600.0
 
 
 async def observe_page(
-    ctx: CommandContext, *, source: str = DEFAULT_SOURCE, viewport_only: bool = False,
+    ctx: CommandContext,
+    *,
+    source: str = DEFAULT_SOURCE,
+    viewport_only: bool = False,
     full: bool = False,
 ) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     """Collect the page, register what it shows, and return (snapshot, records, refs)."""
@@ -51,8 +54,13 @@ async def observe_page(
     registry = registry_for(ctx, snap.url)
     before = len(registry)
     new_document = registry.document_id not in (None, snap.document_id)
-    refs = registry.observe(records, now=time.monotonic(), document_id=snap.document_id,
-                            source="ax" if source == "ax" else "dom", frames=snap.frames)
+    refs = registry.observe(
+        records,
+        now=time.monotonic(),
+        document_id=snap.document_id,
+        source="ax" if source == "ax" else "dom",
+        frames=snap.frames,
+    )
     seen = state.seen = SeenAt.of(snap, refs)
     save_registry(ctx, registry, snap.url, seen)
     if dropped or max(before, len(records)) >= BIG_OBSERVATION:
@@ -76,8 +84,11 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     if not force and cached is not None:
         now_doc = await evaluate(ctx, page_call("documentIdentity"), what="doc")
         fresh = time.monotonic() - cached.created < MAP_TTL_S
-        same = isinstance(now_doc, list) and repr(now_doc[0]) == cached.document_id \
+        same = (
+            isinstance(now_doc, list)
+            and repr(now_doc[0]) == cached.document_id
             and now_doc[1] == cached.url
+        )
         if fresh and same:
             return dict(cached.map, cached=True)
     snap, records, refs = await observe_page(ctx, full=True)
@@ -90,8 +101,10 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     return dict(imap, cached=False)
 
 
-async def find_elements(ctx: CommandContext, query: dict[str, Any],
-                        ) -> tuple[list[dict[str, Any]], str]:
+async def find_elements(
+    ctx: CommandContext,
+    query: dict[str, Any],
+) -> tuple[list[dict[str, Any]], str]:
     """Query the interaction map with the 3-stage fallback (type, tag, regenerate up to 3 times).
 
     ``query`` holds the map query's fields (text, type, tag, index, viewport_only, id)."""
@@ -105,6 +118,11 @@ async def find_elements(ctx: CommandContext, query: dict[str, Any],
         return found.matches, found.stage if tries == 1 else "regenerate"
 
     # No match: the page may still be rendering it; regenerate the map up to three times.
-    return await poll_until(ctx.deadline, matches, interval=0.15, backoff=0.15, attempts=4,
-                            retry=lambda exc: isinstance(exc, ResolutionError)
-                            and exc.code == "not_found")
+    return await poll_until(
+        ctx.deadline,
+        matches,
+        interval=0.15,
+        backoff=0.15,
+        attempts=4,
+        retry=lambda exc: isinstance(exc, ResolutionError) and exc.code == "not_found",
+    )

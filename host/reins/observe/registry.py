@@ -253,8 +253,9 @@ class Registry:
             key = strong_key(e.frame, e.identity)
             if key is not None and (e.document_id == document_id or e.carried_over):
                 (carried_keys if e.carried_over else entry_keys).setdefault(key, []).append(e)
-        record_keys = [strong_key(read_opt_str(r.get("frame")), identities[i])
-                       for i, r in enumerate(records)]
+        record_keys = [
+            strong_key(read_opt_str(r.get("frame")), identities[i]) for i, r in enumerate(records)
+        ]
         counts: dict[tuple[object, ...], int] = {}
         for key in record_keys:
             if key is not None:
@@ -366,8 +367,11 @@ class Registry:
         """Restore what ``to_json`` saved. Raises ``ReinsError(code="internal")`` for state it
         cannot read: discard it and start a new ``Registry``."""
         if not isinstance(data, Mapping) or data.get("version") != STATE_VERSION:
-            raise ReinsError("saved registry state is unreadable (unknown version); discard it "
-                             "and start a new registry", code="internal")
+            raise ReinsError(
+                "saved registry state is unreadable (unknown version); discard it "
+                "and start a new registry",
+                code="internal",
+            )
         registry = cls(
             max_entries=int(read_number(data.get("max_entries"), "max_entries")),
             stale_after=read_number(data.get("stale_after"), "stale_after"),

@@ -24,8 +24,11 @@ SOURCES = ("dom", "ax")
 
 
 def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
-    return {k: frame.get(k) for k in ("id", "url", "status", "reason", "session_id") if
-            frame.get(k) is not None}
+    return {
+        k: frame.get(k)
+        for k in ("id", "url", "status", "reason", "session_id")
+        if frame.get(k) is not None
+    }
 
 
 # Why `state --diff` answered the whole state instead (the answer's ``diff.full``).
@@ -37,8 +40,9 @@ _FULL_BECAUSE = {
 }
 
 
-def _diff_or_full(before: Lines | None, now: Lines | None, full_tokens: int,
-                  max_tokens: int | None) -> tuple[StateDiff | None, str | None]:
+def _diff_or_full(
+    before: Lines | None, now: Lines | None, full_tokens: int, max_tokens: int | None
+) -> tuple[StateDiff | None, str | None]:
     """(the diff, None) or (None, why the whole state is answered instead)."""
     if now is None:
         return None, "too_large"
@@ -52,9 +56,15 @@ def _diff_or_full(before: Lines | None, now: Lines | None, full_tokens: int,
     return diff, None
 
 
-async def state_view(ctx: CommandContext, source: str, *, viewport_only: bool = False,
-                     max_tokens: int | None = None, text_only: bool = False,
-                     diff: bool = False) -> dict[str, Any]:
+async def state_view(
+    ctx: CommandContext,
+    source: str,
+    *,
+    viewport_only: bool = False,
+    max_tokens: int | None = None,
+    text_only: bool = False,
+    diff: bool = False,
+) -> dict[str, Any]:
     """Observe the page with one source and answer what `state` prints (text, refs, figures);
     with ``diff``, only what changed since the tab's last `state` (see ``observe.diff``)."""
     started = time.monotonic()
@@ -67,8 +77,11 @@ async def state_view(ctx: CommandContext, source: str, *, viewport_only: bool = 
     kept.lines = lines_of(views, snap.document_id, main_frame=main)
     why_full: str | None = None
     if diff:
-        full_tokens = sum(len(line) + 1 for line in kept.lines.lines.values()) // 4 \
-            if kept.lines is not None else 0
+        full_tokens = (
+            sum(len(line) + 1 for line in kept.lines.lines.values()) // 4
+            if kept.lines is not None
+            else 0
+        )
         changes, why_full = _diff_or_full(before, kept.lines, full_tokens, max_tokens)
         if changes is not None:
             return _diff_answer(snap, source, changes, views, text_only, started)
@@ -78,9 +91,11 @@ async def state_view(ctx: CommandContext, source: str, *, viewport_only: bool = 
         text = f"= the whole state: {_FULL_BECAUSE[why_full or 'first']}\n" + text
     coverage = snap.ax_coverage
     if coverage is not None and not coverage.complete:
-        text += (f"\n… accessibility tree asked about {coverage.asked} of {coverage.total} elements "
-                 "within the budget (viewport first); the rest show the page script's role and "
-                 "name — raise --timeout-ms for more")
+        text += (
+            f"\n… accessibility tree asked about {coverage.asked} of {coverage.total} elements "
+            "within the budget (viewport first); the rest show the page script's role and "
+            "name — raise --timeout-ms for more"
+        )
     listed = [] if text_only else state_json(views, include=rendered.shown_refs)
     frames_by_id = {f["id"]: _frame_view(f) for f in snap.frames}
     by_ref = {ref: record for ref, record in zip(refs, records, strict=True)}
@@ -90,49 +105,80 @@ async def state_view(ctx: CommandContext, source: str, *, viewport_only: bool = 
         if record.get("backend_node_id") is not None:
             item["backend_node_id"] = record["backend_node_id"]
     return {
-        "url": snap.url, "title": snap.title, "source": source, "text": text,
-        "refs": listed, "frames": [_frame_view(f) for f in snap.frames],
-        "shown": rendered.shown, "left_out": rendered.left_out,
-        "frame_sections": rendered.frame_sections, "approx_tokens": rendered.approx_tokens,
+        "url": snap.url,
+        "title": snap.title,
+        "source": source,
+        "text": text,
+        "refs": listed,
+        "frames": [_frame_view(f) for f in snap.frames],
+        "shown": rendered.shown,
+        "left_out": rendered.left_out,
+        "frame_sections": rendered.frame_sections,
+        "approx_tokens": rendered.approx_tokens,
         "truncated": snap.truncated,
-        "ax_coverage": None if coverage is None else {"asked": coverage.asked,
-                                                      "total": coverage.total},
+        "ax_coverage": None
+        if coverage is None
+        else {"asked": coverage.asked, "total": coverage.total},
         "elapsed_ms": int((time.monotonic() - started) * 1000),
         **({"diff": {"full": True, "why": why_full}} if diff else {}),
     }
 
 
-def _diff_answer(snap: PageSnapshot, source: str, changes: StateDiff, views: list[RefView], text_only: bool,
-                 started: float) -> dict[str, Any]:
+def _diff_answer(
+    snap: PageSnapshot,
+    source: str,
+    changes: StateDiff,
+    views: list[RefView],
+    text_only: bool,
+    started: float,
+) -> dict[str, Any]:
     text = changes.text if not changes.empty else "= no change since the last observation"
     shown = (*changes.added, *changes.changed)
     return {
-        "url": snap.url, "title": snap.title, "source": source, "text": text,
+        "url": snap.url,
+        "title": snap.title,
+        "source": source,
+        "text": text,
         "refs": [] if text_only else state_json(views, include=shown),
         "frames": [_frame_view(f) for f in snap.frames],
-        "shown": len(shown), "left_out": 0, "frame_sections": 0,
-        "approx_tokens": changes.approx_tokens, "truncated": snap.truncated,
-        "ax_coverage": None, "elapsed_ms": int((time.monotonic() - started) * 1000),
-        "diff": {"full": False, "added": list(changes.added), "removed": list(changes.removed),
-                 "changed": list(changes.changed)},
+        "shown": len(shown),
+        "left_out": 0,
+        "frame_sections": 0,
+        "approx_tokens": changes.approx_tokens,
+        "truncated": snap.truncated,
+        "ax_coverage": None,
+        "elapsed_ms": int((time.monotonic() - started) * 1000),
+        "diff": {
+            "full": False,
+            "added": list(changes.added),
+            "removed": list(changes.removed),
+            "changed": list(changes.changed),
+        },
     }
 
 
-async def compare_sources(ctx: CommandContext, *, viewport_only: bool = False,
-                          max_tokens: int | None = None) -> dict[str, Any]:
+async def compare_sources(
+    ctx: CommandContext, *, viewport_only: bool = False, max_tokens: int | None = None
+) -> dict[str, Any]:
     """Both sources on the same page, one after the other: refs, frame sections, approximate
     tokens, elapsed ms and the error of each (a failed source does not stop the other)."""
     sources: dict[str, Any] = {}
     url = ""
     for source in SOURCES:
         try:
-            one = await state_view(ctx, source, viewport_only=viewport_only,
-                                   max_tokens=max_tokens, text_only=True)
+            one = await state_view(
+                ctx, source, viewport_only=viewport_only, max_tokens=max_tokens, text_only=True
+            )
             url = one["url"]
             sources[source] = {k: one[k] for k in ("approx_tokens", "elapsed_ms", "frame_sections")}
             sources[source]["refs"] = one["shown"]
             sources[source]["error"] = None
         except ReinsError as exc:
-            sources[source] = {"refs": 0, "frame_sections": 0, "approx_tokens": 0,
-                               "elapsed_ms": None, "error": exc.to_wire()}
+            sources[source] = {
+                "refs": 0,
+                "frame_sections": 0,
+                "approx_tokens": 0,
+                "elapsed_ms": None,
+                "error": exc.to_wire(),
+            }
     return {"url": url, "sources": sources, "default_source": DEFAULT_SOURCE}

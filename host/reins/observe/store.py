@@ -25,8 +25,18 @@ from reins.observe.identity import forget_normalized
 from reins.observe.registry import Registry
 from reins.page.call import evaluate, page_call
 
-__all__ = ["BIG_OBSERVATION", "MapCache", "ObserveState", "SeenAt", "current_url",
-           "give_memory_back", "left_big_document", "registry_for", "save_registry", "seen_for"]
+__all__ = [
+    "BIG_OBSERVATION",
+    "MapCache",
+    "ObserveState",
+    "SeenAt",
+    "current_url",
+    "give_memory_back",
+    "left_big_document",
+    "registry_for",
+    "save_registry",
+    "seen_for",
+]
 
 
 @dataclass
@@ -84,8 +94,7 @@ def left_big_document(state: ObserveState, registry: Registry) -> None:
 
 def _registry_file(ctx: CommandContext, url: str) -> Path:
     key = hashlib.sha256(url.split("#", 1)[0].encode()).hexdigest()[:24]
-    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile,
-                                root=ctx.host.home)
+    folder = ensure_private_dir(ctx.host.home / "registries" / ctx.host.profile, root=ctx.host.home)
     return folder / f"{key}.json"
 
 
@@ -123,18 +132,26 @@ class SeenAt:
         return cls(snap.document_id, dict(snap.gens), dict(zip(refs, snap.homes, strict=True)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"document_id": self.document_id, "gen": self.gens.get("main", ""),
-                "homes": {ref: home[1] for ref, home in self.homes.items() if home[0] is None}}
+        return {
+            "document_id": self.document_id,
+            "gen": self.gens.get("main", ""),
+            "homes": {ref: home[1] for ref, home in self.homes.items() if home[0] is None},
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SeenAt:
         homes: dict[str, tuple[str | None, int]] = {
-            str(ref): (None, int(i)) for ref, i in dict(data.get("homes") or {}).items()}
+            str(ref): (None, int(i)) for ref, i in dict(data.get("homes") or {}).items()
+        }
         return cls(str(data["document_id"]), {"main": str(data["gen"])}, homes)
 
 
-def save_registry(ctx: CommandContext, registry: Registry, url: str, seen: SeenAt | None = None,
-                  ) -> None:
+def save_registry(
+    ctx: CommandContext,
+    registry: Registry,
+    url: str,
+    seen: SeenAt | None = None,
+) -> None:
     """Persist the tab's registry (and where refs were seen) under REINS_HOME.
 
     The plain data is taken here, on the event loop; the encoding and the writes run on the
@@ -162,8 +179,9 @@ def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
     if not url:
         return None
     try:
-        seen = SeenAt.from_json(json.loads(
-            _registry_file(ctx, url).with_suffix(".seen.json").read_text()))
+        seen = SeenAt.from_json(
+            json.loads(_registry_file(ctx, url).with_suffix(".seen.json").read_text())
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
     state.seen = seen

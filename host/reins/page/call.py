@@ -122,8 +122,13 @@ def _thrown(details: dict[str, Any]) -> tuple[str, str]:
     return str(exc.get("unserializableValue") or details.get("text") or "exception"), ""
 
 
-def exception_error(details: dict[str, Any], *, what: str | None = None, line_offset: int = 0,
-                    source_lines: int | None = None) -> ReinsError:
+def exception_error(
+    details: dict[str, Any],
+    *,
+    what: str | None = None,
+    line_offset: int = 0,
+    source_lines: int | None = None,
+) -> ReinsError:
     """The typed error for CDP exceptionDetails: ``eval_exception``, or ``ScriptStopped``.
 
     ``what`` names a reins page script; without it the script is the user's (``reins eval``) and
@@ -135,16 +140,22 @@ def exception_error(details: dict[str, Any], *, what: str | None = None, line_of
     if "execution was terminated" in first.lower():
         return ScriptStopped(f"{what or 'eval'}: stopped at the end of its budget")
     if what is not None:
-        return EvaluateError(f"{what}: {(first.splitlines() or [first])[0]}", code="eval_exception",
-                             details={"line": details.get("lineNumber"),
-                                      "column": details.get("columnNumber")})
+        return EvaluateError(
+            f"{what}: {(first.splitlines() or [first])[0]}",
+            code="eval_exception",
+            details={"line": details.get("lineNumber"), "column": details.get("columnNumber")},
+        )
     info: dict[str, Any] = {"exception": first}
     if stack and stack != first:
         info["stack"] = stack
     frames = _stack_frames(stack)
     for url, line, column in frames:
         user_line = line - line_offset
-        if url == SOURCE_URL and user_line >= 1 and (source_lines is None or user_line <= source_lines):
+        if (
+            url == SOURCE_URL
+            and user_line >= 1
+            and (source_lines is None or user_line <= source_lines)
+        ):
             info["line"], info["column"] = user_line, column
             break
     if frames and frames[0][0] != SOURCE_URL and "://" in frames[0][0]:
@@ -164,8 +175,9 @@ class UserScript:
     lines: int | None = None
 
 
-def _answer(answer: dict[str, Any], *, by_value: bool, what: str,
-            user: UserScript | None = None) -> Any:
+def _answer(
+    answer: dict[str, Any], *, by_value: bool, what: str, user: UserScript | None = None
+) -> Any:
     details = answer.get("exceptionDetails")
     if details:
         if user is not None:
@@ -178,21 +190,36 @@ def _answer(answer: dict[str, Any], *, by_value: bool, what: str,
 # ---- calls ----------------------------------------------------------------------------------------
 
 
-async def evaluate(ctx: CommandContext, expression: str, *, session_id: str | None = None,
-                   await_promise: bool = False, by_value: bool = True, repl: bool = False,
-                   user_gesture: bool = False, object_group: str | None = None,
-                   headroom_ms: int = HEADROOM_MS, answer_by: Deadline | None = None,
-                   user: UserScript | None = None, what: str = "page script") -> Any:
+async def evaluate(
+    ctx: CommandContext,
+    expression: str,
+    *,
+    session_id: str | None = None,
+    await_promise: bool = False,
+    by_value: bool = True,
+    repl: bool = False,
+    user_gesture: bool = False,
+    object_group: str | None = None,
+    headroom_ms: int = HEADROOM_MS,
+    answer_by: Deadline | None = None,
+    user: UserScript | None = None,
+    what: str = "page script",
+) -> Any:
     """``Runtime.evaluate`` under V8's timeout (the budget left minus ``headroom_ms``).
 
     Answers the value (``by_value``) or the CDP RemoteObject. ``answer_by`` is when to stop waiting
     for the answer (default: the command's deadline)."""
     timeout_ms = ctx.deadline.remaining_ms(headroom_ms=headroom_ms)
     if timeout_ms <= 0:
-        raise DeadlineExceeded(f"{what}: the {ctx.deadline.budget_ms} ms budget ran out "
-                               "before the script could start")
-    params: dict[str, Any] = {"expression": expression, "returnByValue": by_value,
-                              "awaitPromise": await_promise, "timeout": timeout_ms}
+        raise DeadlineExceeded(
+            f"{what}: the {ctx.deadline.budget_ms} ms budget ran out before the script could start"
+        )
+    params: dict[str, Any] = {
+        "expression": expression,
+        "returnByValue": by_value,
+        "awaitPromise": await_promise,
+        "timeout": timeout_ms,
+    }
     if repl:
         params["replMode"] = True
     if user_gesture:
@@ -201,8 +228,9 @@ async def evaluate(ctx: CommandContext, expression: str, *, session_id: str | No
         params["objectGroup"] = object_group
     sent = time.monotonic()
     try:
-        answer = await ctx.cdp("Runtime.evaluate", params, session_id=session_id,
-                               deadline=answer_by)
+        answer = await ctx.cdp(
+            "Runtime.evaluate", params, session_id=session_id, deadline=answer_by
+        )
     except (DeadlineExceeded, BrowserError) as exc:
         if was_terminated(exc, elapsed_ms=(time.monotonic() - sent) * 1000, timeout_ms=timeout_ms):
             raise ScriptStopped(f"{what}: stopped at the end of its budget") from exc
@@ -210,28 +238,46 @@ async def evaluate(ctx: CommandContext, expression: str, *, session_id: str | No
     return _answer(answer, by_value=by_value, what=what, user=user)
 
 
-async def evaluate_handle(ctx: CommandContext, expression: str, *, session_id: str | None = None,
-                          what: str = "page script") -> str | None:
+async def evaluate_handle(
+    ctx: CommandContext,
+    expression: str,
+    *,
+    session_id: str | None = None,
+    what: str = "page script",
+) -> str | None:
     """Evaluate and answer an object id for the result (None for null or undefined)."""
-    remote = await evaluate(ctx, expression, session_id=session_id, by_value=False,
-                            object_group="reins", what=what)
+    remote = await evaluate(
+        ctx, expression, session_id=session_id, by_value=False, object_group="reins", what=what
+    )
     object_id = remote.get("objectId")
     return str(object_id) if object_id and remote.get("subtype") != "null" else None
 
 
-async def call_function(ctx: CommandContext, object_id: str, name: str, *args: Any,
-                        session_id: str | None = None, await_promise: bool = False,
-                        by_value: bool = True, silent: bool = False,
-                        answer_by: Deadline | None = None, what: str | None = None) -> Any:
+async def call_function(
+    ctx: CommandContext,
+    object_id: str,
+    name: str,
+    *args: Any,
+    session_id: str | None = None,
+    await_promise: bool = False,
+    by_value: bool = True,
+    silent: bool = False,
+    answer_by: Deadline | None = None,
+    what: str | None = None,
+) -> Any:
     """Call page function ``name`` on the object (its first argument), then JSON ``args``.
 
     Answers the value (``by_value``) or the CDP RemoteObject."""
     params: dict[str, Any] = {
-        "objectId": object_id, "functionDeclaration": page_function(name),
+        "objectId": object_id,
+        "functionDeclaration": page_function(name),
         "arguments": [{"objectId": object_id}, *({"value": arg} for arg in args)],
-        "returnByValue": by_value, "awaitPromise": await_promise}
+        "returnByValue": by_value,
+        "awaitPromise": await_promise,
+    }
     if silent:
         params["silent"] = True
-    answer = await ctx.cdp("Runtime.callFunctionOn", params, session_id=session_id,
-                           deadline=answer_by)
+    answer = await ctx.cdp(
+        "Runtime.callFunctionOn", params, session_id=session_id, deadline=answer_by
+    )
     return _answer(answer, by_value=by_value, what=what or name)

@@ -27,8 +27,15 @@ from reins._errors import BrowserError
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 
-__all__ = ["CRASH_EVENTS", "CrashWatch", "TabCrashed", "is_crashed", "refuse_if_crashed",
-           "until_crash", "watch_crashes"]
+__all__ = [
+    "CRASH_EVENTS",
+    "CrashWatch",
+    "TabCrashed",
+    "is_crashed",
+    "refuse_if_crashed",
+    "until_crash",
+    "watch_crashes",
+]
 
 CRASHED = "Inspector.targetCrashed"
 RELOADED = "Inspector.targetReloadedAfterCrash"
@@ -63,9 +70,12 @@ class TabCrashed(BrowserError):
 
     def __init__(self, tab_id: int, during: str | None = None) -> None:
         when = f" while {during} ran" if during else ""
-        super().__init__(f"tab {tab_id}'s page crashed{when} (its renderer process is gone)",
-                         code="tab_crashed", hint=f"`reins reload --tab {tab_id}` brings it back "
-                         "(or `reins navigate URL`); other tabs are not affected")
+        super().__init__(
+            f"tab {tab_id}'s page crashed{when} (its renderer process is gone)",
+            code="tab_crashed",
+            hint=f"`reins reload --tab {tab_id}` brings it back "
+            "(or `reins navigate URL`); other tabs are not affected",
+        )
 
 
 async def watch_crashes(ctx: CommandContext) -> CrashWatch:
@@ -90,8 +100,9 @@ def refuse_if_crashed(ctx: CommandContext, watch: CrashWatch) -> None:
         raise TabCrashed(ctx.tab)
 
 
-async def until_crash(work: Awaitable[dict[str, Any]], watch: CrashWatch | None, *, tab_id: int,
-                      what: str) -> dict[str, Any]:
+async def until_crash(
+    work: Awaitable[dict[str, Any]], watch: CrashWatch | None, *, tab_id: int, what: str
+) -> dict[str, Any]:
     """Run ``work``; if the tab crashes meanwhile, stop it and raise ``TabCrashed`` at once."""
     task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
     if watch is None:

@@ -18,7 +18,15 @@ from reins._errors import BrowserError
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 
-__all__ = ["DIALOG_EVENTS", "GRACE_S", "DialogOpened", "DialogWatch", "refuse_while_open", "until_dialog", "watch_dialogs"]
+__all__ = [
+    "DIALOG_EVENTS",
+    "GRACE_S",
+    "DialogOpened",
+    "DialogWatch",
+    "refuse_while_open",
+    "until_dialog",
+    "watch_dialogs",
+]
 
 DIALOG_EVENTS = ("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")
 # How long a command that saw a dialog open gets to report it as its own effect.
@@ -35,9 +43,12 @@ class DialogWatch(TabPart):
     def handle(self, event: CdpEvent) -> None:
         if event.method == "Page.javascriptDialogOpening":
             params = event.params
-            self.current = {"type": params.get("type"), "message": params.get("message", ""),
-                            "url": params.get("url"),
-                            "default_prompt": params.get("defaultPrompt") or None}
+            self.current = {
+                "type": params.get("type"),
+                "message": params.get("message", ""),
+                "url": params.get("url"),
+                "default_prompt": params.get("defaultPrompt") or None,
+            }
             self.is_open.set()
         elif event.method == "Page.javascriptDialogClosed":
             self.closed()
@@ -63,9 +74,11 @@ class DialogOpened(BrowserError):
     def __init__(self, dialog: dict[str, Any]) -> None:
         kind = dialog.get("type") or "dialog"
         super().__init__(
-            f"a {kind} dialog is open: {dialog.get('message', '')!r}", code="dialog_open",
+            f"a {kind} dialog is open: {dialog.get('message', '')!r}",
+            code="dialog_open",
             hint="answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
-            details={"dialog": dialog})
+            details={"dialog": dialog},
+        )
         self.dialog = dialog
 
 
@@ -75,8 +88,9 @@ def refuse_while_open(watch: DialogWatch) -> None:
         raise DialogOpened(watch.current)
 
 
-async def until_dialog(work: Awaitable[dict[str, Any]], watch: DialogWatch | None, *,
-                       grace_s: float = 0.0) -> dict[str, Any]:
+async def until_dialog(
+    work: Awaitable[dict[str, Any]], watch: DialogWatch | None, *, grace_s: float = 0.0
+) -> dict[str, Any]:
     """Run ``work``; if a dialog opens meanwhile (the page's thread then waits for it, and so would
     the work), give the work ``grace_s`` to finish anyway, else raise ``DialogOpened``."""
     task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)

@@ -48,8 +48,10 @@ async def frame_sessions(ctx: CommandContext) -> FrameSessions:
     fs = ctx.part(FrameSessions)
     if not fs.armed or not set(_ATTACH_EVENTS) <= ctx.tab_state.events:
         await ctx.subscribe(*_ATTACH_EVENTS)
-        await ctx.cdp("Target.setAutoAttach",
-                      {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True})
+        await ctx.cdp(
+            "Target.setAutoAttach",
+            {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True},
+        )
         fs.armed = True
         await asyncio.sleep(0.05)  # attach events for existing frames follow the answer closely
     return fs
@@ -61,24 +63,31 @@ async def session_for_frame(ctx: CommandContext, frame_id: str) -> str:
     async def attached() -> str:
         session = fs.sessions.get(frame_id)
         if not session:  # its attach event may still be on its way
-            raise BrowserError(f"no session for out-of-process frame {frame_id}",
-                               code="frame_unreachable", transient=True)
+            raise BrowserError(
+                f"no session for out-of-process frame {frame_id}",
+                code="frame_unreachable",
+                transient=True,
+            )
         return session
 
     return await poll_until(ctx.deadline, attached, interval=0.05, attempts=10)
 
 
-async def session_for_iframe(ctx: CommandContext, iframe_object_id: str, *,
-                             session_id: str | None = None) -> str:
+async def session_for_iframe(
+    ctx: CommandContext, iframe_object_id: str, *, session_id: str | None = None
+) -> str:
     """The child session of the out-of-process frame an iframe element (a handle in the context
     ``session_id``) shows; ``frame_unreachable`` when it has none."""
-    node = (await ctx.cdp("DOM.describeNode", {"objectId": iframe_object_id},
-                          session_id=session_id)).get("node") or {}
+    node = (
+        await ctx.cdp("DOM.describeNode", {"objectId": iframe_object_id}, session_id=session_id)
+    ).get("node") or {}
     frame_id = node.get("frameId")
     if not frame_id:
         raise BrowserError("the iframe has no frame of its own", code="frame_unreachable")
     try:
         return await session_for_frame(ctx, str(frame_id))
     except ReinsError as exc:
-        raise BrowserError("no session: in process with an opaque origin (e.g. a data: URL), or "
-                           "not loaded yet", code="frame_unreachable") from exc
+        raise BrowserError(
+            "no session: in process with an opaque origin (e.g. a data: URL), or not loaded yet",
+            code="frame_unreachable",
+        ) from exc

@@ -34,8 +34,12 @@ class PageGates:
     # Keep the tab rendering while the command runs (not on a refused or crashed page).
     render: bool = False
 
-    def run(self, ctx: CommandContext, cmd: Command[Any], args: Any,
-            ) -> Awaitable[dict[str, Any]]:
+    def run(
+        self,
+        ctx: CommandContext,
+        cmd: Command[Any],
+        args: Any,
+    ) -> Awaitable[dict[str, Any]]:
         work = keep_rendering(ctx, cmd.handler, args) if self.render else cmd.handler(ctx, args)
         work = until_dialog(work, self.dialogs, grace_s=GRACE_S)
         if self.crash is not None:

@@ -29,9 +29,10 @@ async def probe_if_suspect(ctx: CommandContext) -> None:
         ctx.note("tab_unresponsive")
         raise BrowserError(
             f"tab {ctx.tab} does not answer: its main thread is blocked (a script that never "
-            "yields)", code="tab_unresponsive",
+            "yields)",
+            code="tab_unresponsive",
             hint=f"close it (`reins tab close {ctx.tab}`) and open the page again "
-                 "(`reins tab new URL`): a reload queues behind the running script; other "
-                 "tabs are not affected",
+            "(`reins tab new URL`): a reload queues behind the running script; other "
+            "tabs are not affected",
         ) from None
     state.suspect = False

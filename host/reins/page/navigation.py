@@ -23,27 +23,31 @@ QUIET_MS = 200  # a DOM quiet this long counts as settled
 SETTLE_CAP_MS = 5000  # a page that never stops mutating is taken as it is after this
 
 
-async def _document_call(ctx: CommandContext, expression: str, *, await_promise: bool,
-                         what: str) -> dict[str, Any]:
+async def _document_call(
+    ctx: CommandContext, expression: str, *, await_promise: bool, what: str
+) -> dict[str, Any]:
     try:
         value = await evaluate(ctx, expression, await_promise=await_promise, what=what)
     except EvaluateError as exc:
         # While a navigation is under way, a script that throws is the old document going away
         # under it: transient, so the waiter tries again in the new document.
-        raise BrowserError("page script failed while waiting for the page", code="cdp_error",
-                           transient=True) from exc
+        raise BrowserError(
+            "page script failed while waiting for the page", code="cdp_error", transient=True
+        ) from exc
     return value if isinstance(value, dict) else {}
 
 
 async def document_info(ctx: CommandContext) -> dict[str, Any]:
-    return await _document_call(ctx, page_call("documentInfo"), await_promise=False,
-                                what="document info")
+    return await _document_call(
+        ctx, page_call("documentInfo"), await_promise=False, what="document info"
+    )
 
 
 async def settle(ctx: CommandContext) -> dict[str, Any]:
     cap = min(SETTLE_CAP_MS, max(QUIET_MS, ctx.deadline.remaining_ms(headroom_ms=2 * HEADROOM_MS)))
-    return await _document_call(ctx, page_call("settle", QUIET_MS, cap), await_promise=True,
-                                what="settle")
+    return await _document_call(
+        ctx, page_call("settle", QUIET_MS, cap), await_promise=True, what="settle"
+    )
 
 
 async def wait_for_new_document(
@@ -57,7 +61,8 @@ async def wait_for_new_document(
         try:
             info = await document_info(ctx)
             if info.get("origin") != old_origin or (
-                    expect_url is not None and info.get("url") == expect_url):
+                expect_url is not None and info.get("url") == expect_url
+            ):
                 return await settle(ctx)
         except ReinsError as exc:
             # The old context went away mid-call (destroyed, or its script failed): the new one is
@@ -71,5 +76,10 @@ async def wait_for_new_document(
         detail = f" (last: {last_error.message})" if last_error else ""
         return DeadlineExceeded(f"the page did not finish loading in time{detail}")
 
-    return await poll_until(ctx.deadline, settled_new_document, interval=0.03,
-                            reserve_s=HEADROOM_MS / 1000, gave_up=gave_up)
+    return await poll_until(
+        ctx.deadline,
+        settled_new_document,
+        interval=0.03,
+        reserve_s=HEADROOM_MS / 1000,
+        gave_up=gave_up,
+    )

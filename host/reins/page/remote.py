@@ -30,7 +30,9 @@ def _cut_text(text: str, limit: int) -> tuple[str, int, bool]:
     return data[:limit].decode("utf-8", "ignore"), len(data), True
 
 
-def _described(remote: dict[str, Any], limit: int, description: str | None = None) -> dict[str, Any]:
+def _described(
+    remote: dict[str, Any], limit: int, description: str | None = None
+) -> dict[str, Any]:
     kind = str(remote.get("type") or "object")
     text = description if description is not None else remote.get("description")
     if text is None:
@@ -46,7 +48,9 @@ def _described(remote: dict[str, Any], limit: int, description: str | None = Non
     return out
 
 
-def describe_remote(remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES) -> dict[str, Any] | None:
+def describe_remote(
+    remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES
+) -> dict[str, Any] | None:
     """The answer for a CDP RemoteObject, or None when the page must serialize it first (a plain
     object or an array, which has an ``objectId`` to serialize)."""
     kind = remote.get("type")
@@ -69,8 +73,9 @@ def describe_remote(remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES) ->
     return _described(remote, limit)
 
 
-def from_serialized(payload: dict[str, Any], remote: dict[str, Any], *,
-                    limit: int = MAX_RESULT_BYTES) -> dict[str, Any]:
+def from_serialized(
+    payload: dict[str, Any], remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES
+) -> dict[str, Any]:
     """The answer for an object the page ran through ``JSON.stringify`` (``serializeParked``)."""
     if not payload.get("ok"):
         out = _described(remote, limit)

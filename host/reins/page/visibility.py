@@ -76,7 +76,8 @@ class Rendering(TabPart):
         self._cancel_stop()
         if self.pumping:
             self._stop = asyncio.get_running_loop().call_later(
-                LINGER_S, lambda: asyncio.ensure_future(self._stop_pump(link, tab_id)))
+                LINGER_S, lambda: asyncio.ensure_future(self._stop_pump(link, tab_id))
+            )
 
     async def _stop_pump(self, link: ExtensionLink, tab_id: int) -> None:
         self._stop = None
@@ -89,8 +90,9 @@ class Rendering(TabPart):
             pass  # the tab went away, or the debugger with it: the screencast is gone too
 
 
-async def keep_rendering(ctx: CommandContext, handler: Callable[[CommandContext, A], Awaitable[T]],
-                         args: A) -> T:
+async def keep_rendering(
+    ctx: CommandContext, handler: Callable[[CommandContext, A], Awaitable[T]], args: A
+) -> T:
     """Run a page command with its tab rendering even while the user does not show it."""
     state = ctx.part(Rendering)
     state.running += 1
@@ -114,8 +116,9 @@ async def _emulate(ctx: CommandContext, state: Rendering) -> None:
             return
         state.refused = True
         ctx.note("focus_emulation_refused")
-    result = await ctx.cdp("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                "returnByValue": True})
+    result = await ctx.cdp(
+        "Runtime.evaluate", {"expression": "document.visibilityState", "returnByValue": True}
+    )
     state.hidden = (result.get("result") or {}).get("value") == "hidden"
 
 
@@ -157,4 +160,6 @@ def require_rendering(ctx: CommandContext) -> None:
         raise BrowserError(
             f"tab {ctx.tab} is hidden (another tab is in front, or its window is minimized or "
             "covered) and this extension does not allow focus emulation, so the page renders no "
-            "frames and would not commit the action", code="tab_hidden")
+            "frames and would not commit the action",
+            code="tab_hidden",
+        )

@@ -66,8 +66,12 @@ def _dirs_entry(dirs: list[str]) -> dict[str, Any]:
     return {UPLOAD_DIRS: dirs} if dirs else {}
 
 
-def change_upload_dirs(profile: str, op: str, directory: str, home: Path | None = None,
-                       ) -> list[str]:
+def change_upload_dirs(
+    profile: str,
+    op: str,
+    directory: str,
+    home: Path | None = None,
+) -> list[str]:
     """Add or remove a directory `reins upload` may read from (kept absolute and resolved)."""
     if op not in ("add", "remove"):
         raise UsageError("upload-dirs takes add DIR or remove DIR")

@@ -94,8 +94,12 @@ def write_launcher(path: Path, *, home: Path, profile: str | None, launched: boo
         lines.append(f'"{sys.executable}" -u -m reins._host %*')
         write_private(path, ("\r\n".join(lines) + "\r\n").encode())
         return path
-    lines = ["#!/bin/sh", "# reins native host launcher (written by `reins install` / `reins launch`)",
-             f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}', "export REINS_HOME"]
+    lines = [
+        "#!/bin/sh",
+        "# reins native host launcher (written by `reins install` / `reins launch`)",
+        f'[ -n "${{REINS_HOME:-}}" ] || REINS_HOME={shlex.quote(str(home))}',
+        "export REINS_HOME",
+    ]
     if profile:
         lines.append(f"REINS_PROFILE={shlex.quote(profile)}; export REINS_PROFILE")
     else:
@@ -128,8 +132,13 @@ def _launcher_path(home: Path, profile: str | None) -> Path:
     return home / "bin" / f"reins-host-{profile or 'default'}"
 
 
-def install(browser: str = "all", user_data_dir: str | None = None, *,
-            profile: str | None = None, launched: bool = False) -> dict[str, Any]:
+def install(
+    browser: str = "all",
+    user_data_dir: str | None = None,
+    *,
+    profile: str | None = None,
+    launched: bool = False,
+) -> dict[str, Any]:
     """Register the host. ``profile`` names the browser profiles this registration serves (see
     ``reins.bridge.names``); ``launched`` marks a browser reins started itself (every tab is
     reins's) — `reins launch` and the test harness, never a user's own browser."""
@@ -137,8 +146,9 @@ def install(browser: str = "all", user_data_dir: str | None = None, *,
     ensure_private_dir(home)
     if profile is not None and not valid_profile_name(profile):
         raise UsageError(f"profile name {profile!r}: use letters, digits, . _ - (at most 64)")
-    launcher = write_launcher(_launcher_path(home, profile), home=home, profile=profile,
-                              launched=launched)
+    launcher = write_launcher(
+        _launcher_path(home, profile), home=home, profile=profile, launched=launched
+    )
     written: list[str] = []
     if sys.platform == "win32" and not user_data_dir:
         written += _install_windows(_selected(browser), launcher)
@@ -156,8 +166,12 @@ def install(browser: str = "all", user_data_dir: str | None = None, *,
             else:
                 write_manifest(directory, launcher)
             written.append(str(directory / f"{HOST_NAME}.json"))
-    return {"launcher": str(launcher), "manifests": written, "extension_id": EXTENSION_ID,
-            "profile": profile}
+    return {
+        "launcher": str(launcher),
+        "manifests": written,
+        "extension_id": EXTENSION_ID,
+        "profile": profile,
+    }
 
 
 def _install_windows(browsers: tuple[str, ...], launcher: Path) -> list[str]:  # pragma: no cover
@@ -200,11 +214,18 @@ def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
 
 def _probe_host(launcher: str) -> tuple[bool, str]:
     """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
-    with tempfile.TemporaryDirectory(prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None) as tmp:
+    with tempfile.TemporaryDirectory(
+        prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None
+    ) as tmp:
         env = dict(os.environ, REINS_HOME=tmp)
         try:
-            proc = subprocess.Popen([launcher, ORIGIN], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            proc = subprocess.Popen(
+                [launcher, ORIGIN],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
         except OSError as exc:
             return False, f"cannot run {launcher}: {exc.strerror}"
         assert proc.stdin is not None
@@ -218,7 +239,9 @@ def _probe_host(launcher: str) -> tuple[bool, str]:
         # A launcher written for a profile names its own socket; any socket means it started.
         sockets = socket_dir(Path(tmp))
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock")):
+        while (
+            time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock"))
+        ):
             time.sleep(0.05)
         started = any(sockets.glob("*.sock"))
         try:
@@ -249,29 +272,46 @@ def _probe_mcp() -> tuple[bool, str]:
     except (IndexError, ValueError):
         summary = {}
     if done.returncode != 0 or not summary.get("tools"):
-        return False, f"`reins mcp --check` failed ({done.returncode}): {done.stderr.strip()[-400:]}"
+        return (
+            False,
+            f"`reins mcp --check` failed ({done.returncode}): {done.stderr.strip()[-400:]}",
+        )
     exe = shutil.which("reins")
-    where = (f"hosts start `{exe} mcp`" if exe else
-             f"reins is not on PATH: give hosts the full path, {Path(sys.executable).parent / 'reins'}")
+    where = (
+        f"hosts start `{exe} mcp`"
+        if exe
+        else f"reins is not on PATH: give hosts the full path, {Path(sys.executable).parent / 'reins'}"
+    )
     return True, f"{len(summary['tools'])} tools, MCP SDK {summary.get('sdk')}; {where}"
 
 
-def doctor(browser: str = "all", user_data_dir: str | None = None, *,
-           profile: str | None = None) -> dict[str, Any]:
+def doctor(
+    browser: str = "all", user_data_dir: str | None = None, *, profile: str | None = None
+) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
     dirs = manifest_dirs(browser, user_data_dir)
-    found = {b: d / f"{HOST_NAME}.json" for b, d in dirs.items() if (d / f"{HOST_NAME}.json").exists()}
+    found = {
+        b: d / f"{HOST_NAME}.json" for b, d in dirs.items() if (d / f"{HOST_NAME}.json").exists()
+    }
     install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
-    checks.append(_check("manifest", bool(found),
-                         ", ".join(f"{b}: {p}" for b, p in found.items()) or "no host manifest found",
-                         install_cmd))
+    checks.append(
+        _check(
+            "manifest",
+            bool(found),
+            ", ".join(f"{b}: {p}" for b, p in found.items()) or "no host manifest found",
+            install_cmd,
+        )
+    )
     manifest: dict[str, Any] = {}
     if found:
         path = next(iter(found.values()))
         try:
             manifest = json.loads(path.read_text())
-            good = (manifest.get("name") == HOST_NAME and manifest.get("type") == "stdio"
-                    and os.path.isabs(str(manifest.get("path", ""))))
+            good = (
+                manifest.get("name") == HOST_NAME
+                and manifest.get("type") == "stdio"
+                and os.path.isabs(str(manifest.get("path", "")))
+            )
             checks.append(_check("manifest content", good, f"{path}", install_cmd))
         except (OSError, json.JSONDecodeError) as exc:
             checks.append(_check("manifest content", False, f"{path}: {exc}", install_cmd))
@@ -280,11 +320,14 @@ def doctor(browser: str = "all", user_data_dir: str | None = None, *,
         runnable = os.path.isfile(launcher) and os.access(launcher, os.X_OK)
         checks.append(_check("launcher", runnable, launcher or "missing", install_cmd))
         origins = manifest.get("allowed_origins") or []
-        checks.append(_check("allowed origin", ORIGIN in origins, ", ".join(origins) or "none",
-                             install_cmd))
+        checks.append(
+            _check("allowed origin", ORIGIN in origins, ", ".join(origins) or "none", install_cmd)
+        )
         if runnable:
             ok, detail = _probe_host(launcher)
-            checks.append(_check("host start", ok, detail, "reinstall reins in this Python: pip install -e ."))
+            checks.append(
+                _check("host start", ok, detail, "reinstall reins in this Python: pip install -e .")
+            )
     from reins.bridge.client import live_profiles, request
 
     names = live_profiles()
@@ -292,19 +335,33 @@ def doctor(browser: str = "all", user_data_dir: str | None = None, *,
     detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
     if names:
         try:
-            answer = request("status", profile=profile or (names[0] if len(names) == 1 else None),
-                             timeout_ms=3000)
+            answer = request(
+                "status",
+                profile=profile or (names[0] if len(names) == 1 else None),
+                timeout_ms=3000,
+            )
             connected = bool(answer.get("ok") and answer.get("connected"))
             detail = f"profiles: {', '.join(names)}; connected: {connected}"
         except ReinsError as exc:
             detail = exc.message
-    checks.append(_check(
-        "extension connected", connected, detail,
-        f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
-        f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}"))
+    checks.append(
+        _check(
+            "extension connected",
+            connected,
+            detail,
+            f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
+            f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}",
+        )
+    )
     ok, detail = _probe_mcp()
-    checks.append(_check("mcp server", ok, detail,
-                         "install reins with its dependencies in this Python (pip install -e .)"))
+    checks.append(
+        _check(
+            "mcp server",
+            ok,
+            detail,
+            "install reins with its dependencies in this Python (pip install -e .)",
+        )
+    )
     healthy = all(c["ok"] for c in checks)
     first = next((c for c in checks if not c["ok"]), None)
     return {"healthy": healthy, "checks": checks, "first_failure": first}

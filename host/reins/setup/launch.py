@@ -31,8 +31,14 @@ from reins.setup.install import extension_dir, write_launcher, write_manifest
 __all__ = ["browser_flags", "find_browser", "launch", "running_browser", "shutdown"]
 
 _CANDIDATES = (
-    "chromium", "chromium-browser", "google-chrome-for-testing", "chrome", "google-chrome",
-    "google-chrome-stable", "microsoft-edge", "brave-browser",
+    "chromium",
+    "chromium-browser",
+    "google-chrome-for-testing",
+    "chrome",
+    "google-chrome",
+    "google-chrome-stable",
+    "microsoft-edge",
+    "brave-browser",
 )
 _MAC_APPS = (
     "/Applications/Chromium.app/Contents/MacOS/Chromium",
@@ -111,8 +117,13 @@ def _command_line(pid: int) -> list[str] | None:
     except OSError:
         pass
     try:  # macOS and the BSDs: no /proc
-        out = subprocess.run(["ps", "-o", "command=", "-p", str(pid)], capture_output=True,
-                             text=True, timeout=5, check=False).stdout.strip()
+        out = subprocess.run(
+            ["ps", "-o", "command=", "-p", str(pid)],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return out.split() if out else None
@@ -124,8 +135,9 @@ def _runs_on(pid: int, data_dir: Path) -> bool:
     args = _command_line(pid)
     if args is None:
         return True
-    return any(a.startswith("--user-data-dir=") and Path(a.split("=", 1)[1]) == data_dir
-               for a in args)
+    return any(
+        a.startswith("--user-data-dir=") and Path(a.split("=", 1)[1]) == data_dir for a in args
+    )
 
 
 def _lock_holder(data_dir: Path) -> int | None:
@@ -151,8 +163,13 @@ def running_browser(pdir: Path, data_dir: Path) -> int | None:
 
 
 def launch(
-    name: str = "launch", *, url: str | None = None, headless: bool = False,
-    browser: str | None = None, user_data_dir: str | None = None, timeout_s: float = 30.0,
+    name: str = "launch",
+    *,
+    url: str | None = None,
+    headless: bool = False,
+    browser: str | None = None,
+    user_data_dir: str | None = None,
+    timeout_s: float = 30.0,
 ) -> dict[str, Any]:
     if not valid_profile_name(name):
         raise UsageError(f"profile name {name!r}: use letters, digits, . _ -")
@@ -172,8 +189,9 @@ def launch(
     _register(home, pdir, data_dir, name)
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+    )
     log.close()
     write_private(pdir / "browser.pid", str(proc.pid).encode())
     deadline = time.monotonic() + timeout_s
@@ -182,16 +200,25 @@ def launch(
             (pdir / "browser.pid").unlink(missing_ok=True)
             raise ConnectionFailure(
                 f"the browser exited at start (code {proc.returncode}); see {pdir / 'browser.log'}",
-                code="no_host")
+                code="no_host",
+            )
         if sock.exists() and _host_connected(name):
-            return {"profile": name, "pid": proc.pid, "browser": binary, "socket": str(sock),
-                    "user_data_dir": str(data_dir), "already_running": False}
+            return {
+                "profile": name,
+                "pid": proc.pid,
+                "browser": binary,
+                "socket": str(sock),
+                "user_data_dir": str(data_dir),
+                "already_running": False,
+            }
         time.sleep(0.1)
     _terminate(proc.pid)
     raise ConnectionFailure(
         f"the browser started but the reins host did not answer within {timeout_s:.0f} s",
-        code="no_host", hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
-        f"--user-data-dir {data_dir}`")
+        code="no_host",
+        hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
+        f"--user-data-dir {data_dir}`",
+    )
 
 
 def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
@@ -208,8 +235,13 @@ def _reuse(name: str, pid: int, pdir: Path, sock: Path, timeout_s: float) -> dic
     worker restarted: it reconnects by itself within 30 s), so wait for it; if it does not come,
     say how to stop that browser."""
     write_private(pdir / "browser.pid", str(pid).encode())  # the live one, found by its lock
-    answer = {"profile": name, "pid": pid, "browser": "already running", "socket": str(sock),
-              "already_running": True}
+    answer = {
+        "profile": name,
+        "pid": pid,
+        "browser": "already running",
+        "socket": str(sock),
+        "already_running": True,
+    }
     if socket_alive(sock):
         return answer
     deadline = time.monotonic() + timeout_s
@@ -224,7 +256,8 @@ def _reuse(name: str, pid: int, pdir: Path, sock: Path, timeout_s: float) -> dic
         f"answer within {timeout_s:.0f} s; reins starts no second browser on one profile",
         code="no_host",
         hint=f"stop it with `reins shutdown --profile {name}`, then `reins launch` again",
-        details={"pid": pid})
+        details={"pid": pid},
+    )
 
 
 def _host_connected(name: str) -> bool:
@@ -271,18 +304,26 @@ def shutdown(name: str | None = None) -> dict[str, Any]:
     home = reins_home()
     root = home / "profiles"
     if name is None:
-        running = [p.name for p in root.glob("*") if _read_pid(p) is not None] if root.is_dir() else []
+        running = (
+            [p.name for p in root.glob("*") if _read_pid(p) is not None] if root.is_dir() else []
+        )
         if not running:
-            raise ConnectionFailure("no browser started by `reins launch` is running", code="no_host")
+            raise ConnectionFailure(
+                "no browser started by `reins launch` is running", code="no_host"
+            )
         if len(running) > 1:
-            raise ConnectionFailure(f"several launched profiles are running ({', '.join(running)})",
-                                    code="ambiguous_profile", hint="pass --profile NAME")
+            raise ConnectionFailure(
+                f"several launched profiles are running ({', '.join(running)})",
+                code="ambiguous_profile",
+                hint="pass --profile NAME",
+            )
         name = running[0]
     pdir = profile_dir(name, home)
     pid = _read_pid(pdir) or _lock_holder(pdir / "user-data")
     if pid is None:
-        raise ConnectionFailure(f"profile {name!r} was not started by `reins launch`, or has exited",
-                                code="no_host")
+        raise ConnectionFailure(
+            f"profile {name!r} was not started by `reins launch`, or has exited", code="no_host"
+        )
     _terminate(pid)
     (pdir / "browser.pid").unlink(missing_ok=True)
     sock = socket_path(name, home)
@@ -290,5 +331,3 @@ def shutdown(name: str | None = None) -> dict[str, Any]:
     while sock.exists() and socket_alive(sock) and time.monotonic() < deadline:
         time.sleep(0.05)
     return {"profile": name, "pid": pid}
-
-

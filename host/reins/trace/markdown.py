@@ -53,12 +53,16 @@ def _row(*cells: Any) -> str:
 def _evidence(step: Step) -> list[str]:
     out = []
     for c in step.console:
-        out.append(f"- console {md_text(c.get('level'))} ({md_text(c.get('kind'))}): "
-                   f"{md_text(c.get('text'))}")
+        out.append(
+            f"- console {md_text(c.get('level'))} ({md_text(c.get('kind'))}): "
+            f"{md_text(c.get('text'))}"
+        )
     failed = step.failed_requests
     for n in failed:
-        out.append(f"- request failed: {md_text(n.get('status'))} {md_text(n.get('type'))} "
-                   f"{md_text(n.get('url'))}")
+        out.append(
+            f"- request failed: {md_text(n.get('status'))} {md_text(n.get('type'))} "
+            f"{md_text(n.get('url'))}"
+        )
     if step.network and not failed:
         out.append(f"- {len(step.network)} requests, none failed")
     return out
@@ -75,34 +79,56 @@ def render_markdown(run: RunView, directory: Path) -> str:
         "",
     ]
     for notice in run.notices:
-        lines += [f"> **{md_text(notice.get('type'))}**: {md_text(notice.get('text'), limit=600)}",
-                  ""]
+        lines += [
+            f"> **{md_text(notice.get('type'))}**: {md_text(notice.get('text'), limit=600)}",
+            "",
+        ]
     lines += ["### Sites", "", "| site | result | steps | failed |", "|---|---|---|---|"]
     lines += [_row(s.origin, "pass" if s.passed else "FAIL", s.steps, s.failed) for s in run.sites]
     if run.pages:
-        lines += ["", "### Pages (observation sources compared)", "",
-                  "| step | page | dom refs | dom frames | dom ≈tokens | dom ms | ax refs | "
-                  "ax frames | ax ≈tokens | ax ms | errors |", "|---" * 11 + "|"]
+        lines += [
+            "",
+            "### Pages (observation sources compared)",
+            "",
+            "| step | page | dom refs | dom frames | dom ≈tokens | dom ms | ax refs | "
+            "ax frames | ax ≈tokens | ax ms | errors |",
+            "|---" * 11 + "|",
+        ]
         for page in run.pages:
             sources = as_dict(page.get("sources"))
             cells: list[Any] = [page.get("step"), page.get("url")]
             errors = []
             for name in ("dom", "ax"):
                 src = as_dict(sources.get(name))
-                cells += [src.get("refs"), src.get("frame_sections"), src.get("approx_tokens"),
-                          src.get("elapsed_ms")]
+                cells += [
+                    src.get("refs"),
+                    src.get("frame_sections"),
+                    src.get("approx_tokens"),
+                    src.get("elapsed_ms"),
+                ]
                 if src.get("error"):
                     errors.append(f"{name}: {as_dict(src['error']).get('code')}")
             lines.append(_row(*cells, ", ".join(errors)))
     for failure in run.failures:
         step = failure.step
         error = step.error or {}
-        lines += ["", f"### Failure at step {step.number}: {_code(error.get('code'))}", "",
-                  md_text(error.get("message"), limit=1000), "",
-                  f"on {md_text(step.url or step.url_before or '?')}", "",
-                  "Command sequence:", "",
-                  _fence("\n".join(f"{s.number:>3} {'ok  ' if s.ok else 'FAIL'} {s.cli}"
-                                   for s in failure.sequence), "sh")]
+        lines += [
+            "",
+            f"### Failure at step {step.number}: {_code(error.get('code'))}",
+            "",
+            md_text(error.get("message"), limit=1000),
+            "",
+            f"on {md_text(step.url or step.url_before or '?')}",
+            "",
+            "Command sequence:",
+            "",
+            _fence(
+                "\n".join(
+                    f"{s.number:>3} {'ok  ' if s.ok else 'FAIL'} {s.cli}" for s in failure.sequence
+                ),
+                "sh",
+            ),
+        ]
         details = {k: v for k, v in error.items() if k not in ("code", "message", "transient")}
         if details:
             lines += ["", _fence(json.dumps(details, indent=1, ensure_ascii=False), "json")]
@@ -112,12 +138,24 @@ def render_markdown(run: RunView, directory: Path) -> str:
         shots = [p for p in (step.before, step.after) if p]
         if shots:
             lines += ["", "Pictures: " + ", ".join(_code(p) for p in shots)]
-    lines += ["", "### Steps", "", "| # | command | result | ms | page | console errors | "
-              "failed requests |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "### Steps",
+        "",
+        "| # | command | result | ms | page | console errors | failed requests |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for step in run.steps:
-        lines.append(_row(step.number, step.cli, "ok" if step.ok else
-                          f"FAIL {(step.error or {}).get('code', '')}", step.duration_ms,
-                          step.url or step.url_before or "", len(step.console_errors),
-                          len(step.failed_requests)))
+        lines.append(
+            _row(
+                step.number,
+                step.cli,
+                "ok" if step.ok else f"FAIL {(step.error or {}).get('code', '')}",
+                step.duration_ms,
+                step.url or step.url_before or "",
+                len(step.console_errors),
+                len(step.failed_requests),
+            )
+        )
     lines += ["", f"Trace: {_code(directory)}, made by `reins report`.", ""]
     return "\n".join(lines)

@@ -36,16 +36,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
-from reins.act.locate import Resolved, resolve_for_action, resolve_target
+from reins.act.locate import Resolved
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext, Host, HostPart
 from reins.bridge.deadline import Deadline
 from reins.bridge.protocol import Request
 from reins.observe.evidence import CaptureSwitch, PageEvidence, Tick, redact_url, tick
 from reins.observe.state import compare_sources
-from reins.page.call import call_function
 from reins.page.dialogs import DialogWatch
-from reins.trace.pictures import trace_picture
+from reins.trace.pictures import action_target, target_box, trace_picture
 from reins.trace.steps import cli_line, recorded_args, trimmed_answer
 from reins.trace.tracefile import (
     ActiveTrace,
@@ -112,23 +111,33 @@ class Tracer(HostPart):
             return
         self.writer = TraceWriter(active)
         now = time.time()
-        gap = {"type": "gap", "time": iso(now), "t": now, "after_step": active.step,
-               "last_seen": iso(active.last_seen) if active.last_seen else None,
-               "previous_pid": active.pid, "host_pid": os.getpid(),
-               "text": f"the host stopped (pid {active.pid}) and a new one (pid {os.getpid()}) "
-                       "took the trace over: commands in between, and any step that was running "
-                       "when it stopped, were not recorded"}
+        gap = {
+            "type": "gap",
+            "time": iso(now),
+            "t": now,
+            "after_step": active.step,
+            "last_seen": iso(active.last_seen) if active.last_seen else None,
+            "previous_pid": active.pid,
+            "host_pid": os.getpid(),
+            "text": f"the host stopped (pid {active.pid}) and a new one (pid {os.getpid()}) "
+            "took the trace over: commands in between, and any step that was running "
+            "when it stopped, were not recorded",
+        }
         active.pid = os.getpid()
         self._write(host, gap)
         log.info("continuing the trace in %s after a host restart", active.dir)
 
-    def start(self, host: Host, directory: Path, *, name: str, screenshots: bool,
-              max_bytes: int) -> ActiveTrace:
+    def start(
+        self, host: Host, directory: Path, *, name: str, screenshots: bool, max_bytes: int
+    ) -> ActiveTrace:
         if self.writer is not None:
-            raise UsageError(f"a trace is already running into {self.writer.trace.dir}",
-                             hint="`reins trace stop` it first")
-        writer = TraceWriter.create(directory, name=name, screenshots=screenshots,
-                                    profile=host.profile, max_bytes=max_bytes)
+            raise UsageError(
+                f"a trace is already running into {self.writer.trace.dir}",
+                hint="`reins trace stop` it first",
+            )
+        writer = TraceWriter.create(
+            directory, name=name, screenshots=screenshots, profile=host.profile, max_bytes=max_bytes
+        )
         save_active(host.home, host.profile, writer.trace)
         self.writer = writer
         self.step_starts.clear()
@@ -142,8 +151,9 @@ class Tracer(HostPart):
         self.writer = None
         now = time.time()
         steps = writer.trace.step
-        host.in_background(_stop_line, writer, {"type": "stop", "time": iso(now), "t": now,
-                                                "steps": steps})
+        host.in_background(
+            _stop_line, writer, {"type": "stop", "time": iso(now), "t": now, "steps": steps}
+        )
         host.in_background(clear_active, host.home, host.profile)
         await host.background_done()
         return writer.trace
@@ -157,20 +167,32 @@ class Tracer(HostPart):
             self.step_starts.pop(min(self.step_starts))
         return number, now
 
-    def _write(self, host: Host, line: dict[str, Any], shots: dict[str, _Shot] | None = None,
-               label: str = "") -> None:
+    def _write(
+        self,
+        host: Host,
+        line: dict[str, Any],
+        shots: dict[str, _Shot] | None = None,
+        label: str = "",
+    ) -> None:
         writer = self.writer
         if writer is not None:
-            host.in_background(_write_step, host.home, host.profile, writer, line, shots or {},
-                               label)
+            host.in_background(
+                _write_step, host.home, host.profile, writer, line, shots or {}, label
+            )
 
 
 def _stop_line(writer: TraceWriter, line: dict[str, Any]) -> None:
     writer.line(line)
 
 
-def _write_step(home: Path, profile: str, writer: TraceWriter, line: dict[str, Any],
-                shots: dict[str, _Shot], label: str) -> None:
+def _write_step(
+    home: Path,
+    profile: str,
+    writer: TraceWriter,
+    line: dict[str, Any],
+    shots: dict[str, _Shot],
+    label: str,
+) -> None:
     """On the I/O worker: the pictures (scaled, marked), then the line, then the saved state."""
     written: dict[str, str] = {}
     for phase, shot in shots.items():
@@ -200,8 +222,12 @@ def _write_step(home: Path, profile: str, writer: TraceWriter, line: dict[str, A
 # ---- the dispatcher's hook -----------------------------------------------------------------------
 
 
-async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Run,
-                 ) -> dict[str, Any]:
+async def record(
+    host: Host,
+    request: Request,
+    cmd: Command[Any] | None,
+    run: Run,
+) -> dict[str, Any]:
     """Run ``request`` through ``run``; while a trace runs, record it as a step."""
     tracer = host.part(Tracer)
     tracer.resume(host)
@@ -236,8 +262,9 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
     target: Resolved | None = None
     before_started = time.monotonic()
     if pictures and tab_before is not None and _page_free(host, tab_before):
-        target, shot = await _before(host, request, cmd, tab_before, notes,
-                                     Deadline.after_ms(spare_ms // 3))
+        target, shot = await _before(
+            host, request, cmd, tab_before, notes, Deadline.after_ms(spare_ms // 3)
+        )
         if shot is not None:
             shots["before"] = shot
     url_before = _tab_url(host, tab_before)
@@ -252,17 +279,27 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
         error = exc.to_wire()
         raise
     except asyncio.CancelledError:
-        error = {"code": "aborted", "message": "the client went away before the answer",
-                 "transient": True}
+        error = {
+            "code": "aborted",
+            "message": "the client went away before the answer",
+            "transient": True,
+        }
         raise
     finally:
         duration_ms = int((time.monotonic() - clock) * 1000)
         line: dict[str, Any] = {
-            "type": "step", "step": step, "time": iso(started), "t": started,
+            "type": "step",
+            "step": step,
+            "time": iso(started),
+            "t": started,
             "tab": request.tab if request.tab is not None else host.current.tab,
-            "cmd": name, "cli": cli_line(cmd, name, recorded_args(name, request.args, answer)),
-            "args": recorded_args(name, request.args, answer), "url_before": url_before,
-            "ok": error is None, "duration_ms": duration_ms, "notes": notes,
+            "cmd": name,
+            "cli": cli_line(cmd, name, recorded_args(name, request.args, answer)),
+            "args": recorded_args(name, request.args, answer),
+            "url_before": url_before,
+            "ok": error is None,
+            "duration_ms": duration_ms,
+            "notes": notes,
         }
         if answer is not None:
             line["answer"] = trimmed_answer(answer)
@@ -272,8 +309,18 @@ async def record(host: Host, request: Request, cmd: Command[Any] | None, run: Ru
             line["error"] = error
         page: list[dict[str, Any]] = []
         if error is None or error.get("code") != "aborted":
-            await _after(host, tracer, request, cmd, line, shots, target, pictures, page,
-                         Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)))
+            await _after(
+                host,
+                tracer,
+                request,
+                cmd,
+                line,
+                shots,
+                target,
+                pictures,
+                page,
+                Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)),
+            )
         tracer._write(host, line, shots, label=_label(request))
         for measured in page:
             tracer._write(host, measured)
@@ -302,8 +349,13 @@ def _page_free(host: Host, tab_id: int) -> bool:
     return not state.suspect and state.part(DialogWatch).current is None
 
 
-def _ctx(host: Host, request: Request, tab_id: int, budget_ms: int, cap: Deadline,
-         ) -> CommandContext:
+def _ctx(
+    host: Host,
+    request: Request,
+    tab_id: int,
+    budget_ms: int,
+    cap: Deadline,
+) -> CommandContext:
     """A context for one piece of the recorder's own page work: its budget, within the step's
     ``cap`` (the client waits for the answer only so long beyond the command's budget)."""
     budget = min(budget_ms, cap.remaining_ms())
@@ -312,15 +364,21 @@ def _ctx(host: Host, request: Request, tab_id: int, budget_ms: int, cap: Deadlin
     return CommandContext(host, Deadline.after_ms(budget), tab_id, request)
 
 
-async def _before(host: Host, request: Request, cmd: Command[Any] | None, tab_id: int,
-                  notes: list[str], cap: Deadline) -> tuple[Resolved | None, _Shot | None]:
+async def _before(
+    host: Host,
+    request: Request,
+    cmd: Command[Any] | None,
+    tab_id: int,
+    notes: list[str],
+    cap: Deadline,
+) -> tuple[Resolved | None, _Shot | None]:
     target: Resolved | None = None
     box: list[float] | None = None
     scale = 1.0
     if cmd is not None and (request.args.get("target") or request.args.get("text")):
         try:
-            target = await _resolve(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
-            box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+            target = await action_target(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
+            box, scale = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
         except (ReinsError, ValidationError) as exc:
             notes.append(f"target not marked: {_why(exc)}")
     shot = await _screenshot(host, request, tab_id, notes, "before", cap)
@@ -329,30 +387,9 @@ async def _before(host: Host, request: Request, cmd: Command[Any] | None, tab_id
     return target, shot
 
 
-async def _resolve(ctx: CommandContext, cmd: Command[Any], request: Request) -> Resolved:
-    args = cmd.args.model_validate(request.args)
-    smart = args.smart() if hasattr(args, "smart") else None
-    target = getattr(args, "target", None)
-    frame = getattr(args, "frame", None)
-    if smart:
-        return await resolve_for_action(ctx, None, frame, smart)
-    if not isinstance(target, str):
-        raise UsageError("no target")
-    return await resolve_target(ctx, target, frame=frame, settle=False)
-
-
-async def _box(ctx: CommandContext, el: Resolved) -> tuple[list[float] | None, float]:
-    if el.session_id is not None:  # an out-of-process frame: its offset is not worth a lookup
-        return None, 1.0
-    found = await call_function(ctx, el.object_id, "traceBox", session_id=el.session_id,
-                                what="trace box")
-    if not isinstance(found, dict) or not isinstance(found.get("box"), list):
-        return None, 1.0
-    return [float(v) for v in found["box"]], float(found.get("dpr") or 1.0)
-
-
-async def _screenshot(host: Host, request: Request, tab_id: int, notes: list[str],
-                      phase: str, cap: Deadline) -> _Shot | None:
+async def _screenshot(
+    host: Host, request: Request, tab_id: int, notes: list[str], phase: str, cap: Deadline
+) -> _Shot | None:
     try:
         ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
         shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
@@ -362,8 +399,12 @@ async def _screenshot(host: Host, request: Request, tab_id: int, notes: list[str
         return None
 
 
-async def _after_tick(host: Host, request: Request, notes: list[str], cap: Deadline,
-                      ) -> Tick | None:
+async def _after_tick(
+    host: Host,
+    request: Request,
+    notes: list[str],
+    cap: Deadline,
+) -> Tick | None:
     tab_id = request.tab if request.tab is not None else host.current.tab
     if tab_id is None or not _page_free(host, tab_id):
         return None
@@ -375,9 +416,18 @@ async def _after_tick(host: Host, request: Request, notes: list[str], cap: Deadl
     return got
 
 
-async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any] | None,
-                 line: dict[str, Any], shots: dict[str, _Shot], target: Resolved | None,
-                 pictures: bool, page: list[dict[str, Any]], cap: Deadline) -> None:
+async def _after(
+    host: Host,
+    tracer: Tracer,
+    request: Request,
+    cmd: Command[Any] | None,
+    line: dict[str, Any],
+    shots: dict[str, _Shot],
+    target: Resolved | None,
+    pictures: bool,
+    page: list[dict[str, Any]],
+    cap: Deadline,
+) -> None:
     """After the command: evidence, the picture after, the figures of a new document (``page``
     gets its line)."""
     if cmd is None or cmd.name in NO_PAGE:
@@ -399,7 +449,7 @@ async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any]
         scale = 1.0
         if target is not None:
             try:
-                box, scale = await _box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+                box, scale = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
             except ReinsError:
                 box = None  # the element is gone (a navigation): the picture without a mark
         shot = await _screenshot(host, request, tab_id, notes, "after", cap)
@@ -413,8 +463,9 @@ async def _after(host: Host, tracer: Tracer, request: Request, cmd: Command[Any]
             page.append(measured)
 
 
-async def _measure(host: Host, request: Request, tab_id: int, got: Tick, step: int,
-                   notes: list[str], cap: Deadline) -> dict[str, Any] | None:
+async def _measure(
+    host: Host, request: Request, tab_id: int, got: Tick, step: int, notes: list[str], cap: Deadline
+) -> dict[str, Any] | None:
     """The compare-sources figures of a document new to the trace, as a ``page`` line."""
     try:
         figures = await compare_sources(_ctx(host, request, tab_id, MEASURE_MS, cap))
@@ -422,9 +473,17 @@ async def _measure(host: Host, request: Request, tab_id: int, got: Tick, step: i
         notes.append(f"page not measured: {_why(exc)}")
         return None
     now = time.time()
-    return {"type": "page", "time": iso(now), "t": now, "step": step, "tab": tab_id,
-            "url": redact_url(got.url), "title": got.title[:300],
-            "sources": figures.get("sources"), "default_source": figures.get("default_source")}
+    return {
+        "type": "page",
+        "time": iso(now),
+        "t": now,
+        "step": step,
+        "tab": tab_id,
+        "url": redact_url(got.url),
+        "title": got.title[:300],
+        "sources": figures.get("sources"),
+        "default_source": figures.get("default_source"),
+    }
 
 
 def _why(exc: BaseException) -> str:

@@ -35,7 +35,9 @@ def _site(url: Any) -> str:
 
 
 def _num(value: Any, default: float = 0.0) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+    return (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+    )
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -86,18 +88,26 @@ class Step:
         shots = as_dict(line.get("shots"))
         error = line.get("error") if isinstance(line.get("error"), dict) else None
         return cls(
-            number=int(_num(line.get("step"))), t=_num(line.get("t")), time=str(line.get("time") or ""),
-            cmd=str(line.get("cmd") or "?"), cli=str(line.get("cli") or line.get("cmd") or "?"),
-            ok=bool(line.get("ok")) and error is None, duration_ms=int(_num(line.get("duration_ms"))),
+            number=int(_num(line.get("step"))),
+            t=_num(line.get("t")),
+            time=str(line.get("time") or ""),
+            cmd=str(line.get("cmd") or "?"),
+            cli=str(line.get("cli") or line.get("cmd") or "?"),
+            ok=bool(line.get("ok")) and error is None,
+            duration_ms=int(_num(line.get("duration_ms"))),
             url=str(line["url"]) if line.get("url") else None,
             url_before=str(line["url_before"]) if line.get("url_before") else None,
-            title=str(line.get("title") or ""), error=error,
+            title=str(line.get("title") or ""),
+            error=error,
             effect=line.get("effect") if isinstance(line.get("effect"), dict) else None,
             warnings=[str(w) for w in line.get("warnings") or [] if isinstance(w, str)],
             answer=line.get("answer") if isinstance(line.get("answer"), dict) else None,
-            console=_list(line.get("console")), network=_list(line.get("network")),
+            console=_list(line.get("console")),
+            network=_list(line.get("network")),
             notes=[str(n) for n in line.get("notes") or [] if isinstance(n, str)],
-            before=picture_path(shots.get("before")), after=picture_path(shots.get("after")))
+            before=picture_path(shots.get("before")),
+            after=picture_path(shots.get("after")),
+        )
 
 
 @dataclass
@@ -140,7 +150,7 @@ class RunView:
         since = 0
         for i, step in enumerate(self.steps):
             if not step.ok:
-                out.append(Failure(step, self.steps[max(since, i - SEQUENCE_MAX):i + 1]))
+                out.append(Failure(step, self.steps[max(since, i - SEQUENCE_MAX) : i + 1]))
                 since = i + 1
         return out
 
@@ -169,10 +179,15 @@ def read_run(lines: list[dict[str, Any]]) -> RunView:
     """The run a trace's lines describe (a trace still running, or cut short, reads too)."""
     start = next((line for line in lines if line.get("type") == "start"), {})
     t0 = _num(start.get("t"), _num(lines[0].get("t")) if lines else 0.0)
-    run = RunView(name=str(start.get("name") or "reins run"), profile=str(start.get("profile") or ""),
-                  started=str(start.get("time") or ""), t0=t0, t_end=t0,
-                  stopped=any(line.get("type") == "stop" for line in lines),
-                  screenshots=bool(start.get("screenshots")))
+    run = RunView(
+        name=str(start.get("name") or "reins run"),
+        profile=str(start.get("profile") or ""),
+        started=str(start.get("time") or ""),
+        t0=t0,
+        t_end=t0,
+        stopped=any(line.get("type") == "stop" for line in lines),
+        screenshots=bool(start.get("screenshots")),
+    )
     for line in lines:
         kind = line.get("type")
         if kind == "step":

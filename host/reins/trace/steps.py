@@ -43,8 +43,13 @@ def cli_line(cmd: Command[Any] | None, wire_name: str, args: dict[str, Any]) -> 
             continue
         parts += [str(v) for v in value] if isinstance(value, list) else [_plain(value)]
     for name, value in args.items():
-        if name in positional or value is None or value is False or value == [] or (
-                cmd is not None and _left_out(cmd, name, value)):
+        if (
+            name in positional
+            or value is None
+            or value is False
+            or value == []
+            or (cmd is not None and _left_out(cmd, name, value))
+        ):
             continue
         flag = "--" + name.replace("_", "-")
         if value is True:
@@ -70,8 +75,11 @@ def _masked_value(answer: dict[str, Any] | None) -> bool:
     return isinstance(after, str) and bool(after) and set(after) == {"*"}
 
 
-def recorded_args(wire_name: str, args: dict[str, Any], answer: dict[str, Any] | None,
-                  ) -> dict[str, Any]:
+def recorded_args(
+    wire_name: str,
+    args: dict[str, Any],
+    answer: dict[str, Any] | None,
+) -> dict[str, Any]:
     """The request's arguments as the trace keeps them: a fill/type value into a field that
     looks secret (by its target, or the page masking it) becomes its length; a URL loses its
     query values; long strings are cut."""

@@ -35,8 +35,19 @@ from typing import Any
 from reins._errors import UsageError
 from reins._paths import ensure_private_dir, open_private_append, write_private
 
-__all__ = ["FORMAT", "SHOTS", "TRACE_FILE", "ActiveTrace", "TraceWriter", "active_path",
-           "clear_active", "iso", "load_active", "read_trace", "save_active"]
+__all__ = [
+    "FORMAT",
+    "SHOTS",
+    "TRACE_FILE",
+    "ActiveTrace",
+    "TraceWriter",
+    "active_path",
+    "clear_active",
+    "iso",
+    "load_active",
+    "read_trace",
+    "save_active",
+]
 
 FORMAT = 1
 TRACE_FILE = "trace.jsonl"
@@ -91,7 +102,10 @@ def clear_active(home: Path, profile: str) -> None:
 
 def iso(moment: float) -> str:
     """A local time stamp with milliseconds, as the trace writes them."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(moment)) + f".{int(moment % 1 * 1000):03d}"
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(moment))
+        + f".{int(moment % 1 * 1000):03d}"
+    )
 
 
 class TraceWriter:
@@ -104,22 +118,49 @@ class TraceWriter:
         self._noted_cap = trace.capped
 
     @classmethod
-    def create(cls, directory: Path, *, name: str, screenshots: bool, profile: str,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> TraceWriter:
+    def create(
+        cls,
+        directory: Path,
+        *,
+        name: str,
+        screenshots: bool,
+        profile: str,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> TraceWriter:
         """A new trace in ``directory``, which must not exist yet or be empty."""
         directory = directory.absolute()
         if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
             raise UsageError(f"{directory} is not a directory", hint="give a new directory")
         if directory.is_dir() and any(directory.iterdir()):
-            raise UsageError(f"{directory} is not empty",
-                             hint="give a new (or empty) directory for the trace")
+            raise UsageError(
+                f"{directory} is not empty", hint="give a new (or empty) directory for the trace"
+            )
         ensure_private_dir(directory)
         now = time.time()
-        writer = cls(ActiveTrace(str(directory), name, screenshots, now, max_bytes=max_bytes,
-                                 pid=os.getpid(), last_seen=now))
-        writer.line({"type": "start", "format": FORMAT, "name": name, "profile": profile,
-                     "host_pid": os.getpid(), "screenshots": screenshots,
-                     "max_bytes": max_bytes, "time": iso(now), "t": now})
+        writer = cls(
+            ActiveTrace(
+                str(directory),
+                name,
+                screenshots,
+                now,
+                max_bytes=max_bytes,
+                pid=os.getpid(),
+                last_seen=now,
+            )
+        )
+        writer.line(
+            {
+                "type": "start",
+                "format": FORMAT,
+                "name": name,
+                "profile": profile,
+                "host_pid": os.getpid(),
+                "screenshots": screenshots,
+                "max_bytes": max_bytes,
+                "time": iso(now),
+                "t": now,
+            }
+        )
         return writer
 
     @property
@@ -127,8 +168,9 @@ class TraceWriter:
         return self.trace.bytes >= self.trace.max_bytes
 
     def line(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-                + "\n").encode("utf-8")
+        data = (
+            json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        ).encode("utf-8")
         fd = open_private_append(self.dir / TRACE_FILE)
         try:
             os.write(fd, data)
@@ -152,10 +194,16 @@ class TraceWriter:
         if not self._noted_cap:
             self._noted_cap = True
             cap_mb = self.trace.max_bytes / 1_048_576
-            self.line({"type": "note", "time": iso(time.time()), "t": time.time(),
-                       "after_step": self.trace.step,
-                       "text": f"the trace reached its size cap ({cap_mb:.0f} MB): no more "
-                               "pictures, and later steps are recorded in short form"})
+            self.line(
+                {
+                    "type": "note",
+                    "time": iso(time.time()),
+                    "t": time.time(),
+                    "after_step": self.trace.step,
+                    "text": f"the trace reached its size cap ({cap_mb:.0f} MB): no more "
+                    "pictures, and later steps are recorded in short form",
+                }
+            )
 
 
 def read_trace(directory: Path) -> list[dict[str, Any]]:
@@ -164,8 +212,10 @@ def read_trace(directory: Path) -> list[dict[str, Any]]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise UsageError(f"no trace in {directory} ({TRACE_FILE} is missing)",
-                         hint="give the directory `reins trace start` wrote to") from None
+        raise UsageError(
+            f"no trace in {directory} ({TRACE_FILE} is missing)",
+            hint="give the directory `reins trace start` wrote to",
+        ) from None
     out: list[dict[str, Any]] = []
     for text in raw.decode("utf-8", errors="replace").splitlines():
         try:
