@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,3 +98,33 @@ def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
         args=["-m", "reins.cli", "--profile", profile, "mcp", *args],
         env=env,
     )
+
+
+class WaitingCommand:
+    """A command that waits on the page forever (a promise that never settles), in a thread:
+    what a test interrupts (a crash, a closed tab, Cancel, a refused page) to see how it ends.
+    ``answer`` is its one answer and ``at`` when it came."""
+
+    def __init__(self, browser: Any, tab_id: int, *, timeout_ms: int = 20_000) -> None:
+        self.answer: dict[str, Any] = {}
+        self.at = 0.0
+        params = {"expression": "new Promise(() => {})", "awaitPromise": True}
+
+        def run() -> None:
+            self.answer = browser.call(
+                "cdp",
+                {"method": "Runtime.evaluate", "params": params},
+                tab=tab_id,
+                timeout_ms=timeout_ms,
+            )
+            self.at = time.monotonic()
+
+        self._thread = threading.Thread(target=run)
+        self._thread.start()
+        time.sleep(0.5)  # the request is at the page
+
+    def join(self, timeout: float = 10) -> None:
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()

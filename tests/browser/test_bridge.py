@@ -15,7 +15,7 @@ import pytest
 from reins._paths import socket_path
 
 from .conftest import Browser
-from .support import PROFILE
+from .support import PROFILE, WaitingCommand
 
 BLOCKED = [
     ("Network.getCookies", {}),
@@ -193,29 +193,13 @@ def test_permissions_and_json_error_shape(browser: Browser) -> None:
 
 def test_closed_tab_fails_a_waiting_command_promptly(browser: Browser, page: Any) -> None:
     tab_id, _ = page("static/bridge.html")
-    box: dict[str, Any] = {}
-
-    def waiting() -> None:
-        box["answer"] = browser.call(
-            "cdp",
-            {
-                "method": "Runtime.evaluate",
-                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
-            },
-            tab=tab_id,
-            timeout_ms=20_000,
-        )
-        box["at"] = time.monotonic()
-
-    t = threading.Thread(target=waiting)
-    t.start()
-    time.sleep(0.5)
+    waiting = WaitingCommand(browser, tab_id)
     closed_at = time.monotonic()
     browser.ok("tab", "close", str(tab_id))
-    t.join(10)
-    assert not t.is_alive()
-    assert box["answer"]["error"]["code"] == "target_closed"
-    assert box["at"] - closed_at < 3.0
+    waiting.join(10)
+    assert not waiting.is_alive()
+    assert waiting.answer["error"]["code"] == "target_closed"
+    assert waiting.at - closed_at < 3.0
 
 
 def test_pause_switch_refuses_every_command(browser: Browser, page: Any) -> None:

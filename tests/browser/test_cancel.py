@@ -10,7 +10,6 @@ headful run can show: that Chrome's real Cancel button produces exactly this, fo
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +19,7 @@ from reins._paths import EXTENSION_ID
 
 from ._worker import Worker
 from .conftest import Browser
+from .support import WaitingCommand
 
 
 @pytest.fixture
@@ -62,27 +62,12 @@ def test_cancel_stops_reins_on_the_tab_until_the_user_hands_it_back(
 ) -> None:
     tab_id, _ = page("static/bridge.html")
     assert _eval(browser, tab_id, "1")[0] == 0  # attached
-    box: dict[str, Any] = {}
-
-    def in_flight() -> None:
-        box["answer"] = browser.call(
-            "cdp",
-            {
-                "method": "Runtime.evaluate",
-                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
-            },
-            tab=tab_id,
-            timeout_ms=20_000,
-        )
-
-    thread = threading.Thread(target=in_flight)
-    thread.start()
-    time.sleep(0.5)
+    waiting = WaitingCommand(browser, tab_id)
     worker.cancel_like_the_infobar(tab_id)
-    thread.join(10)
-    assert not thread.is_alive()
+    waiting.join(10)
+    assert not waiting.is_alive()
     # Not "the tab is gone": the user stopped reins.
-    assert box["answer"]["error"]["code"] == "detached_by_user", box["answer"]
+    assert waiting.answer["error"]["code"] == "detached_by_user", waiting.answer
 
     # Later commands do not attach again, and the agent cannot override the user.
     code, body = _eval(browser, tab_id, "document.title")
@@ -105,22 +90,7 @@ def test_a_tab_closed_under_a_command_is_still_target_closed(
 ) -> None:
     """The wait for onDetach's reason does not turn a closed tab into a Cancel."""
     tab_id, _ = page("static/bridge.html")
-    box: dict[str, Any] = {}
-
-    def in_flight() -> None:
-        box["answer"] = browser.call(
-            "cdp",
-            {
-                "method": "Runtime.evaluate",
-                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
-            },
-            tab=tab_id,
-            timeout_ms=20_000,
-        )
-
-    thread = threading.Thread(target=in_flight)
-    thread.start()
-    time.sleep(0.5)
+    waiting = WaitingCommand(browser, tab_id)
     worker.run(f"chrome.tabs.remove({tab_id})")
-    thread.join(10)
-    assert box["answer"]["error"]["code"] == "target_closed"
+    waiting.join(10)
+    assert waiting.answer["error"]["code"] == "target_closed"

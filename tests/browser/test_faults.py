@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from .conftest import Browser, Site, start_browser
-from .support import run_cli, start_cli
+from .support import WaitingCommand, run_cli, start_cli
 
 pytestmark = pytest.mark.timeout(50)
 
@@ -118,26 +117,13 @@ def test_a_command_waiting_on_the_page_when_it_crashes_answers_at_once(
     browser: Browser, page: Any
 ) -> None:
     tab_id, url = page("static/bridge.html")
-    box: dict[str, Any] = {}
-
-    def waiting() -> None:
-        box["answer"] = browser.call(
-            "cdp",
-            {"method": "Runtime.evaluate", "params": json.loads(NEVER)},
-            tab=tab_id,
-            timeout_ms=20_000,
-        )
-        box["at"] = time.monotonic()
-
-    waiter = threading.Thread(target=waiting)
-    waiter.start()
-    time.sleep(0.5)
+    waiter = WaitingCommand(browser, tab_id)
     crashed_at = time.monotonic()
     crash(browser, _marker(url))
     waiter.join(10)
     assert not waiter.is_alive()
-    assert box["answer"]["error"]["code"] == "tab_crashed", box
-    assert box["at"] - crashed_at < 2.0  # not the 20 s budget
+    assert waiter.answer["error"]["code"] == "tab_crashed", waiter.answer
+    assert waiter.at - crashed_at < 2.0  # not the 20 s budget
     browser.ok("reload", "--tab", str(tab_id))
 
 

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 from reins._paths import EXTENSION_ID
 
 from .conftest import FIXTURES, Browser, Site, start_browser
+from .support import WaitingCommand
 
 pytestmark = pytest.mark.browser
 
@@ -202,29 +202,14 @@ def test_a_command_in_flight_when_the_user_leaves_answers_page_refused(
     browser: Browser, page: Any
 ) -> None:
     tab_id, _ = page("static/bridge.html")
-    box: dict[str, Any] = {}
-
-    def waiting() -> None:
-        box["answer"] = browser.call(
-            "cdp",
-            {
-                "method": "Runtime.evaluate",
-                "params": {"expression": "new Promise(() => {})", "awaitPromise": True},
-            },
-            tab=tab_id,
-            timeout_ms=20_000,
-        )
-
-    t = threading.Thread(target=waiting)
-    t.start()
-    time.sleep(0.5)
+    waiting = WaitingCommand(browser, tab_id)
     left = time.monotonic()
     browser.driver.get("chrome://version")
-    t.join(10)
-    assert not t.is_alive()
+    waiting.join(10)
+    assert not waiting.is_alive()
     assert time.monotonic() - left < 5
-    assert box["answer"]["ok"] is False
-    assert box["answer"]["error"]["code"] == "page_refused", box["answer"]
+    assert waiting.answer["ok"] is False
+    assert waiting.answer["error"]["code"] == "page_refused", waiting.answer
     assert _wait_refused(browser, tab_id, within=3)["error"]["code"] == "page_refused"
 
 
