@@ -468,9 +468,15 @@ chrome.debugger.onDetach.addListener(async ({ tabId }, reason) => {
 });
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  // reins never holds a paused page: while its session has the Debugger domain on, V8 keeps the
+  // page paused after DevTools closes (and pauses on exceptions DevTools asked for). So the domain
+  // goes off the moment the page pauses; the host looks again on its next command (page/pause.py).
+  if (method === "Debugger.paused") chrome.debugger.sendCommand(source, "Debugger.disable", {}).catch(() => {});
   const state = tabs.get(source.tabId);
   if (!state || !state.events.has(method)) return;
-  post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: eventParams(method, params) });
+  const kept = eventParams(method, params);
+  if (kept === null) return;
+  post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
 });
 
 // Every navigation of an attached tab, whoever started it (a link, a redirect, the user typing a

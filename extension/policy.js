@@ -160,12 +160,18 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS) {
   return rule ? rule(params, options) : { ok: true, params };
 }
 
-// What the extension forwards of an event the host subscribed to. Log.entryAdded may carry `args`,
-// remote objects that could live in another extension's world (why Runtime.enable is refused):
-// dropped, with anything that is not plain log text.
+// What the extension forwards of an event the host subscribed to (null: nothing, ever).
+// Log.entryAdded may carry `args`, remote objects that could live in another extension's world
+// (why Runtime.enable is refused): dropped, with anything that is not plain log text.
+// Debugger.paused carries the paused call frames, their scopes and the thrown value (objects of
+// the page and of content-script worlds): only its reason leaves. The Debugger domain's other
+// events (scriptParsed: every script's URL and hash) never do.
 const LOG_FIELDS = Object.freeze(["source", "level", "text", "category", "timestamp", "url", "lineNumber", "networkRequestId"]);
 
 export function eventParams(method, params) {
+  if (method === "Debugger.paused") return { reason: typeof params?.reason === "string" ? params.reason : "other" };
+  if (method === "Debugger.resumed") return {};
+  if (typeof method === "string" && method.startsWith("Debugger.")) return null;
   if (method !== "Log.entryAdded") return params;
   const entry = params && typeof params.entry === "object" && params.entry !== null ? params.entry : {};
   const kept = {};

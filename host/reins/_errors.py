@@ -8,6 +8,7 @@
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, tab_crashed, frame_unreachable,
     │                               navigation_failed, dialog_open, tab_hidden, browser_unresponsive,
+    │                               page_paused,
     │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable
@@ -65,6 +66,7 @@ _NEXT_STEP: dict[str, str] = {
     "browser_unresponsive": "the browser does not answer (frozen or overloaded): wait and run `reins status` again; if it stays so, restart the browser (`reins shutdown` and `reins launch` for a launched one)",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
     "tab_hidden": "`reins tab show` brings the tab to the front",
+    "page_paused": "the page is paused in DevTools' debugger: ask the user to resume it there (or close DevTools), then retry; or work in another tab (`reins tab new URL`)",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
     "ambiguous": "make the target unique (a ref from `reins state`, or --index N)",
     "ref_stale": "take a new snapshot with `reins state` and use the new ref",
@@ -175,6 +177,7 @@ for _cls, _codes in (
             "dialog_open",
             "tab_hidden",
             "browser_unresponsive",
+            "page_paused",
         ),
     ),
     (

@@ -228,6 +228,8 @@ describe("CDP parameters", () => {
       "Emulation.setFocusEmulationEnabled": { enabled: true },
       "Page.startScreencast": { format: "jpeg", quality: 0, maxWidth: 16, maxHeight: 16 },
       "DOM.setFileInputFiles": { files: ["/home/u/a.pdf"], objectId: "1.2.3" },
+      "Debugger.enable": { maxScriptsCacheSize: 0 },
+      "Debugger.setBreakpointsActive": { active: false },
     };
     for (const method of ALLOWED_METHODS) {
       const verdict = checkCommand(method, ordinary[method] ?? {});
@@ -378,6 +380,23 @@ describe("events forwarded to the host", () => {
     assert.equal(JSON.stringify(out).includes("objectId"), false);
     assert.deepEqual(eventParams("Log.entryAdded", {}), { entry: {} });
     assert.deepEqual(eventParams("Log.entryAdded", null), { entry: {} });
+  });
+
+  test("Debugger.paused leaves as its reason only; the domain's other events never leave", () => {
+    const params = {
+      reason: "other",
+      callFrames: [{ callFrameId: "1", scopeChain: [{ object: { objectId: "scope-1" } }], this: { objectId: "this-1" } }],
+      data: { objectId: "thrown-1" },
+      hitBreakpoints: ["1:2:3"],
+      asyncStackTrace: { callFrames: [] },
+    };
+    assert.deepEqual(eventParams("Debugger.paused", params), { reason: "other" });
+    assert.deepEqual(eventParams("Debugger.paused", { reason: 7 }), { reason: "other" });
+    assert.deepEqual(eventParams("Debugger.paused", null), { reason: "other" });
+    assert.deepEqual(eventParams("Debugger.resumed", { anything: 1 }), {});
+    for (const method of ["Debugger.scriptParsed", "Debugger.scriptFailedToParse", "Debugger.breakpointResolved"]) {
+      assert.equal(eventParams(method, { url: "https://example.com/app.js", hash: "x" }), null);
+    }
   });
 
   test("other events pass as they are", () => {

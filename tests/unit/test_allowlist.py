@@ -39,9 +39,16 @@ REFUSED_METHODS = [
     "Fetch.enable",
     "Fetch.continueRequest",
     "Fetch.fulfillRequest",
-    "Debugger.enable",
     "Debugger.setBreakpointByUrl",
+    "Debugger.setBreakpoint",
     "Debugger.pause",
+    "Debugger.resume",
+    "Debugger.stepOver",
+    "Debugger.evaluateOnCallFrame",
+    "Debugger.getScriptSource",
+    "Debugger.setPauseOnExceptions",
+    "Debugger.setSkipAllPauses",
+    "Debugger.setScriptSource",
     "Page.setDownloadBehavior",
     "Runtime.terminateExecution",
     "Runtime.enable",  # its events hand out objects of other extensions' content-script worlds
@@ -54,7 +61,9 @@ REFUSED_METHODS = [
     "Page.*",
     "*",
 ]
-REFUSED_PREFIXES = ("Storage.", "Browser.", "Fetch.", "Debugger.")
+REFUSED_PREFIXES = ("Storage.", "Browser.", "Fetch.")
+# The whole Debugger domain reins may use: the pause watch (page_paused), with checked params.
+PAUSE_WATCH = ["Debugger.enable", "Debugger.setBreakpointsActive", "Debugger.disable"]
 
 NEEDED_METHODS = [
     "Page.enable",
@@ -121,6 +130,9 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
     "Emulation.setFocusEmulationEnabled": {"enabled": True},
     "Page.startScreencast": {"format": "jpeg", "quality": 0, "maxWidth": 16, "maxHeight": 16},
     "Page.stopScreencast": {},
+    "Debugger.enable": {"maxScriptsCacheSize": 0},
+    "Debugger.setBreakpointsActive": {"active": False},
+    "Debugger.disable": {},
 }
 _SHOT = {"format": "jpeg", "maxWidth": 16, "maxHeight": 16}
 PARAM_CASES: list[tuple[str, Any, bool]] = [
@@ -149,6 +161,15 @@ PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Emulation.setDeviceMetricsOverride", {"width": 1, "height": 1}, False),
     ("Emulation.setUserAgentOverride", {"userAgent": "x"}, False),
     ("Emulation.setGeolocationOverride", {"latitude": 0, "longitude": 0}, False),
+    ("Debugger.enable", {"maxScriptsCacheSize": 0}, True),
+    ("Debugger.enable", {}, False),
+    ("Debugger.enable", {"maxScriptsCacheSize": 10_000_000}, False),
+    ("Debugger.enable", {"maxScriptsCacheSize": 0, "extra": 1}, False),
+    ("Debugger.setBreakpointsActive", {"active": False}, True),
+    ("Debugger.setBreakpointsActive", {"active": True}, False),
+    ("Debugger.setBreakpointsActive", {}, False),
+    ("Debugger.disable", {}, True),
+    ("Debugger.disable", {"x": 1}, False),
 ]
 
 _PROBE = """
@@ -227,6 +248,12 @@ def test_refused_methods_are_not_allowed(policy: dict[str, Any], method: str) ->
     assert method not in policy["methods"]
 
 
+def test_the_debugger_domain_is_the_pause_watch_only(policy: dict[str, Any]) -> None:
+    listed = [m for m in policy["methods"] if m.startswith("Debugger.")]
+    assert sorted(listed) == sorted(PAUSE_WATCH)
+    assert set(listed) <= set(policy["ruled"]), "each only with checked parameters"
+
+
 def test_no_method_of_a_refused_domain_is_listed(policy: dict[str, Any]) -> None:
     offenders = [m for m in policy["methods"] if m.startswith(REFUSED_PREFIXES)]
     assert offenders == []
@@ -250,7 +277,11 @@ def test_parameter_rules_cover_listed_methods_only(policy: dict[str, Any]) -> No
     assert sorted(policy["ruled"]) == sorted(VALID_PARAMS)
     assert set(policy["ruled"]) <= set(policy["methods"])
     # Emulation and screencasts are allowed only where a rule narrows them to checked parameters.
-    narrowed = [m for m in policy["methods"] if m.startswith("Emulation.") or "creencast" in m]
+    narrowed = [
+        m
+        for m in policy["methods"]
+        if m.startswith(("Emulation.", "Debugger.")) or "creencast" in m
+    ]
     assert narrowed and set(narrowed) <= set(policy["ruled"])
 
 

@@ -39,7 +39,15 @@ def arm(host: FakeExtension, tab: int, *, crashed_before: bool = False) -> None:
         host.send_frame({"id": frame["id"], "ok": True, "result": {}})
         if crashed_before and kind == "Inspector.enable":
             return  # a crashed page gets no dialog watch (Page.enable would never answer)
-    assert seen == ["subscribe", "Inspector.enable", "subscribe", "Page.enable"], seen
+    assert seen == [
+        "subscribe",
+        "Inspector.enable",
+        "subscribe",
+        "Debugger.enable",
+        "Debugger.setBreakpointsActive",
+        "subscribe",
+        "Page.enable",
+    ], seen
 
 
 def evaluate(request_id: str, tab: int, **extra: Any) -> dict[str, Any]:

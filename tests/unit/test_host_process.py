@@ -29,10 +29,12 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain soc
 PROFILE = "unit"
 STARTUP_S = 10.0
 # What the host sends once per tab before its first page command: the crash watch, the dialog watch.
-# What the host sends to arm a tab it drives (the crash and dialog watches, focus emulation and
+# What the host sends to arm a tab it drives (the crash, pause and dialog watches, focus emulation and
 # the frame pump that keep a hidden tab rendering): answered by the fake extension.
 ARMING = (
     "Inspector.enable",
+    "Debugger.enable",
+    "Debugger.setBreakpointsActive",
     "Page.enable",
     "Emulation.setFocusEmulationEnabled",
     "Page.startScreencast",
@@ -97,8 +99,8 @@ class FakeExtension:
 
     def next_frame(self, timeout: float = 5.0) -> Any:
         """The next frame a test cares about. The host's arming of a tab it drives (subscribe to
-        the crash and dialog events, Inspector.enable, Page.enable; focus emulation and the frame
-        pump) is answered here, as the extension would."""
+        the crash, pause and dialog events, Inspector.enable, Debugger.enable, Page.enable; focus
+        emulation and the frame pump) is answered here, as the extension would."""
         while True:
             try:
                 frame = self.frames.get(timeout=timeout)

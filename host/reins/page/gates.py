@@ -3,10 +3,13 @@
 Armed once per attachment and checked per command, in this order:
 1. the crash watch (`Inspector.targetCrashed`): a crashed tab answers `tab_crashed` at once, except
    to the commands that bring it back (reload, navigate: those that are not probed);
-2. the dialog watch: while an alert/confirm/prompt holds the page, page commands answer
+2. the pause watch (`Debugger.paused`): while DevTools holds the page paused in its debugger, every
+   page command answers `page_paused` at once (page/pause.py);
+3. the dialog watch: while an alert/confirm/prompt holds the page, page commands answer
    `dialog_open` at once (unless they may run beside it);
-3. around the handler: the tab renders while hidden (focus emulation, frame pump), a dialog that
-   opens meanwhile is reported, a crash meanwhile ends the command with `tab_crashed`.
+4. around the handler: the tab renders while hidden (focus emulation, frame pump), a dialog that
+   opens meanwhile is reported, a pause or a crash meanwhile ends the command with `page_paused`
+   or `tab_crashed`.
 A command that may lead a tab out of a page reins does not drive (navigate) goes ahead when the
 watches cannot attach there.
 """
@@ -22,6 +25,7 @@ from reins.bridge.command import Command
 from reins.bridge.context import CommandContext
 from reins.page.crash import CrashWatch, refuse_if_crashed, until_crash, watch_crashes
 from reins.page.dialogs import GRACE_S, DialogWatch, refuse_while_open, until_dialog, watch_dialogs
+from reins.page.pause import PauseWatch, refuse_if_paused, until_paused, watch_pauses
 from reins.page.visibility import keep_rendering
 
 __all__ = ["PageGates", "arm_page"]
@@ -31,6 +35,7 @@ __all__ = ["PageGates", "arm_page"]
 class PageGates:
     dialogs: DialogWatch | None = None
     crash: CrashWatch | None = None
+    pauses: PauseWatch | None = None
     # Keep the tab rendering while the command runs (not on a refused or crashed page).
     render: bool = False
 
@@ -42,13 +47,15 @@ class PageGates:
     ) -> Awaitable[dict[str, Any]]:
         work = keep_rendering(ctx, cmd.handler, args) if self.render else cmd.handler(ctx, args)
         work = until_dialog(work, self.dialogs, grace_s=GRACE_S)
+        if self.pauses is not None:
+            work = until_paused(work, ctx, self.pauses, what=cmd.name)
         if self.crash is not None:
             work = until_crash(work, self.crash, tab_id=ctx.tab, what=cmd.name)
         return work
 
 
 async def arm_page(ctx: CommandContext, cmd: Command[Any]) -> PageGates:
-    """Arm the tab's watches and refuse what cannot run now (crashed, a dialog open)."""
+    """Arm the tab's watches and refuse what cannot run now (crashed, paused, a dialog open)."""
     if ctx.tab_id is None or not cmd.watch_dialogs:
         return PageGates()
     gates = PageGates(render=True)
@@ -60,6 +67,11 @@ async def arm_page(ctx: CommandContext, cmd: Command[Any]) -> PageGates:
             gates.render = False  # and the renderer-side calls would wait for a dead page
         else:
             gates.crash = crash
+            # Before the dialog watch: every page command is refused on a paused page,
+            # navigate and reload too (the user holds it in DevTools).
+            pauses = await watch_pauses(ctx)
+            refuse_if_paused(ctx, pauses)
+            gates.pauses = pauses if pauses.armed else None
             gates.dialogs = await watch_dialogs(ctx)
     except BrowserError as exc:
         if exc.code != "page_refused" or not cmd.leaves_refused_page:
