@@ -6,6 +6,7 @@ export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions }
 export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
 export { readState } from "./effects.js";
 export { scrollOn, shownInScrollers, wheelPoint } from "./scroll.js";
+export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
