@@ -67,6 +67,16 @@ export function wheelPoint(el) {
   };
 }
 
+// Resolves once the page drew two frames (the scroll a wheel started reached the page, and its
+// scroll handlers ran); bounded, since a hidden tab runs no animation frames.
+export function framesPassed(el) {
+  const w = el.ownerDocument.defaultView;
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    w.requestAnimationFrame(() => w.requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
+  });
+}
+
 function scrollInView(n) {
   const r = n.getBoundingClientRect();
   const w = n.ownerDocument.defaultView;
