@@ -88,3 +88,22 @@ def test_native_drag_then_a_click_still_works(browser: Browser, page: Any) -> No
     browser.ok("drag", "#item-1", "#archive", "--tab", tab)
     browser.ok("drag", "#item-2", "#archive", "--tab", tab)
     assert browser.js("return window.__drops") == ["item-1->archive", "item-2->archive"]
+
+
+def test_interception_is_off_after_a_drag(browser: Browser, page: Any) -> None:
+    """A native drag by hand after `reins drag` runs as the browser's own: had reins left Chrome
+    intercepting drags, it would stop after dragstart and never drop."""
+    tab = str(page("static/native-drag.html")[0])
+    browser.ok("drag", "#item-1", "#archive", "--tab", tab)
+    x, y, dx, dy = browser.js(
+        "const a = document.querySelector('#item-2').getBoundingClientRect();"
+        "const b = document.querySelector('#archive').getBoundingClientRect();"
+        "return [a.x + a.width / 2, a.y + a.height / 2, b.x + b.width / 2, b.y + b.height / 2]"
+        ".map(Math.round)"
+    )
+    browser.ok("mouse", "move", str(x), str(y), "--tab", tab)
+    browser.ok("mouse", "down", "--tab", tab)
+    browser.ok("mouse", "move", str(dx), str(dy), "--steps", "8", "--tab", tab)
+    browser.ok("mouse", "up", "--tab", tab)
+    drops = eventually(lambda: browser.js("return window.__drops"), lambda d: len(d) == 2)
+    assert drops == ["item-1->archive", "item-2->archive"]

@@ -116,6 +116,7 @@ async def _drag(ctx: CommandContext, source: Resolved, start: Point, end: Point)
     """Press, move, release (or drop); True when it went on as a native drag."""
     intercept = await _intercept(ctx)
     drag = _NativeDrag(ctx)
+    released = False
     try:
         await mouse_event(ctx, "mouseMoved", start.x, start.y)
         await mouse_event(ctx, "mousePressed", start.x, start.y, button="left", clickCount=1)
@@ -136,10 +137,14 @@ async def _drag(ctx: CommandContext, source: Resolved, start: Point, end: Point)
             ctx.part(MousePosition).buttons = 0
         else:
             await mouse_event(ctx, "mouseReleased", end.x, end.y, button="left", clickCount=1)
+        released = True
     finally:
         if drag.data is not None:
             with contextlib.suppress(ReinsError):
                 await drag.send("dragCancel", end)
+        if not released and ctx.part(MousePosition).buttons & 1:
+            with contextlib.suppress(ReinsError):  # never leave the page's button held
+                await mouse_event(ctx, "mouseReleased", end.x, end.y, button="left", clickCount=1)
         if intercept is not None:
             intercept.clear()
             with contextlib.suppress(ReinsError):
