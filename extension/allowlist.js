@@ -55,6 +55,11 @@ export const ALLOWED_METHODS = Object.freeze([
   "Input.dispatchMouseEvent",
   "Input.dispatchKeyEvent",
   "Input.insertText",
+  // `reins drag` on native HTML5 drag and drop: Chrome hands the page's drag session over instead
+  // of running it (an OS drag loop synthetic mouse input never reaches), and reins sends the drag
+  // events back; only with the checked params below (never with files).
+  "Input.setInterceptDrags",
+  "Input.dispatchDragEvent",
   // `reins upload`: files for a file input, only in the shape policy.js checks (absolute paths and
   // the input). Which directories they may come from is the host's policy (docs/security.md).
   "DOM.setFileInputFiles",
@@ -97,7 +102,27 @@ export const PARAM_RULES = Object.freeze({
   "Debugger.enable": (p) => onlyKeys(p, ["maxScriptsCacheSize"]) && p.maxScriptsCacheSize === 0,
   "Debugger.setBreakpointsActive": (p) => onlyKeys(p, ["active"]) && p.active === false,
   "Debugger.disable": (p) => onlyKeys(p, []),
+  "Input.setInterceptDrags": (p) => onlyKeys(p, ["enabled"]) && typeof p.enabled === "boolean",
+  // A drag event at a point of this tab, carrying the data the page's own dragstart put in it
+  // (as Input.dragIntercepted handed it over): text items only. `files` would drop local files into
+  // the page past `reins upload`'s directory policy, so data with a `files` key is refused.
+  "Input.dispatchDragEvent": (p) => onlyKeys(p, ["type", "x", "y", "data", "modifiers"])
+    && DRAG_EVENT_TYPES.includes(p.type) && Number.isFinite(p.x) && Number.isFinite(p.y)
+    && (p.modifiers === undefined || intIn(p.modifiers, 0, 15))
+    && isDragData(p.data),
 });
+
+const DRAG_EVENT_TYPES = Object.freeze(["dragEnter", "dragOver", "drop", "dragCancel"]);
+const DRAG_ITEM_KEYS = Object.freeze(["mimeType", "data", "title", "baseURL"]);
+
+function isDragData(data) {
+  return onlyKeys(data, ["items", "dragOperationsMask"])
+    && intIn(data.dragOperationsMask, 0, 0xffffffff)
+    && Array.isArray(data.items) && data.items.length <= 64
+    && data.items.every((item) => onlyKeys(item, DRAG_ITEM_KEYS)
+      && typeof item.mimeType === "string" && typeof item.data === "string"
+      && DRAG_ITEM_KEYS.every((k) => item[k] === undefined || typeof item[k] === "string"));
+}
 
 const allowed = new Set(ALLOWED_METHODS);
 

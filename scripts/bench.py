@@ -1197,7 +1197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default=None,
-        help="comma list of parts: bridge,actions,flow,snapshots,diff,memory,"
+        help="comma list of parts: bridge,actions,flow,widgets,snapshots,diff,memory,"
         "phases (default all but phases)",
     )
     parser.add_argument("--no-peers", action="store_true", help="reins only")
@@ -1218,7 +1218,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = (
         set(args.only.split(","))
         if args.only
-        else {"bridge", "actions", "flow", "snapshots", "diff", "memory"}
+        else {"bridge", "actions", "flow", "widgets", "snapshots", "diff", "memory"}
     )
 
     # SIGTERM (e.g. a test's timeout) must still run the clean-up below
@@ -1279,6 +1279,10 @@ def main(argv: list[str] | None = None) -> int:
                 bench.actions()
             if "flow" in parts:
                 bench.flow()
+            if "widgets" in parts:
+                from bench_widgets import run_widgets  # a sibling script that imports this one
+
+                run_widgets(bench)
             if "phases" in parts:
                 bench.phases()
             if "snapshots" in parts:

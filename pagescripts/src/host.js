@@ -5,7 +5,8 @@
 export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
 export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
 export { readState } from "./effects.js";
-export { scrollOn, shownInScrollers, wheelPoint } from "./scroll.js";
+export { framesPassed, scrollOn, scrollRegions, shownInScrollers, wheelPoint } from "./scroll.js";
+export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {

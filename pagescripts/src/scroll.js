@@ -67,6 +67,16 @@ export function wheelPoint(el) {
   };
 }
 
+// Resolves once the page drew two frames (the scroll a wheel started reached the page, and its
+// scroll handlers ran); bounded, since a hidden tab runs no animation frames.
+export function framesPassed(el) {
+  const w = el.ownerDocument.defaultView;
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    w.requestAnimationFrame(() => w.requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
+  });
+}
+
 function scrollInView(n) {
   const r = n.getBoundingClientRect();
   const w = n.ownerDocument.defaultView;
@@ -83,4 +93,55 @@ export function shownInScrollers(el) {
   const cy = r.top + r.height / 2;
   if (cx < 0 || cy < 0 || cx > w.innerWidth || cy > w.innerHeight) return false;
   return insideClips(el);
+}
+
+// A selector reins takes as TARGET for a scroller, when a short unique one exists: its id, test
+// id or aria-label, else its tag and classes; null otherwise.
+function scrollerTarget(n) {
+  const doc = n.ownerDocument;
+  const unique = (css) => {
+    try {
+      return doc.querySelectorAll(css).length === 1 ? css : null;
+    } catch {
+      return null;
+    }
+  };
+  if (n.id && unique(`#${CSS.escape(n.id)}`)) return `#${CSS.escape(n.id)}`;
+  for (const attr of ["data-testid", "aria-label"]) {
+    const v = n.getAttribute(attr);
+    if (v && !v.includes('"')) {
+      const css = unique(`[${attr}="${v}"]`);
+      if (css) return css;
+    }
+  }
+  const classes = typeof n.className === "string" ? n.className.trim().split(/\s+/).filter(Boolean) : [];
+  return classes.length ? unique(n.localName + classes.map((c) => `.${CSS.escape(c)}`).join("")) : null;
+}
+
+// The regions of this document that scroll, and how far each can still go: the page first, then
+// the elements that scroll (overflow auto/scroll with more content than box), those with a box in
+// the viewport first, at most `most`. [{target, label, below, above}] (px, rounded).
+export function scrollRegions(most) {
+  const doc = document;
+  const w = doc.defaultView;
+  const out = [];
+  const page = doc.scrollingElement;
+  if (page && page.scrollHeight > page.clientHeight + 1) {
+    const p = position(page);
+    out.push({ target: "page", label: "page", below: p.max - p.scroll_top, above: p.scroll_top });
+  }
+  const found = [];
+  for (const n of doc.body ? doc.body.getElementsByTagName("*") : []) {
+    if (n.scrollHeight <= n.clientHeight + 1 || n === page || !scrollsY(n)) continue;
+    const r = n.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const inView = r.bottom > 0 && r.right > 0 && r.top < w.innerHeight && r.left < w.innerWidth;
+    found.push({ n, inView });
+  }
+  found.sort((a, b) => Number(b.inView) - Number(a.inView));
+  for (const { n } of found.slice(0, Math.max(0, most - out.length))) {
+    const p = position(n);
+    out.push({ target: scrollerTarget(n), label: nodeLabel(n), below: p.max - p.scroll_top, above: p.scroll_top });
+  }
+  return out;
 }

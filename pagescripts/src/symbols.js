@@ -21,3 +21,5 @@ export const UNREACHABLE = "reins: the element is not reachable from its frame's
 // The page-side capture of console errors, uncaught exceptions and resource timings
 // (capture.js): ring buffers the host drains at the end of each command.
 export const CAPTURE = Symbol.for("reins.capture");
+// The dragstart watch a drag arms on the source's window (drag.js).
+export const DRAG = Symbol.for("reins.drag");

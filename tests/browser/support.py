@@ -84,10 +84,11 @@ def start_cli(
     )
 
 
-def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
+def mcp_server(home: Path, *args: str, profile: str = PROFILE, cwd: Path | None = None) -> Any:
     """`python -m reins.cli --profile PROFILE mcp ARGS` as an MCP client starts it (the SDK's
-    StdioServerParameters): the client passes on only a few variables of its own environment, so
-    REINS_HOME (and PYTHONPATH, for a source checkout) are given explicitly."""
+    StdioServerParameters), in directory `cwd` (default: this process's): the client passes on
+    only a few variables of its own environment, so REINS_HOME (and PYTHONPATH, for a source
+    checkout) are given explicitly."""
     from mcp import StdioServerParameters
 
     env = {"REINS_HOME": str(home)}
@@ -97,6 +98,7 @@ def mcp_server(home: Path, *args: str, profile: str = PROFILE) -> Any:
         command=sys.executable,
         args=["-m", "reins.cli", "--profile", profile, "mcp", *args],
         env=env,
+        cwd=cwd,
     )
 
 

@@ -97,3 +97,32 @@ def test_scroll_needs_one_way(browser: Browser, page: Any) -> None:
     tab = str(page("static/scroll.html")[0])
     code, body = browser.cli("scroll", "--tab", tab)
     assert code != 0 and body["error"]["code"] == "bad_request"
+
+
+def test_state_marks_what_scrolls_and_how_far_is_left(browser: Browser, page: Any) -> None:
+    tab = str(page("static/scroll.html")[0])
+    body = browser.ok("state", "--tab", tab)
+    regions = {r["target"]: r for r in body["scrollable"]}
+    page_left = browser.js(
+        "return document.scrollingElement.scrollHeight - document.scrollingElement.clientHeight"
+    )
+    vlist_left = browser.js(
+        "const l = document.querySelector('#vlist'); return l.scrollHeight - l.clientHeight"
+    )
+    assert regions["page"]["below"] == page_left and regions["page"]["above"] == 0
+    assert regions["#vlist"]["below"] == vlist_left > 10_000
+    assert {"#box", "#feed"} <= set(regions)
+    line = next(x for x in body["text"].splitlines() if x.startswith("↕ scrollable:"))
+    assert f"#vlist {vlist_left:,} px below" in line and f"page {page_left:,} px below" in line
+
+    browser.ok("scroll", "#vlist", "--by", "500", "--tab", tab)
+    moved = {r["target"]: r for r in browser.ok("state", "--tab", tab)["scrollable"]}
+    assert moved["#vlist"]["above"] == _top(browser, "#vlist") == 500
+    assert moved["#vlist"]["below"] == vlist_left - 500
+
+
+def test_state_keeps_its_budget_with_the_scroll_line(browser: Browser, page: Any) -> None:
+    tab = str(page("static/scroll.html")[0])
+    body = browser.ok("state", "--max-tokens", "120", "--tab", tab)
+    assert body["approx_tokens"] <= 120 and "↕ scrollable:" in body["text"]
+    assert body["text"].splitlines()[-1].startswith("…")  # the left-out line stays last

@@ -35,6 +35,7 @@ def test_bench_quick_prints_reins_rows() -> None:
         "## Trivial commands",
         "## One action on a small page",
         "## Expense-form dropdown flow",
+        "## Widgets: scroll, drag, upload, choose",
         "## Snapshot of big.html",
         "## reins host memory",
     ):

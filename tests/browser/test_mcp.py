@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -26,11 +27,17 @@ T = TypeVar("T")
 TABLE = all_commands()
 
 
-def with_mcp(browser: Browser, body: Callable[[ClientSession], Awaitable[T]], *args: str) -> T:
-    """Start `reins mcp ARGS` for the session's browser, run `body` in one MCP session, stop it."""
+def with_mcp(
+    browser: Browser,
+    body: Callable[[ClientSession], Awaitable[T]],
+    *args: str,
+    cwd: Path | None = None,
+) -> T:
+    """Start `reins mcp ARGS` (in directory `cwd`) for the session's browser, run `body` in one
+    MCP session, stop it."""
 
     async def main() -> T:
-        async with stdio_client(mcp_server(browser.home, *args)) as (read, write):
+        async with stdio_client(mcp_server(browser.home, *args, cwd=cwd)) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 return await body(session)
@@ -159,3 +166,43 @@ def test_a_smaller_cap_is_kept_too(browser: Browser, page: Any) -> None:
     for result in with_mcp(browser, body, "--max-tokens-per-answer", "2000"):
         assert not result.is_error, text_of(result)
         assert answer_tokens(result) <= 2000, text_of(result)
+
+
+def test_upload_takes_files_from_the_server_directory_only(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """The MCP server's own directory and below, as the CLI's: a client cannot name another one,
+    and hidden files or folders, or files outside, answer upload_refused."""
+    (tmp_path / "receipt.pdf").write_bytes(b"%PDF" * 5)
+    (tmp_path / ".env").write_text("TOKEN=1")
+    page("static/upload.html")
+    calls: list[dict[str, Any]] = [
+        {"target": "#docs", "files": [".env"]},
+        {"target": "#docs", "files": ["/etc/hostname"]},
+        {"target": "#docs", "files": ["../outside.txt"]},
+        {"target": "#docs", "files": ["/etc/hostname"], "cwd": "/etc"},
+        {"target": "#docs", "files": ["receipt.pdf"]},
+    ]
+    (tmp_path.parent / "outside.txt").write_text("x")
+
+    async def body(session: ClientSession) -> list[CallToolResult]:
+        return [await session.call_tool("upload", args) for args in calls]
+
+    *refused, named_dir, done = with_mcp(browser, body, cwd=tmp_path)
+    for args, result in zip(calls, refused, strict=False):
+        assert result.is_error and text_of(result).startswith("error upload_refused"), (
+            args,
+            text_of(result),
+        )
+    assert named_dir.is_error and text_of(named_dir).startswith("error bad_request"), text_of(
+        named_dir
+    )
+    assert not done.is_error, text_of(done)
+    assert json.loads(text_of(done))["files"] == [
+        {"name": "receipt.pdf", "size": 20, "type": "application/pdf"}
+    ]
+    received = browser.js(
+        "return Array.from(document.querySelector('#docs').files).map(f => [f.name, f.size])"
+    )
+    assert received == [["receipt.pdf", 20]]
+    assert browser.js("return window.__changes") == ["docs:receipt.pdf"]

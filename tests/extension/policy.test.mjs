@@ -230,6 +230,8 @@ describe("CDP parameters", () => {
       "DOM.setFileInputFiles": { files: ["/home/u/a.pdf"], objectId: "1.2.3" },
       "Debugger.enable": { maxScriptsCacheSize: 0 },
       "Debugger.setBreakpointsActive": { active: false },
+      "Input.setInterceptDrags": { enabled: true },
+      "Input.dispatchDragEvent": { type: "drop", x: 1, y: 2, data: { items: [], dragOperationsMask: 16 } },
     };
     for (const method of ALLOWED_METHODS) {
       const verdict = checkCommand(method, ordinary[method] ?? {});
@@ -336,6 +338,24 @@ describe("methods allowed only with narrow parameters", () => {
     assert.equal(checkCommand("Emulation.setFocusEmulationEnabled", {}).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "png", maxWidth: 16, maxHeight: 16 }).code, "cdp_blocked");
     assert.equal(checkCommand("Page.startScreencast", { format: "jpeg", maxWidth: 1600, maxHeight: 900 }).code, "cdp_blocked");
+  });
+});
+
+describe("native drag and drop: interception and drag events, never files", () => {
+  const data = { items: [{ mimeType: "text/plain", data: "item-1" }], dragOperationsMask: 16 };
+  test("the switch and text drag data pass", () => {
+    assert.equal(checkCommand("Input.setInterceptDrags", { enabled: false }).ok, true);
+    for (const type of ["dragEnter", "dragOver", "drop", "dragCancel"]) {
+      assert.equal(checkCommand("Input.dispatchDragEvent", { type, x: 3, y: 4.5, data }).ok, true, type);
+    }
+  });
+  test("files, other event types and extra keys are refused", () => {
+    const withFiles = { ...data, files: ["/home/u/.ssh/id_rsa"] };
+    assert.equal(checkCommand("Input.dispatchDragEvent", { type: "drop", x: 1, y: 1, data: withFiles }).code, "cdp_blocked");
+    assert.equal(checkCommand("Input.dispatchDragEvent", { type: "drop", x: 1, y: 1, data: { ...data, files: [] } }).code, "cdp_blocked");
+    assert.equal(checkCommand("Input.dispatchDragEvent", { type: "mousePressed", x: 1, y: 1, data }).code, "cdp_blocked");
+    assert.equal(checkCommand("Input.dispatchDragEvent", { type: "drop", x: 1, y: 1, data, extra: 1 }).code, "cdp_blocked");
+    assert.equal(checkCommand("Input.setInterceptDrags", { enabled: "yes" }).code, "cdp_blocked");
   });
 });
 

@@ -133,7 +133,16 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
     "Debugger.enable": {"maxScriptsCacheSize": 0},
     "Debugger.setBreakpointsActive": {"active": False},
     "Debugger.disable": {},
+    "Input.setInterceptDrags": {"enabled": True},
+    "Input.dispatchDragEvent": {
+        "type": "dragEnter",
+        "x": 10,
+        "y": 20.5,
+        "data": {"items": [{"mimeType": "text/plain", "data": "item-1"}], "dragOperationsMask": 17},
+    },
 }
+_DRAG = VALID_PARAMS["Input.dispatchDragEvent"]
+_TEXT = {"mimeType": "text/plain", "data": "x"}
 _SHOT = {"format": "jpeg", "maxWidth": 16, "maxHeight": 16}
 PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Emulation.setFocusEmulationEnabled", {"enabled": True}, True),
@@ -158,6 +167,47 @@ PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Page.stopScreencast", {}, True),
     ("Page.stopScreencast", {"x": 1}, False),
     ("Page.screencastFrameAck", {"sessionId": 1}, False),
+    ("Input.setInterceptDrags", {"enabled": False}, True),
+    ("Input.setInterceptDrags", {}, False),
+    ("Input.setInterceptDrags", {"enabled": 1}, False),
+    ("Input.dispatchDragEvent", _DRAG, True),
+    ("Input.dispatchDragEvent", {**_DRAG, "type": "drop", "modifiers": 8}, True),
+    (
+        "Input.dispatchDragEvent",
+        {**_DRAG, "type": "dragCancel", "data": {"items": [], "dragOperationsMask": 0}},
+        True,
+    ),
+    ("Input.dispatchDragEvent", {**_DRAG, "data": {"dragOperationsMask": 0}}, False),
+    # Files in a drop would attach local files past `reins upload`'s directory policy.
+    (
+        "Input.dispatchDragEvent",
+        {**_DRAG, "data": {**_DRAG["data"], "files": ["/etc/passwd"]}},
+        False,
+    ),
+    ("Input.dispatchDragEvent", {**_DRAG, "data": {**_DRAG["data"], "files": []}}, False),
+    ("Input.dispatchDragEvent", {**_DRAG, "type": "mouseMoved"}, False),
+    ("Input.dispatchDragEvent", {**_DRAG, "x": "10"}, False),
+    ("Input.dispatchDragEvent", {**_DRAG, "modifiers": 16}, False),
+    ("Input.dispatchDragEvent", {**_DRAG, "extra": 1}, False),
+    ("Input.dispatchDragEvent", {"type": "drop", "x": 1, "y": 1}, False),
+    (
+        "Input.dispatchDragEvent",
+        {**_DRAG, "data": {"items": [{**_TEXT, "x": 1}], "dragOperationsMask": 1}},
+        False,
+    ),
+    (
+        "Input.dispatchDragEvent",
+        {
+            **_DRAG,
+            "data": {"items": [{"mimeType": "text/plain", "data": 5}], "dragOperationsMask": 1},
+        },
+        False,
+    ),
+    (
+        "Input.dispatchDragEvent",
+        {**_DRAG, "data": {"items": [_TEXT] * 65, "dragOperationsMask": 1}},
+        False,
+    ),
     ("Emulation.setDeviceMetricsOverride", {"width": 1, "height": 1}, False),
     ("Emulation.setUserAgentOverride", {"userAgent": "x"}, False),
     ("Emulation.setGeolocationOverride", {"latitude": 0, "longitude": 0}, False),

@@ -26,7 +26,7 @@ from reins.observe.annotate import Mark, annotate
 TABLE = all_commands()
 SPECS = {spec.name: spec for spec in tool_specs(TABLE)}
 # Declared `on_mcp=False`, each with its reason at the declaration (commands/browser.py, observe.py).
-NOT_TOOLS = {"cdp", "map", "ping", "settle", "stats", "status", "upload"}
+NOT_TOOLS = {"cdp", "map", "ping", "settle", "stats", "status"}
 
 
 # ---- the tools are the table --------------------------------------------------------------------
@@ -39,10 +39,9 @@ def test_the_tools_are_the_table_less_what_is_declared_not_a_tool() -> None:
 
 def test_every_cli_command_with_a_page_effect_is_a_tool_taking_the_same_model() -> None:
     acting = {name for name, cmd in TABLE.items() if cmd.cli and not cmd.read_only}
-    # raw CDP: not a tool on purpose (see its declaration); upload: its directory policy needs the
-    # caller's directory, which an MCP client could name freely (docs/security.md).
-    assert acting - set(SPECS) == {"cdp", "upload"}
-    for name in acting - {"cdp", "upload"}:
+    # raw CDP: not a tool on purpose (see its declaration).
+    assert acting - set(SPECS) == {"cdp"}
+    for name in acting - {"cdp"}:
         spec = SPECS[name]
         assert spec.command is TABLE[name]
         assert spec.input_schema == TABLE[name].args.model_json_schema()
@@ -135,6 +134,39 @@ def test_state_gets_a_budget_the_answer_can_hold() -> None:
     assert limits.state_cap < limits.answer_tokens
     assert prepare_args("state", {"compare_sources": True}, limits) == {"compare_sources": True}
     assert prepare_args("click", {"target": "@a"}, limits) == {"target": "@a"}
+
+
+def test_upload_reads_from_the_server_directory_which_the_client_cannot_name() -> None:
+    limits = Limits()
+    schema = SPECS["upload"].input_schema
+    assert "cwd" in TABLE["upload"].args.model_fields and "cwd" not in schema["properties"]
+    sent = prepare_args(
+        "upload", {"target": "#f", "files": ["a.pdf", "/x/b.txt"]}, limits, cwd="/w"
+    )
+    assert sent == {"target": "#f", "files": ["/w/a.pdf", "/x/b.txt"], "cwd": "/w"}
+    # Run from the filesystem root (as some MCP hosts start servers), nothing is allowed from it.
+    sent = prepare_args("upload", {"target": "#f", "files": ["a.pdf"]}, limits, cwd="/")
+    assert sent == {"target": "#f", "files": ["a.pdf"], "cwd": None}
+
+
+def test_an_argument_the_tool_schema_does_not_list_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def send(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
+        sent.append((cmd, args))
+        return {"ok": True, "files": []}
+
+    server = ToolServer(Settings(cwd="/home/u/project"), TABLE)
+    monkeypatch.setattr(server, "_send", send)
+    named = _call(server, "upload", {"target": "#f", "files": ["/etc/hostname"], "cwd": "/etc"})
+    assert named.is_error and _text(named).startswith("error bad_request: the upload tool takes")
+    assert not sent
+    assert not _call(server, "upload", {"target": "#f", "files": ["a.pdf"]}).is_error
+    assert sent == [
+        ("upload", {"target": "#f", "files": ["/home/u/project/a.pdf"], "cwd": "/home/u/project"})
+    ]
 
 
 def test_defaults() -> None:

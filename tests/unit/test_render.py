@@ -235,3 +235,20 @@ def test_ref_view_from_record() -> None:
         checked=False,
         focused=True,
     )
+
+
+def test_the_scroll_line_says_what_is_left_each_way() -> None:
+    from reins.observe.state import scroll_line
+
+    line = scroll_line(
+        [
+            {"target": "page", "label": "page", "below": 1480, "above": 0},
+            {"target": "#vlist", "label": 'div#vlist "Row 0"', "below": 19800, "above": 200},
+            {"target": None, "label": "div.feed", "below": 0, "above": 400},
+        ]
+    )
+    assert line.startswith(
+        "↕ scrollable: page 1,480 px below · #vlist 19,800 px below, 200 above · "
+        "div.feed at its end, 400 above"
+    )
+    assert scroll_line([]) == ""

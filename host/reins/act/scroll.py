@@ -91,6 +91,11 @@ async def scroll_until(
             },
         )
         seen["wheels"] += 1
+        # The next look once the page has drawn the scroll and rendered what it brings, not
+        # after a fixed pause: fast where the page is, patient where it is slow.
+        await call_function(
+            ctx, wheel_over.object_id, "framesPassed", await_promise=True, what="scroll"
+        )
         end = " (at the end)" if point["at_end"] else ""
         raise NotYet(
             f"{target} is not in view after {seen['wheels']} wheel turn(s); "
@@ -107,7 +112,7 @@ async def scroll_until(
     found = await poll_until(
         ctx.deadline,
         in_view,
-        interval=0.15,
+        interval=0.02,
         reserve_s=0.2,
         gave_up=gave_up,
         retry=lambda exc: isinstance(exc, NotYet),

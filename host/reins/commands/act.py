@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
@@ -178,18 +178,29 @@ async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
     )
 
 
+def _no_caller_dir(schema: dict[str, Any]) -> None:
+    """Upload's JSON schema (what MCP clients see) has no ``cwd``: the front end supplies it,
+    never the caller (`reins mcp` refuses an argument its tool schema does not list)."""
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        properties.pop("cwd", None)
+
+
 class UploadArgs(Args):
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_no_caller_dir)
+
     target: str = Field(
         description="The file input, or the drop zone / button / label behind "
         "which it hides: @ref, CSS, //xpath, role=…, text=…."
     )
     files: list[str] = Field(
         min_length=1,
-        description="The files (absolute; the CLI resolves relative paths against its directory).",
+        description="The files: absolute, or relative to the directory reins runs in "
+        "(the CLI's, or the MCP server's).",
     )
     cwd: str | None = Field(
         default=None,
-        description="The directory the CLI runs in: files may come from it and below.",
+        description="The directory the CLI or MCP server runs in: files may come from it and below.",
         json_schema_extra=cli_hints(hidden=True),
     )
     frame: str | None = Field(
@@ -197,15 +208,15 @@ class UploadArgs(Args):
     )
 
 
-# Not an MCP tool yet: files are allowed relative to the caller's directory (`cwd`), which an MCP
-# client could name freely; the CLI sends its own (docs/security.md, "File uploads").
-@command("upload", UploadArgs, cli_args=("target", "files"), on_mcp=False)
+# `cwd` is the front end's own directory: the CLI sends os.getcwd() (cli/quirks.py), `reins mcp`
+# its own (mcp/answers.py prepare_args), never one the agent names (docs/security.md).
+@command("upload", UploadArgs, cli_args=("target", "files"))
 async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
     """Attach FILE(s) to a file input (or the one behind a drop zone / Attach button).
 
-    Files come only from the directory reins runs in and below (no hidden files or folders),
-    or from directories added with `reins config upload-dirs add DIR`. Answers the names and
-    sizes the page received."""
+    Files come only from the directory reins (the CLI, or `reins mcp`) runs in and below (no
+    hidden files or folders), or from directories added with `reins config upload-dirs add DIR`.
+    Answers the names and sizes the page received."""
     el = await resolve_target(ctx, args.target, frame=args.frame)
     return await upload_files(ctx, el, args.files, args.cwd)
 

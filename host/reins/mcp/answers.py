@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -97,8 +98,19 @@ def answer_tokens(result: CallToolResult) -> int:
     )
 
 
-def prepare_args(tool: str, args: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    """The arguments to send for a tool call (already valid for the command's model)."""
+def prepare_args(
+    tool: str, args: dict[str, Any], limits: Limits, *, cwd: str | None = None
+) -> dict[str, Any]:
+    """The arguments to send for a tool call (already valid for the tool's schema).
+
+    ``upload`` gets the server's directory ``cwd`` (files may come from it and below) and its
+    relative paths made absolute against it, as the CLI does with its own; never the filesystem
+    root, which would allow every file that is not hidden (an MCP host may start servers in ``/``):
+    then only ``reins config upload-dirs`` count."""
+    if tool == "upload":
+        root = cwd if cwd and os.path.isabs(cwd) and os.path.dirname(cwd) != cwd else None
+        files = [os.path.join(root, f) if root else f for f in args.get("files", [])]
+        return {**args, "files": [os.path.normpath(f) for f in files], "cwd": root}
     if tool == "state" and not args.get("compare_sources"):
         asked = args.get("max_tokens")
         budget = limits.state_tokens if asked is None else asked

@@ -55,6 +55,9 @@ INSTRUCTIONS = (
 class Settings:
     profile: str | None = None  # None: REINS_PROFILE, else the one browser connected
     limits: Limits = field(default_factory=Limits)
+    # The server process's directory: `upload` reads files from it and below, as the CLI does
+    # from its own. The client never names it (docs/security.md, "File uploads").
+    cwd: str = field(default_factory=os.getcwd)
 
 
 class ToolServer:
@@ -95,7 +98,7 @@ class ToolServer:
                     hint="",
                 )
             _validate(spec, args)
-            answer = await self._send(name, prepare_args(name, args, limits))
+            answer = await self._send(name, prepare_args(name, args, limits, cwd=self.settings.cwd))
             if not answer.get("ok"):
                 error = answer.get("error")
                 return error_result(
@@ -117,7 +120,15 @@ class ToolServer:
 
 
 def _validate(spec: ToolSpec, args: dict[str, Any]) -> None:
-    """The host validates too; checked here first so that the next step names the tool's schema."""
+    """The host validates too; checked here first so that the next step names the tool's schema.
+    An argument the tool's schema does not list is refused, although the command's model may take
+    it: such a field is the server's to supply (upload's ``cwd``)."""
+    unlisted = sorted(set(args) - set(spec.input_schema.get("properties", {})))
+    if unlisted:
+        raise UsageError(
+            f"the {spec.name} tool takes no argument {', '.join(unlisted)}",
+            hint=f"check the arguments against the {spec.name} tool's input schema",
+        )
     try:
         validate_args(spec.command.args, args)
     except UsageError as exc:

@@ -15,12 +15,51 @@ from reins.bridge.context import CommandContext
 from reins.observe.collect import PageSnapshot
 from reins.observe.diff import Lines, StateDiff, diff_lines, lines_of
 from reins.observe.page import DEFAULT_SOURCE, observe_page
-from reins.observe.render import FrameView, RefView, render_state, state_json
+from reins.observe.render import FrameView, RefView, approx_tokens, render_state, state_json
 from reins.observe.store import ObserveState
+from reins.page.call import evaluate, page_call
 
-__all__ = ["SOURCES", "compare_sources", "state_view"]
+__all__ = ["SOURCES", "compare_sources", "scroll_line", "state_view"]
 
 SOURCES = ("dom", "ax")
+# Scrolling regions named in `state` (the page and the elements that scroll, in view first).
+_SCROLLERS_SHOWN = 6
+
+
+async def _scroll_regions(ctx: CommandContext) -> list[dict[str, Any]]:
+    """The main document's scrolling regions and how far each can still go; none when the page
+    cannot say (the state answers without them rather than fail)."""
+    try:
+        found = await evaluate(ctx, page_call("scrollRegions", _SCROLLERS_SHOWN), what="scroll")
+    except ReinsError:
+        return []
+    return [r for r in found if isinstance(r, dict)] if isinstance(found, list) else []
+
+
+def _with_line(text: str, line: str) -> str:
+    """``line`` added before the renderer's closing "… left out" line (or at the end)."""
+    if not line:
+        return text
+    lines = text.split("\n") if text else []
+    at = len(lines) - 1 if lines and lines[-1].startswith("…") else len(lines)
+    return "\n".join([*lines[:at], line, *lines[at:]])
+
+
+def scroll_line(regions: list[dict[str, Any]]) -> str:
+    """One line saying what scrolls and how many pixels are left each way, or "" (pure)."""
+    parts = []
+    for r in regions:
+        name = r.get("target") or r.get("label") or "?"
+        below, above = int(r.get("below") or 0), int(r.get("above") or 0)
+        left = f"{below:,} px below" if below > 0 else "at its end"
+        parts.append(f"{name} {left}" + (f", {above:,} above" if above > 0 else ""))
+    if not parts:
+        return ""
+    return (
+        "↕ scrollable: "
+        + " · ".join(parts)
+        + " (`reins scroll TARGET --by PX`, or `--until TARGET` for rows not rendered yet)"
+    )
 
 
 def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
@@ -85,8 +124,14 @@ async def state_view(
         changes, why_full = _diff_or_full(before, kept.lines, full_tokens, max_tokens)
         if changes is not None:
             return _diff_answer(snap, source, changes, views, text_only, started)
-    rendered = render_state(views, frames, max_tokens=max_tokens or None)
-    text = rendered.text
+    regions = await _scroll_regions(ctx)
+    scrolling = scroll_line(regions)
+    cost = approx_tokens(scrolling + "\n") if scrolling else 0
+    if max_tokens and cost > max_tokens // 2:
+        scrolling, cost = "", 0  # a tiny budget goes to the elements
+    # The line counts against the budget: the elements get what it leaves.
+    rendered = render_state(views, frames, max_tokens=(max_tokens - cost) if max_tokens else None)
+    text = _with_line(rendered.text, scrolling)
     if diff:
         text = f"= the whole state: {_FULL_BECAUSE[why_full or 'first']}\n" + text
     coverage = snap.ax_coverage
@@ -114,7 +159,8 @@ async def state_view(
         "shown": rendered.shown,
         "left_out": rendered.left_out,
         "frame_sections": rendered.frame_sections,
-        "approx_tokens": rendered.approx_tokens,
+        "scrollable": regions,
+        "approx_tokens": rendered.approx_tokens + cost,
         "truncated": snap.truncated,
         "ax_coverage": None
         if coverage is None

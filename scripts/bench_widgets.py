@@ -1,0 +1,225 @@
+"""The widget commands next to Playwright doing the same on the same page: scroll a virtualized
+list until a row shows, drag a dnd-kit card to another column, drag an HTML5 `draggable` item,
+attach a file, pick an option in a Radix select. A part of `scripts/bench` (`--only widgets`).
+
+Each repetition opens the page afresh for both tools (untimed), then times the one action: reins as
+a whole CLI process, Playwright in-process (the floor). The page is the oracle after every timed
+action, for both tools: a run counts as ok only if the page shows the result (the row in the list's
+view, the card in the Done column, the item in the Archive, the file in the input, the trigger
+showing the option).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import Cell, Run, fmt_ms, in_process, ratio, table
+
+
+@dataclass(frozen=True)
+class Widget:
+    """One action on one page, by both tools, and what the page shows when it worked."""
+
+    name: str
+    path: str
+    ready: str  # JS: true once the page can be acted on
+    reins_args: tuple[str, ...]
+    # How a Playwright script does it (label, page -> anything); more than one where Playwright's
+    # own call does not work on the page.
+    playwright: tuple[tuple[str, Callable[[Any], Any]], ...]
+    oracle: str  # JS: true when the page shows the result
+
+
+ROW = '#vlist [data-index="150"]'
+ROW_IN_VIEW = f"""(() => {{
+  const row = document.querySelector('{ROW}');
+  if (!row) return false;
+  const r = row.getBoundingClientRect(), l = row.parentElement.getBoundingClientRect();
+  return r.top >= l.top - 1 && r.bottom <= l.bottom + 1;
+}})()"""
+
+
+def _pw_scroll_until(page: Any) -> None:
+    """What a Playwright script does for a virtualized list: the mouse over the list, the wheel
+    turned until the row is in the list's view (Playwright's own scrollIntoViewIfNeeded cannot
+    reach a row that does not exist yet)."""
+    box = page.locator("#vlist").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(400):
+        if page.evaluate(ROW_IN_VIEW):
+            return
+        page.mouse.wheel(0, 100)
+    raise RuntimeError("the row never showed")
+
+
+def _pw_mouse_drag(page: Any, source: str, dest: str) -> None:
+    """What a Playwright script does for a pointer-sensor library (whose drag starts after a few
+    pixels and follows the moves): the mouse by hand, in steps."""
+    a = page.locator(source).bounding_box()
+    b = page.locator(dest).bounding_box()
+    page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=12)
+    page.mouse.up()
+
+
+def widgets(files_dir: Path) -> list[Widget]:
+    upload = files_dir / "receipt.pdf"
+    return [
+        Widget(
+            "scroll --until (virtualized list, row 150)",
+            "static/scroll.html",
+            "!!document.querySelector('#vlist .row')",
+            ("scroll", "#vlist", "--until", ROW),
+            (("mouse.wheel(0, 100) until the row is in view", _pw_scroll_until),),
+            ROW_IN_VIEW,
+        ),
+        Widget(
+            "drag (dnd-kit card to another column)",
+            "app/dnd.html",
+            "!!window.__board",
+            ("drag", "[data-testid=card-1]", "[data-testid=col-done]"),
+            (
+                (
+                    "locator.drag_to",
+                    lambda page: page.locator("[data-testid=card-1]").drag_to(
+                        page.locator("[data-testid=col-done]")
+                    ),
+                ),
+                (
+                    "page.mouse: move, down, move(steps=12), up",
+                    lambda page: _pw_mouse_drag(
+                        page, "[data-testid=card-1]", "[data-testid=col-done]"
+                    ),
+                ),
+            ),
+            "window.__board.done.includes('card-1')",
+        ),
+        Widget(
+            "drag (native HTML5 draggable)",
+            "static/native-drag.html",
+            "!!window.__drops",
+            ("drag", "#item-1", "#archive"),
+            (
+                (
+                    "locator.drag_to",
+                    lambda page: page.locator("#item-1").drag_to(page.locator("#archive")),
+                ),
+            ),
+            "document.querySelector('#item-1').parentElement.id === 'archive'",
+        ),
+        Widget(
+            "upload (one file to a file input)",
+            "static/upload.html",
+            "!!document.querySelector('#docs')",
+            ("upload", "#docs", str(upload)),
+            (("page.set_input_files", lambda page: page.set_input_files("#docs", str(upload))),),
+            "Array.from(document.querySelector('#docs').files).map(f => f.name).join() === "
+            "'receipt.pdf'",
+        ),
+        Widget(
+            "choose (Radix select: open, pick Meals, verify)",
+            "app/radix.html",
+            "!!document.querySelector('#radix-select')",
+            ("choose", "#radix-select", "Meals"),
+            (
+                (
+                    "click trigger, click option, wait for the trigger's text",
+                    lambda page: (
+                        page.click("#radix-select"),
+                        page.get_by_role("option", name="Meals").click(),
+                        page.locator("#radix-select").filter(has_text="Meals").wait_for(),
+                    ),
+                ),
+            ),
+            "document.querySelector('#radix-value').textContent === 'Meals'",
+        ),
+    ]
+
+
+def run_widgets(bench: Any) -> None:
+    """Time each widget action, reins and Playwright taking turns in every repetition."""
+    bench.progress("widgets: scroll, drag, upload, choose")
+    with tempfile.TemporaryDirectory(prefix="reins-bench-files-") as tmp:
+        files = Path(tmp)
+        (files / "receipt.pdf").write_bytes(b"%PDF-1.4 bench" * 100)
+        # The CLI runs in another directory: the user allows this one, as a person would.
+        bench.reins.cli("config", "upload-dirs", "add", str(files))
+        rows: list[list[str]] = []
+        medians: dict[str, dict[str, float | None]] = {}
+        for widget in widgets(files):
+            reins_cell = Cell()
+            pw_cells = {label: Cell() for label, _ in widget.playwright}
+            for _ in range(bench.reps):
+                _reins_open(bench, widget)
+                reins_cell.add(_checked(bench.reins.cli(*widget.reins_args), bench, widget))
+                if bench.pw:
+                    for label, act in widget.playwright:
+                        pw_cells[label].add(_playwright_run(bench, widget, act))
+            medians[widget.name] = {
+                "reins": reins_cell.median_ms,
+                **{f"playwright {label}": c.median_ms for label, c in pw_cells.items()},
+            }
+            for n, (label, pw_cell) in enumerate(pw_cells.items()):
+                rows.append(
+                    [
+                        widget.name if n == 0 else "〃",
+                        fmt_ms(reins_cell.median_ms) if n == 0 else "〃",
+                        reins_cell.failures() if n == 0 else "〃",
+                        label,
+                        fmt_ms(pw_cell.median_ms) if bench.pw else "—",
+                        pw_cell.failures() if bench.pw else "—",
+                        ratio(reins_cell.median_ms, pw_cell.median_ms) if bench.pw else "—",
+                    ]
+                )
+        bench.reins.cli("config", "upload-dirs", "remove", str(files))
+    bench.say("## Widgets: scroll, drag, upload, choose next to Playwright\n")
+    bench.say(
+        table(
+            [
+                "action (same page, fresh for each run)",
+                "reins median ms (whole CLI process)",
+                "reins failures",
+                "playwright does it with",
+                "playwright median ms (in-process)",
+                "playwright failures",
+                "reins/playwright",
+            ],
+            rows,
+        )
+    )
+    bench.say()
+    bench.say(
+        "A run is a failure unless the page then shows the result (the row in the list's view, "
+        "the card in Done, the item in the Archive, the file in the input, the trigger showing "
+        "Meals); failures keep their error."
+    )
+    bench.say()
+    bench.data["widgets"] = medians
+
+
+def _reins_open(bench: Any, widget: Widget) -> None:
+    bench.reins.open(bench.url(widget.path))
+    for _ in range(50):
+        if bench.reins.eval(widget.ready):
+            return
+
+
+def _playwright_run(bench: Any, widget: Widget, act: Callable[[Any], Any]) -> Run:
+    page = bench.pw.page
+    page.goto(bench.url(widget.path))
+    page.wait_for_function(widget.ready)
+    run = in_process(lambda: str(act(page)))
+    if run.ok and not page.evaluate(widget.oracle):
+        return Run(run.seconds, False, error="the page does not show it")
+    return run
+
+
+def _checked(run: Run, bench: Any, widget: Widget) -> Run:
+    if run.ok and not bench.reins.eval(widget.oracle):
+        return Run(run.seconds, False, run.out, "the page does not show it")
+    return run
