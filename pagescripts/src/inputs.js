@@ -56,7 +56,7 @@ export function enterField(el, mode, value) {
     if (mode !== "all") {
       return { ok: false, why: "a " + el.type + " input takes a whole value, not typed keys: use fill" };
     }
-    return setPickerValue(el, value);
+    return setPickerValue(el, value.trim());
   }
   const ready = prepareField(el, mode);
   return ready.ok ? { ...ready, original: fieldValue(el) } : ready;

@@ -158,21 +158,29 @@ def test_control_letter_is_a_shortcut_with_its_editing_command() -> None:
     assert events[1][1]["commands"] == ["selectAll"]
 
 
-def test_typing_sends_each_character_as_its_key() -> None:
-    events = typing_events("aB+")
-    assert [(p["type"], p["key"], p["code"], p["modifiers"]) for _, p in events] == [
-        ("keyDown", "a", "KeyA", 0),
-        ("keyUp", "a", "KeyA", 0),
-        ("rawKeyDown", "Shift", "ShiftLeft", SHIFT),
-        ("keyDown", "B", "KeyB", SHIFT),
-        ("keyUp", "B", "KeyB", SHIFT),
-        ("keyUp", "Shift", "ShiftLeft", 0),
-        ("rawKeyDown", "Shift", "ShiftLeft", SHIFT),
-        ("keyDown", "+", "Equal", SHIFT),
-        ("keyUp", "+", "Equal", SHIFT),
-        ("keyUp", "Shift", "ShiftLeft", 0),
+def test_typing_sends_each_character_as_its_keys() -> None:
+    events = typing_events("aB+c")
+    assert [(p["type"], p["key"], p["code"], p["modifiers"], p.get("text")) for _, p in events] == [
+        ("keyDown", "a", "KeyA", 0, "a"),
+        ("keyUp", "a", "KeyA", 0, None),
+        ("rawKeyDown", "Shift", "ShiftLeft", SHIFT, None),  # held over the run "B+"
+        ("keyDown", "B", "KeyB", SHIFT, "B"),
+        ("keyUp", "B", "KeyB", SHIFT, None),
+        ("keyDown", "+", "Equal", SHIFT, "+"),
+        ("keyUp", "+", "Equal", SHIFT, None),
+        ("keyUp", "Shift", "ShiftLeft", 0, None),
+        ("keyDown", "c", "KeyC", 0, "c"),
+        ("keyUp", "c", "KeyC", 0, None),
     ]
     assert all(m == "Input.dispatchKeyEvent" for m, _ in events)
+
+
+def test_typing_lets_go_of_shift_at_the_end_and_before_inserted_text() -> None:
+    events = typing_events("A")
+    assert [(p["type"], p["key"]) for _, p in events][-1] == ("keyUp", "Shift")
+    events = typing_events("Aé")
+    assert [m for m, _ in events][-2:] == ["Input.dispatchKeyEvent", "Input.insertText"]
+    assert events[-2][1]["type"] == "keyUp" and events[-2][1]["key"] == "Shift"
 
 
 def test_typing_inserts_what_no_key_types_as_text_in_order() -> None:
