@@ -3,6 +3,7 @@
 // with Runtime.callFunctionOn (an element as the first argument) or calls from Runtime.evaluate.
 
 export { checkedState, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
+export { enterField } from "./inputs.js";
 export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
 export { readState } from "./effects.js";
 export { framesPassed, scrollOn, scrollRegions, shownInScrollers, wheelPoint } from "./scroll.js";

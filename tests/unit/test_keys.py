@@ -91,15 +91,16 @@ def test_modifiers_combine_as_bits(spec: str, modifiers: int) -> None:
     ("spec", "want"),
     [
         ("a", KeyChord("a", "KeyA", 65, "a", 0)),
-        ("A", KeyChord("a", "KeyA", 65, "a", 0)),  # a letter is lower case unless Shift is held
+        ("A", KeyChord("A", "KeyA", 65, "A", SHIFT)),  # an upper-case letter is Shift+A
         ("Shift+a", KeyChord("A", "KeyA", 65, "A", SHIFT)),
         ("Shift+A", KeyChord("A", "KeyA", 65, "A", SHIFT)),
         ("SHIFT+b", KeyChord("B", "KeyB", 66, "B", SHIFT)),
         ("z", KeyChord("z", "KeyZ", 90, "z", 0)),
         ("1", KeyChord("1", "Digit1", 49, "1", 0)),
-        ("Shift+1", KeyChord("1", "Digit1", 49, "1", SHIFT)),
-        ("/", KeyChord("/", "", 0, "/", 0)),
-        ("+", KeyChord("+", "", 0, "+", 0)),
+        ("Shift+1", KeyChord("!", "Digit1", 49, "!", SHIFT)),  # as a US keyboard types it
+        ("/", KeyChord("/", "Slash", 191, "/", 0)),
+        ("+", KeyChord("+", "Equal", 187, "+", SHIFT)),  # Shift+Equal
+        ("é", KeyChord("é", "", 0, "é", 0)),  # no key types it: sent as the character
     ],
 )
 def test_single_characters(spec: str, want: KeyChord) -> None:
@@ -115,7 +116,8 @@ def test_single_characters(spec: str, want: KeyChord) -> None:
         ("Cmd+v", KeyChord("v", "KeyV", 86, "", META)),
         ("Alt+f", KeyChord("f", "KeyF", 70, "", ALT)),
         ("Ctrl+Shift+z", KeyChord("Z", "KeyZ", 90, "", CONTROL | SHIFT)),
-        ("Control+/", KeyChord("/", "", 0, "", CONTROL)),
+        ("Control+/", KeyChord("/", "Slash", 191, "", CONTROL)),
+        ("Control+A", KeyChord("a", "KeyA", 65, "", CONTROL)),  # a shortcut names the key
         ("Control+1", KeyChord("1", "Digit1", 49, "", CONTROL)),
         ("Shift+Enter", KeyChord("Enter", "Enter", 13, "\r", SHIFT)),
         ("Control+Enter", KeyChord("Enter", "Enter", 13, "", CONTROL)),

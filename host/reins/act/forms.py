@@ -1,6 +1,9 @@
 """Forms: fill and type (verified against what the field keeps), select, check and uncheck.
 
-The page side is in pagescripts/src/actions.js (prepareField, fieldValue, selectOptions,
+fill replaces a text field's text with `Input.insertText`; type appends real key events
+(act/keyboard.py), so a page that cancels a keydown gets nothing; an input a picker sets (date,
+time, datetime-local, month, week, color, range) is given its value as the picker would. The
+page side is in pagescripts/src/inputs.js (enterField) and actions.js (fieldValue, selectOptions,
 checkedState)."""
 
 from __future__ import annotations
@@ -10,13 +13,41 @@ from typing import Any
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.effects import act_on
-from reins.act.keyboard import parse_keys, press_keys
+from reins.act.keyboard import chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 
-__all__ = ["fill_element", "select_options", "set_checked"]
+__all__ = ["PICKER_FORMATS", "fill_element", "picker_refusal", "select_options", "set_checked"]
+
+# What each picker input takes, and an example (what the message of a bad value says).
+PICKER_FORMATS: dict[str, tuple[str, str]] = {
+    "date": ("YYYY-MM-DD", "2020-03-02"),
+    "time": ("HH:MM or HH:MM:SS, 24-hour", "13:45"),
+    "datetime-local": ("YYYY-MM-DDTHH:MM", "2020-03-02T13:45"),
+    "month": ("YYYY-MM", "2020-03"),
+    "week": ("YYYY-Www", "2020-W10"),
+    "color": ("#rrggbb", "#ff8800"),
+    "range": ("a number", "50"),
+}
+
+
+def picker_refusal(kind: str, value: str, bounds: dict[str, str]) -> UsageError:
+    """The error for a value an input of type ``kind`` does not take, with the format it does
+    (pure)."""
+    form, example = PICKER_FORMATS.get(kind, ("its own format", ""))
+    if kind == "range":
+        low, high = bounds.get("min", "0"), bounds.get("max", "100")
+        form = f"a number from {low} to {high} in steps of {bounds.get('step', '1')}"
+        example = low
+    shown = f"; e.g. {example}" if example else ""
+    return UsageError(
+        f"{value!r} is not a value a {kind} input takes: it takes {form}{shown}",
+        code="bad_request",
+        hint="fill it again with a value in that format",
+        details={"input_type": kind, "expected_format": form},
+    )
 
 
 async def fill_element(
@@ -26,6 +57,9 @@ async def fill_element(
     *,
     append: bool = False,
 ) -> dict[str, Any]:
+    """fill (``append`` False) or type (True) ``text`` into a field, verified against what it
+    keeps."""
+
     async def do(target: Resolved) -> dict[str, Any]:
         await actionable_point(ctx, target)
         try:
@@ -35,25 +69,28 @@ async def fill_element(
         ready = await call_function(
             ctx,
             target.object_id,
-            "prepareField",
+            "enterField",
             "end" if append else "all",
+            text,
             session_id=target.session_id,
             what="prepare field",
         )
         if not isinstance(ready, dict) or not ready.get("ok"):
             why = ready.get("why") if isinstance(ready, dict) else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
-        original = await call_function(
-            ctx, target.object_id, "fieldValue", session_id=target.session_id
-        )
-        if not append and original:
-            await press_keys(ctx, parse_keys("Delete"))
-        if text:
-            await ctx.cdp("Input.insertText", {"text": text})
+        if ready.get("picker"):
+            return _picked(ready, text)
+        original = str(ready.get("original") or "")
+        events = chord_events(parse_keys("Delete")) if not append and original else []
+        if append:
+            events += typing_events(text)
+        elif text:
+            events.append(("Input.insertText", {"text": text}))
+        await send_keys(ctx, events)
         kept = await call_function(
             ctx, target.object_id, "fieldValue", session_id=target.session_id
         )
-        expected = (str(original or "") + text) if append else text
+        expected = (original + text) if append else text
         if kept != expected:
             raise ActionError(
                 f"the field kept {kept!r}, not {expected!r} (the page reformatted or refused it)",
@@ -66,6 +103,23 @@ async def fill_element(
     if "value" in result:
         await _check_kept(ctx, el, str(result["value"]))
     return result
+
+
+def _picked(answer: dict[str, Any], text: str) -> dict[str, Any]:
+    """A picker input's answer: refused, kept as given (in the browser's form of it: a color in
+    lower case), or changed back by the page."""
+    kind = str(answer.get("type"))
+    if answer.get("invalid"):
+        raise picker_refusal(kind, text, dict(answer.get("bounds") or {}))
+    kept, expected = answer.get("kept"), answer.get("value")
+    if kept != expected:
+        raise ActionError(
+            f"the {kind} input kept {kept!r}, not {expected!r} (the page changed it back or "
+            "refused it)",
+            code="fill_mismatch",
+            details={"kept": kept, "expected": expected},
+        )
+    return {"value": kept}
 
 
 async def _check_kept(ctx: CommandContext, el: Resolved, expected: str) -> None:

@@ -1,55 +1,39 @@
-"""Keyboard input: key chords parsed from `Control+A`-style specs and sent as CDP key events."""
+"""Keyboard input: key chords (`Control+A`, `+`, `Shift+~`) and typed text, as the CDP key events a
+US keyboard gives (act/keymap.py), sent as one ordered batch.
+
+A character that needs Shift on that keyboard (`A`, `+`, `~`) is pressed with Shift held, as a
+person does; with Control, Alt or Meta held a letter names its key whatever its case (`Control+A`
+is Control and the A key, no Shift), and the key types nothing (it is a shortcut). Characters no
+key types (é, emoji, CJK) are inserted as text (`Input.insertText`), as an input method does."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from reins._errors import UsageError
+from reins._errors import ReinsError, UsageError
+from reins.act.keymap import CHARACTERS, LOCATION_NUMPAD, MODIFIER_KEYS, Key, key_named
 from reins.bridge.context import CommandContext
 
-__all__ = ["KeyChord", "parse_keys", "press_keys"]
+__all__ = ["KeyChord", "chord_events", "parse_keys", "press_keys", "send_keys", "typing_events"]
 
-
+_SHIFT, _SHORTCUT_BITS = 8, 1 | 2 | 4
 _MODIFIER_BITS = {"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "command": 4, "shift": 8}
-_MODIFIER_KEYS = {
-    1: ("Alt", "AltLeft", 18),
-    2: ("Control", "ControlLeft", 17),
-    4: ("Meta", "MetaLeft", 91),
-    8: ("Shift", "ShiftLeft", 16),
+_MODIFIER_BIT_OF_KEY = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+# Editing shortcuts run as editor commands, as they do in a real browser window.
+_EDITING_COMMANDS = {
+    "a": "selectAll",
+    "c": "copy",
+    "v": "paste",
+    "x": "cut",
+    "y": "redo",
+    "z": "undo",
 }
-# key -> (code, windowsVirtualKeyCode, text)
-_NAMED_KEYS: dict[str, tuple[str, int, str]] = {
-    "Enter": ("Enter", 13, "\r"),
-    "Tab": ("Tab", 9, ""),
-    "Escape": ("Escape", 27, ""),
-    "Backspace": ("Backspace", 8, ""),
-    "Delete": ("Delete", 46, ""),
-    "Space": ("Space", 32, " "),
-    "ArrowUp": ("ArrowUp", 38, ""),
-    "ArrowDown": ("ArrowDown", 40, ""),
-    "ArrowLeft": ("ArrowLeft", 37, ""),
-    "ArrowRight": ("ArrowRight", 39, ""),
-    "Home": ("Home", 36, ""),
-    "End": ("End", 35, ""),
-    "PageUp": ("PageUp", 33, ""),
-    "PageDown": ("PageDown", 34, ""),
-    "Insert": ("Insert", 45, ""),
-    **{f"F{n}": (f"F{n}", 111 + n, "") for n in range(1, 13)},
-}
-_ALIASES = {
-    "esc": "Escape",
-    "return": "Enter",
-    "del": "Delete",
-    "up": "ArrowUp",
-    "down": "ArrowDown",
-    "left": "ArrowLeft",
-    "right": "ArrowRight",
-    " ": "Space",
-    "space": "Space",
-    "pgup": "PageUp",
-    "pgdn": "PageDown",
-}
+# Events per batch message (~20 ms each in Chrome): a long text goes in several, so a command
+# whose budget runs out leaves at most one batch (about two seconds of keys) still arriving.
+_BATCH = 100
+
+Event = tuple[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -59,11 +43,19 @@ class KeyChord:
     key_code: int
     text: str
     modifiers: int
+    location: int = 0
+
+
+def _chord(key: Key, modifiers: int) -> KeyChord:
+    shifted = bool(modifiers & _SHIFT)
+    value = key.shifted if shifted and key.shifted else key.key
+    text = "" if modifiers & _SHORTCUT_BITS else (key.shifted_text if shifted else key.text)
+    return KeyChord(value, key.code, key.key_code, text, modifiers, key.location)
 
 
 def parse_keys(spec: str) -> KeyChord:
-    """`Control+A`, `Shift+Tab`, `Enter`, `a` -> one chord (pure)."""
-    parts = [p for p in spec.split("+")] if spec != "+" else ["+"]
+    """`Control+A`, `Shift+Tab`, `Enter`, `a`, `+`, `Shift+~`, `NumpadAdd` -> one chord (pure)."""
+    parts = spec.split("+") if spec != "+" else ["+"]
     if any(p == "" for p in parts):
         raise UsageError(
             f"{spec!r}: keys look like Enter, Control+A, Shift+Tab", code="bad_request"
@@ -77,83 +69,116 @@ def parse_keys(spec: str) -> KeyChord:
             )
         modifiers |= bit
     name = parts[-1]
-    name = _ALIASES.get(name.lower(), name)
-    canonical = next((k for k in _NAMED_KEYS if k.lower() == name.lower()), None)
-    if canonical is not None:
-        code, vk, text = _NAMED_KEYS[canonical]
-        key = " " if canonical == "Space" else canonical
-        return KeyChord(key, code, vk, text if modifiers & ~8 == 0 else "", modifiers)
-    if len(name) != 1:
-        raise UsageError(f"unknown key {name!r}", code="bad_request")
-    ch = name
-    if ch.isalpha():
-        upper = ch.upper()
-        key = upper if modifiers & 8 else ch.lower() if len(ch) == 1 else ch
-        code, vk = f"Key{upper}", ord(upper)
-    elif ch.isdigit():
-        key, code, vk = ch, f"Digit{ch}", ord(ch)
-    else:
-        key, code, vk = ch, "", 0
-    # With Control/Alt/Meta held a key types nothing (it is a shortcut).
-    text = key if modifiers & ~8 == 0 else ""
-    return KeyChord(key, code, vk, text, modifiers)
+    if len(name) == 1:
+        found = CHARACTERS.get(name)
+        if found is None:  # no key types it on a US keyboard: sent as the character itself
+            text = "" if modifiers & _SHORTCUT_BITS else name
+            return KeyChord(name, "", 0, text, modifiers)
+        key, needs_shift = found
+        if needs_shift and not (name.isalpha() and modifiers & _SHORTCUT_BITS):
+            modifiers |= _SHIFT
+        return _chord(key, modifiers)
+    named = key_named(name)
+    if named is None:
+        raise UsageError(
+            f"unknown key {name!r} (a character, a key name like Enter or ArrowUp, or a code "
+            "like Equal, Numpad1, ShiftRight)",
+            code="bad_request",
+        )
+    return _chord(named, modifiers)
 
 
-async def press_keys(
-    ctx: CommandContext, chord: KeyChord, *, session_id: str | None = None
-) -> None:
-    held = 0
-    for bit, (key, code, vk) in _MODIFIER_KEYS.items():
-        if chord.modifiers & bit:
-            held |= bit
-            await ctx.cdp(
-                "Input.dispatchKeyEvent",
-                {
-                    "type": "rawKeyDown",
-                    "key": key,
-                    "code": code,
-                    "windowsVirtualKeyCode": vk,
-                    "modifiers": held,
-                },
-            )
-    down: dict[str, Any] = {
-        "type": "keyDown" if chord.text else "rawKeyDown",
+def _key_event(kind: str, chord: KeyChord, modifiers: int) -> Event:
+    params: dict[str, Any] = {
+        "type": kind,
         "key": chord.key,
         "code": chord.code,
         "windowsVirtualKeyCode": chord.key_code,
-        "modifiers": chord.modifiers,
+        "modifiers": modifiers,
     }
+    if chord.location:
+        params["location"] = chord.location
+    if chord.location == LOCATION_NUMPAD:
+        params["isKeypad"] = True
+    return "Input.dispatchKeyEvent", params
+
+
+def chord_events(chord: KeyChord) -> list[Event]:
+    """The CDP key events of one chord: its modifiers pressed in turn, the key down and up, the
+    modifiers released in reverse (pure). A modifier key pressed on its own carries its own bit
+    while it is down, as Chrome reports a real one."""
+    events: list[Event] = []
+    held = 0
+    for bit, key in MODIFIER_KEYS.items():
+        if chord.modifiers & bit and key.key != chord.key:
+            held |= bit
+            events.append(_key_event("rawKeyDown", _chord(key, 0), held))
+    own = _MODIFIER_BIT_OF_KEY.get(chord.key, 0)
+    down_kind = "keyDown" if chord.text else "rawKeyDown"
+    kind, down = _key_event(down_kind, chord, held | own)
     if chord.text:
         down["text"] = chord.text
         down["unmodifiedText"] = chord.text
-    if chord.modifiers & 2 and len(chord.key) == 1 and chord.key.lower() in "acvxyz":
-        # Editing shortcuts run as editor commands, as they do in a real browser window.
-        down["commands"] = [
-            {"a": "selectAll", "c": "copy", "v": "paste", "x": "cut", "y": "redo", "z": "undo"}[
-                chord.key.lower()
-            ]
-        ]
-    await ctx.cdp("Input.dispatchKeyEvent", down)
-    await ctx.cdp(
-        "Input.dispatchKeyEvent",
-        {
-            "type": "keyUp",
-            "key": chord.key,
-            "code": chord.code,
-            "windowsVirtualKeyCode": chord.key_code,
-            "modifiers": chord.modifiers,
-        },
-    )
-    for bit, (key, code, vk) in reversed(list(_MODIFIER_KEYS.items())):
-        if chord.modifiers & bit:
+    if chord.modifiers & 2 and chord.key.lower() in _EDITING_COMMANDS:
+        down["commands"] = [_EDITING_COMMANDS[chord.key.lower()]]
+    events.append((kind, down))
+    events.append(_key_event("keyUp", chord, held))
+    for bit, key in reversed(list(MODIFIER_KEYS.items())):
+        if held & bit:
             held &= ~bit
-            await ctx.cdp(
-                "Input.dispatchKeyEvent",
-                {
-                    "type": "keyUp",
-                    "key": key,
-                    "code": code,
-                    "windowsVirtualKeyCode": vk,
-                    "modifiers": held,
-                },
-            )
+            events.append(_key_event("keyUp", _chord(key, 0), held))
+    return events
+
+
+def typing_events(text: str) -> list[Event]:
+    """What typing ``text`` on a US keyboard sends (pure): each character's key down and up, Shift
+    held down over a run of shifted characters (as a typist holds it for `HELLO`), a newline as
+    Enter, and a run of characters no key types as one ``Input.insertText``."""
+    events: list[Event] = []
+    untyped: list[str] = []
+    shift_key = _chord(MODIFIER_KEYS[_SHIFT], 0)
+    held = 0
+    for ch in text:
+        found = CHARACTERS.get(ch)
+        wants = _SHIFT if found is not None and found[1] else 0
+        if held and not wants:
+            events.append(_key_event("keyUp", shift_key, 0))
+            held = 0
+        if found is None:
+            untyped.append(ch)
+            continue
+        if untyped:
+            events.append(("Input.insertText", {"text": "".join(untyped)}))
+            untyped = []
+        if wants and not held:
+            events.append(_key_event("rawKeyDown", shift_key, _SHIFT))
+            held = _SHIFT
+        chord = _chord(found[0], held)
+        kind, down = _key_event("keyDown", chord, held)
+        down["text"] = down["unmodifiedText"] = chord.text
+        events += [(kind, down), _key_event("keyUp", chord, held)]
+    if untyped:
+        events.append(("Input.insertText", {"text": "".join(untyped)}))
+    if held:
+        events.append(_key_event("keyUp", shift_key, 0))
+    return events
+
+
+def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
+    return next(a for a in answers if isinstance(a, ReinsError))
+
+
+async def send_keys(ctx: CommandContext, events: list[Event]) -> None:
+    """Send key events in order, each after the page handled the previous one, a few hundred per
+    round trip; the first failure is raised."""
+    for start in range(0, len(events), _BATCH):
+        part = events[start : start + _BATCH]
+        answers = await ctx.cdp_batch(part, sequential=True)
+        if any(isinstance(a, ReinsError) for a in answers):
+            raise _first_failure(answers)
+        if len(answers) < len(part):
+            raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
+
+
+async def press_keys(ctx: CommandContext, chord: KeyChord) -> None:
+    await send_keys(ctx, chord_events(chord))

@@ -105,14 +105,21 @@ class FillArgs(SmartArgs):
 
 @command("fill", FillArgs, idempotent=True, cli_args=("target", "value"))
 async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
-    """Replace the text of TARGET with VALUE and verify what the page kept."""
+    """Replace the text of TARGET with VALUE and verify what the page kept.
+
+    Date, time, datetime-local, month, week, color and range inputs take VALUE in their own
+    format (2020-03-02, 13:45, 2020-03-02T13:45, 2020-03, 2020-W10, #ff8800, a number), set as
+    their picker sets it."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
     return await fill_element(ctx, el, args.value)
 
 
 @command("type", FillArgs, cli_args=("target", "value"))
 async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
-    """Type VALUE at the end of TARGET's text."""
+    """Type VALUE at the end of TARGET's text, as key presses on a US keyboard.
+
+    Characters no key types (é, emoji, CJK) are inserted as text; a key the page cancels
+    inserts nothing (fill_mismatch with what the field kept)."""
     el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
     return await fill_element(ctx, el, args.value, append=True)
 
@@ -129,7 +136,9 @@ class PressArgs(Args):
 
 @command("press", PressArgs, cli_args=("keys", "target"))
 async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
-    """Press KEYS (Enter, Control+A, Shift+Tab…) on TARGET, or on what has focus."""
+    """Press KEYS (Enter, Control+A, Shift+Tab, +, Numpad1…) on TARGET, or on what has focus.
+
+    A character that needs Shift on a US keyboard is pressed with Shift (+ is Shift+Equal)."""
     chord = parse_keys(args.keys)
     if args.target:
         el = await resolve_target(ctx, args.target, frame=args.frame)
