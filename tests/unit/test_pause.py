@@ -108,3 +108,36 @@ def test_a_pause_that_ended_when_reins_let_go_does_not_fail_the_command(
     host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
     answer = client.answer()
     assert answer["ok"] is True, answer
+
+
+def test_a_pause_between_enable_and_breakpoints_off_is_looked_at_again(
+    host: FakeExtension, client: Client
+) -> None:
+    """The page's own `debugger;` ran between reins's `Debugger.enable` and its
+    `setBreakpointsActive(false)`: that pause was reins's own and ended when the extension let go of
+    the domain. The host arms the watch again instead of answering `page_paused`."""
+    connect_extension(host, client)
+    client.send(evaluate("a", 4, timeout_ms=20_000))
+    enable(host, 4, paused=False)
+    inactive = answer_until(host, "Debugger.setBreakpointsActive", [])
+    host.send_frame({**PAUSED, "tabId": 4})  # after the enable's answer: a `debugger;` statement
+    host.send_frame({"id": inactive["id"], "ok": False, "error": {"message": "not enabled"}})
+    enable(host, 4, paused=False)  # looked again: the page runs
+    armed = answer_until(host, "Debugger.setBreakpointsActive", [])
+    host.send_frame({"id": armed["id"], "ok": True, "result": {}})
+    frame = answer_until(host, "Runtime.evaluate", [])
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    answer = client.answer()
+    assert answer["ok"] is True, answer
+
+
+def test_a_pause_seen_twice_while_arming_is_reported(host: FakeExtension, client: Client) -> None:
+    connect_extension(host, client)
+    client.send(evaluate("a", 4, timeout_ms=20_000))
+    for _ in range(2):
+        enable(host, 4, paused=False)
+        inactive = answer_until(host, "Debugger.setBreakpointsActive", [])
+        host.send_frame({**PAUSED, "tabId": 4})
+        host.send_frame({"id": inactive["id"], "ok": True, "result": {}})
+    answer = client.answer()
+    assert answer["error"]["code"] == "page_paused", answer
