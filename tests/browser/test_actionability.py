@@ -150,6 +150,24 @@ def test_a_button_covered_for_good_answers_obscured_naming_the_cover(
     assert "covered-btn:click trusted=true" not in log and "veil:click" not in log
 
 
+def test_a_button_taking_no_pointer_events_is_not_said_to_be_covered_by_the_page(
+    browser: Browser, page: Any
+) -> None:
+    tab = _open(page)
+    assert (
+        browser.js(
+            "const r = document.querySelector('#no-pointer').getBoundingClientRect();"
+            "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).localName;"
+        )
+        == "body"
+    )
+    code, body = browser.cli("click", "#no-pointer", "--tab", tab, "--timeout-ms", "900")
+    assert code == 1 and body["error"]["code"] == "obscured", body
+    assert "covered_by" not in body["error"]
+    assert "pointer-events" in body["error"]["message"]
+    assert "no-pointer:click trusted=true" not in page_log(browser)
+
+
 # ---- transformed and nested same-origin frames ------------------------------------------------
 
 
