@@ -71,7 +71,7 @@ _NEXT_STEP: dict[str, str] = {
     "ambiguous": "make the target unique (a ref from `reins state`, or --index N)",
     "ref_stale": "take a new snapshot with `reins state` and use the new ref",
     "obscured": "close what covers the element (dialog, overlay), or wait and retry",
-    "disabled": "the element is disabled; do what enables it first",
+    "disabled": "do what enables it first (actions wait for it within --timeout-ms)",
     "not_visible": "scroll or open the container that shows the element, then retry",
     "not_editable": "target an input, textarea or contenteditable element",
     "not_stable": "the element is moving (animation); wait and retry",

@@ -1,7 +1,7 @@
 // What an action asks of its element: is it ready for input and where (probe), is it a field
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
-import { frameOffset, insideClips, sameBox, visibleCenter } from "./geometry.js";
+import { contentBoxOrigin, frameOffset, insideClips, sameBox, throughFrame, visibleCenter } from "./geometry.js";
 
 // A short label for whatever covers an element: tag#id.class "text".
 export function nodeLabel(n) {
@@ -35,14 +35,24 @@ function inView(n) {
     && insideClips(n);
 }
 
+// The alignments a retry after `obscured` scrolls the element to, in turn (as Playwright does):
+// a header or footer fixed over the page covers one end of the viewport, not all of them.
+// Index 0 is "into view if needed" (centred), which moves nothing that is in view already.
+export const ALIGNMENTS = [null, "end", "center", "start"];
+
 // Into view (centred) unless it already is, as CDP's DOM.scrollIntoViewIfNeeded would: every
 // scrolling ancestor, not only the window (a row below the fold of a short list inside the
 // window is in the window's view yet hidden); the same-origin frames holding it first,
-// outermost first, each in its own window.
-function scrollIntoView(el) {
+// outermost first, each in its own window. With an alignment, the element itself is scrolled
+// to it even when in view.
+function scrollIntoView(el, align) {
   const chain = [];
   for (let w = el.ownerDocument.defaultView; w.frameElement; w = w.parent) chain.unshift(w.frameElement);
   for (const n of [...chain, el]) {
+    if (n === el && align) {
+      n.scrollIntoView({ block: align, inline: align });
+      continue;
+    }
     if (inView(n)) continue;
     if (n.scrollIntoViewIfNeeded) n.scrollIntoViewIfNeeded(true);
     else n.scrollIntoView({ block: "center", inline: "center" });
@@ -56,39 +66,80 @@ function isWithin(n, el) {
   return false;
 }
 
-// What receives a click at (x, y) of el's window: the element itself (or inside it) gives null,
-// anything else its label. Same-origin frames: the outer documents must also let the point
-// through to the frame.
-function coverAt(el, win, x, y) {
-  let hit = el.ownerDocument.elementFromPoint(x, y);
+// The document itself answered a hit test: nothing there covers the element, the point is not
+// on it (pointer-events: none, clipped away). Never reported as a cover.
+function isRoot(n) {
+  return !n || n === n.ownerDocument.documentElement || n === n.ownerDocument.body;
+}
+
+function hitAt(doc, x, y) {
+  let hit = doc.elementFromPoint(x, y);
   while (hit && hit.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
     if (!inner || inner === hit) break;
     hit = inner;
   }
-  if (!isWithin(hit, el)) return nodeLabel(hit);
-  let px = x;
-  let py = y;
+  return hit;
+}
+
+// What receives a click at (x, y) of el's window: null when the element itself (or something
+// inside it) does, else {label, root} of what does. Same-origin frames: each outer document
+// must also let the point, carried through the frame's offset and scale, through to the frame.
+function coverAt(el, win, x, y) {
+  const hit = hitAt(el.ownerDocument, x, y);
+  if (!isWithin(hit, el)) return { label: nodeLabel(hit), root: isRoot(hit) };
+  let p = { x, y };
   for (let w = win; w.frameElement; w = w.parent) {
     const f = w.frameElement;
-    const fr = f.getBoundingClientRect();
-    const fs = w.parent.getComputedStyle(f);
-    px += fr.x + f.clientLeft + parseFloat(fs.paddingLeft);
-    py += fr.y + f.clientTop + parseFloat(fs.paddingTop);
-    const outer = w.parent.document.elementFromPoint(px, py);
-    if (outer !== f) return nodeLabel(outer);
+    p = throughFrame(contentBoxOrigin(f, w.parent.getComputedStyle(f)), p.x, p.y);
+    const outer = hitAt(w.parent.document, p.x, p.y);
+    if (outer !== f) return { label: nodeLabel(outer), root: isRoot(outer) };
   }
   return null;
 }
 
+// The boxes a person could press: the element's own per-line boxes (its content quads: a link
+// wrapped over two lines has two, and its bounding box's middle may be on neither), else its
+// bounding box.
+function pressBoxes(el, bounding) {
+  const rects = Array.from(el.getClientRects(), (r) => [r.x, r.y, r.width, r.height]);
+  const boxes = rects.filter((b) => b[2] > 0 && b[3] > 0);
+  return boxes.length ? boxes : [bounding];
+}
+
+// The point to press: the visible middle of the first box whose hit test lands on the element
+// ({x, y} in el's window), else {cover} (the first real cover), {root: true} (only the document
+// answered) or {offscreen: true} (no box shows a pixel in the viewport).
+function pressPoint(el, win, bounding) {
+  let seen = false;
+  let cover = null;
+  for (const b of pressBoxes(el, bounding)) {
+    const c = visibleCenter(b, win.innerWidth, win.innerHeight);
+    if (c === null) continue;
+    seen = true;
+    const blocker = coverAt(el, win, c.x, c.y);
+    if (blocker === null) return c;
+    if (!blocker.root && cover === null) cover = blocker.label;
+  }
+  if (!seen) return { offscreen: true };
+  return cover === null ? { root: true } : { cover };
+}
+
+// Read-only: a field's readonly attribute, or aria-readonly.
+function isReadOnly(el) {
+  return el.readOnly === true || el.getAttribute("aria-readonly") === "true";
+}
+
 // Actionability in one call: attached, visible with a box, stable (the same box in two
-// consecutive animation frames), enabled, and receiving events at the point. The point is in the
-// viewport of the top window of this frame tree.
+// consecutive animation frames), enabled (and whether editable), and receiving events at the
+// point. The point is in the viewport of the top window of this frame tree. opts: {scroll,
+// align} (an index into ALIGNMENTS).
 export async function probe(el, opts) {
   if (!el.isConnected) return { state: "detached" };
-  if (opts.scroll) scrollIntoView(el);
+  if (opts.scroll) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
   const b1 = box(el);
   await nextFrame();
+  if (!el.isConnected) return { state: "detached" };
   const b2 = box(el);
   const stable = sameBox(b1, b2);
   const win = el.ownerDocument.defaultView;
@@ -97,17 +148,19 @@ export async function probe(el, opts) {
   const disabled = el.disabled === true || el.getAttribute("aria-disabled") === "true"
     || !!(el.closest && el.closest("fieldset[disabled]")
       && ["BUTTON", "INPUT", "SELECT", "TEXTAREA"].includes(el.tagName));
-  const offset = frameOffset(win);
+  const seen = { state: "ok", visible, disabled, readonly: isReadOnly(el), stable };
   // Rendered but boxless (display: contents, a 0x0 wrapper) may fall back to el.click(); inside a
   // display:none ancestor (a closed menu's option) it is simply not visible.
   const rendered = style.display === "contents" || !el.checkVisibility || el.checkVisibility();
   const zeroBox = (b2[2] === 0 || b2[3] === 0) && rendered && style.display !== "none"
     && style.visibility !== "hidden";
-  if (!visible) return { state: "ok", visible, disabled, stable, zeroBox };
-  const center = visibleCenter(b2, win.innerWidth, win.innerHeight);
-  if (center === null) return { state: "ok", visible, disabled, stable, offscreen: true };
-  const cover = coverAt(el, win, center.x, center.y);
-  return { state: "ok", visible, disabled, stable, x: offset.x + center.x, y: offset.y + center.y, cover };
+  if (!visible) return { ...seen, zeroBox };
+  const spot = pressPoint(el, win, b2);
+  if (spot.offscreen) return { ...seen, offscreen: true };
+  if (spot.root) return { ...seen, noHit: true };
+  if (spot.cover) return { ...seen, cover: spot.cover };
+  const offset = frameOffset(win);
+  return { ...seen, x: offset.x + offset.sx * spot.x, y: offset.y + offset.sy * spot.y, cover: null };
 }
 
 const NOT_TEXT = ["checkbox", "radio", "button", "submit", "reset", "file", "image", "range", "color", "hidden"];
@@ -159,7 +212,8 @@ export function fieldValue(el) {
 }
 
 // The options (each {value, label}) that `wanted` names, by value, then trimmed label, then
-// trimmed label ignoring case: {picked} or {error, message}.
+// trimmed label ignoring case: {picked} or {error, message}; a value no option names also gives
+// {missing, options: the labels there are} (an option the page adds later may name it).
 export function pickOptions(options, wanted, multiple) {
   const picked = [];
   for (const w of wanted) {
@@ -167,9 +221,12 @@ export function pickOptions(options, wanted, multiple) {
       || options.find((o) => o.label.trim() === w.trim())
       || options.find((o) => o.label.trim().toLowerCase() === w.trim().toLowerCase());
     if (!o) {
+      const labels = options.map((o) => o.label);
       return {
         error: "select_mismatch",
-        message: "no option " + JSON.stringify(w) + "; options: " + options.map((o) => o.label).join(", "),
+        message: "no option " + JSON.stringify(w) + "; options: " + labels.join(", "),
+        missing: w,
+        options: labels,
       };
     }
     picked.push(o);

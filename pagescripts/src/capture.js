@@ -7,7 +7,7 @@
 // to load resource"), other frames' consoles, and request methods (resource timing has none).
 // Failed requests show up as resource timings with responseStatus 0 (network error) or >= 400.
 
-import { frameOffset } from "./geometry.js";
+import { frameOffset, toTop } from "./geometry.js";
 import { CAPTURE } from "./symbols.js";
 
 export const LIMITS = Object.freeze({ console: 200, network: 300, text: 2000, url: 2048 });
@@ -158,6 +158,6 @@ export function traceBox(el) {
   if (typeof el.scrollIntoViewIfNeeded === "function") el.scrollIntoViewIfNeeded(true);
   else el.scrollIntoView({ block: "center", inline: "nearest" });
   const r = el.getBoundingClientRect();
-  const offset = frameOffset(el.ownerDocument.defaultView);
-  return { box: [r.x + offset.x, r.y + offset.y, r.width, r.height], dpr: window.devicePixelRatio || 1 };
+  const box = toTop(frameOffset(el.ownerDocument.defaultView), [r.x, r.y, r.width, r.height]);
+  return { box, dpr: window.devicePixelRatio || 1 };
 }

@@ -16,33 +16,54 @@ export function visibleCenter(box, vw, vh) {
   return { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
 }
 
-// Where the content box of a frame element starts, relative to its own window's viewport.
+// Where the content box of a frame element starts, relative to its own window's viewport, and
+// how much its window is scaled there (a CSS transform on the frame or an ancestor: the bounding
+// box over the layout size). A rotated or skewed frame is taken as its bounding box.
 export function contentBoxOrigin(frame, style) {
   const r = frame.getBoundingClientRect();
+  const sx = frame.offsetWidth > 0 ? r.width / frame.offsetWidth : 1;
+  const sy = frame.offsetHeight > 0 ? r.height / frame.offsetHeight : 1;
   return {
-    x: r.x + frame.clientLeft + parseFloat(style.paddingLeft),
-    y: r.y + frame.clientTop + parseFloat(style.paddingTop),
+    x: r.x + (frame.clientLeft + parseFloat(style.paddingLeft)) * sx,
+    y: r.y + (frame.clientTop + parseFloat(style.paddingTop)) * sy,
+    sx,
+    sy,
   };
 }
 
-// The offset of `win`'s viewport in the top window of this frame tree (same-origin frames).
+// A point of a frame's viewport in its parent's: the frame's content-box origin and scale.
+export function throughFrame(origin, x, y) {
+  return { x: origin.x + origin.sx * x, y: origin.y + origin.sy * y };
+}
+
+// Where `win`'s viewport sits in the top window of this frame tree (same-origin frames): a point
+// (x, y) of win is (offset.x + offset.sx * x, offset.y + offset.sy * y) there.
 export function frameOffset(win) {
   let x = 0;
   let y = 0;
+  let sx = 1;
+  let sy = 1;
   for (let w = win; w.frameElement; w = w.parent) {
     const f = w.frameElement;
     const o = contentBoxOrigin(f, w.parent.getComputedStyle(f));
-    x += o.x;
-    y += o.y;
+    x = o.x + o.sx * x;
+    y = o.y + o.sy * y;
+    sx *= o.sx;
+    sy *= o.sy;
   }
-  return { x, y };
+  return { x, y, sx, sy };
+}
+
+// A box [x, y, width, height] of `win`'s viewport in the top viewport (see frameOffset).
+export function toTop(offset, b) {
+  return [offset.x + offset.sx * b[0], offset.y + offset.sy * b[1], b[2] * offset.sx, b[3] * offset.sy];
 }
 
 // The content-box origin of an element (an iframe) in the top viewport of this frame tree.
 export function contentOrigin(el) {
   const own = contentBoxOrigin(el, el.ownerDocument.defaultView.getComputedStyle(el));
   const outer = frameOffset(el.ownerDocument.defaultView);
-  return [own.x + outer.x, own.y + outer.y];
+  return [outer.x + outer.sx * own.x, outer.y + outer.sy * own.y];
 }
 
 // Is the middle of el inside every ancestor that clips it (overflow other than visible: a
@@ -67,6 +88,5 @@ export function insideClips(el) {
 export function viewportBox(el) {
   if (!el.isConnected) return null;
   const r = el.getBoundingClientRect();
-  const offset = frameOffset(el.ownerDocument.defaultView);
-  return [r.x + offset.x, r.y + offset.y, r.width, r.height];
+  return toTop(frameOffset(el.ownerDocument.defaultView), [r.x, r.y, r.width, r.height]);
 }

@@ -44,6 +44,8 @@ test("a missing option lists the ones there are; one select takes one value", ()
   assert.deepEqual(pickOptions(OPTIONS, ["Spain"], false), {
     error: "select_mismatch",
     message: 'no option "Spain"; options: Netherlands,  Germany , France',
+    missing: "Spain",
+    options: ["Netherlands", " Germany ", "France"],
   });
   assert.deepEqual(pickOptions(OPTIONS, ["nl", "de"], false), {
     error: "select_mismatch", message: "this select takes one value",

@@ -38,7 +38,7 @@ def test_covered_button_answers_obscured_and_is_not_clicked(browser: Browser, pa
 
 def test_disabled_button_answers_disabled(browser: Browser, page: Any) -> None:
     tab = str(page("static/actions.html")[0])
-    code, body = browser.cli("click", "#disabled-btn", "--tab", tab)
+    code, body = browser.cli("click", "#disabled-btn", "--tab", tab, "--timeout-ms", "800")
     assert code == 1 and body["error"]["code"] == "disabled"
     assert "disabled-btn:click" not in page_log(browser)
 
@@ -269,7 +269,7 @@ def test_select_multiple(browser: Browser, page: Any) -> None:
     assert page_log(browser)[-2:] == ["multi:input:cheese,olives", "multi:change:cheese,olives"]
     code, body = browser.cli("select", "#single", "s", "m", "--tab", tab)
     assert code == 1 and body["error"]["code"] == "select_mismatch"
-    code, body = browser.cli("select", "#single", "XXL", "--tab", tab)
+    code, body = browser.cli("select", "#single", "XXL", "--tab", tab, "--timeout-ms", "800")
     assert code == 1 and body["error"]["code"] == "select_mismatch"
     assert _value(browser, "#single") == ""
 

@@ -2,9 +2,14 @@
 
 One page call (``probe``, pagescripts/src/actions.js) scrolls the element into view (the
 same-origin frames holding it first) and checks that it is attached, visible with a non-empty box,
-stable (the same box in two consecutive animation frames), enabled, and receiving events (a hit test at the point lands on it or inside it, else
-`obscured` naming what covers it). Transient failures are retried until the budget ends.
-Out-of-process frames: the point is moved by the frame owner's content box.
+stable (the same box in two consecutive animation frames), enabled (and editable, for typing), and
+receiving events: the point is the visible middle of the first of its per-line boxes (its content
+quads, page-side ``getClientRects``) whose hit test lands on it or inside it, carried through the
+offsets and CSS scale of same-origin frames; else `obscured` naming what covers it (never the page
+root). Every failure a later look may find gone — disabled, read-only, moving, hidden, covered —
+is retried until the budget ends, and the last one is the answer; a retry after `obscured` scrolls
+the element to the next alignment (end, center, start: a fixed header covers one end of the
+viewport). Out-of-process frames: the point is moved by the frame owner's content box.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ __all__ = ["Point", "actionable_point"]
 
 
 # What a later probe may find different: anything else ends the wait at once.
-_NOT_READY_YET = frozenset({"not_visible", "not_stable", "obscured"})
+_NOT_READY_YET = frozenset({"not_visible", "not_stable", "obscured", "disabled", "not_editable"})
+
+# How many scroll alignments a retry after `obscured` cycles through (ALIGNMENTS in actions.js).
+_ALIGNMENTS = 4
 
 
 @dataclass
@@ -59,15 +67,18 @@ async def actionable_point(
     el: Resolved,
     *,
     need_enabled: bool = True,
+    need_editable: bool = False,
 ) -> Point | None:
     """Scroll into view and run the checks until they pass or the budget ends.
 
-    Returns None when the element has no usable point (no box); raises the last transient failure
-    (obscured, not_visible, not_stable) when the budget runs out, and `disabled` at once.
+    Returns None when the element has no usable point (no box); raises the last failure (obscured,
+    not_visible, not_stable, disabled, not_editable) when the budget runs out.
     """
     require_rendering(ctx)
+    covered = 0  # obscured answers so far: which alignment the next scroll uses
 
     async def ready() -> Point | None:
+        nonlocal covered
         if el.session_id is not None:  # an out-of-process frame: bring the frame into view first
             try:
                 await _scroll_frame_owner(ctx, el)
@@ -77,7 +88,7 @@ async def actionable_point(
             ctx,
             el.object_id,
             "probe",
-            {"scroll": True},
+            {"scroll": True, "align": covered % _ALIGNMENTS},
             session_id=el.session_id,
             await_promise=True,
             what="actionability",
@@ -85,7 +96,15 @@ async def actionable_point(
         if not isinstance(probe, dict) or probe.get("state") == "detached":
             raise ResolutionError("the element left the page", code="ref_stale", transient=True)
         if need_enabled and probe.get("disabled"):
-            raise ResolutionError("the element is disabled", code="disabled")
+            raise ResolutionError(
+                "the element is disabled (it stayed so while reins waited)", code="disabled"
+            )
+        if need_editable and probe.get("readonly"):
+            raise ResolutionError(
+                "the field is read-only",
+                code="not_editable",
+                hint="do what makes it editable first, or fill another field",
+            )
         if not probe.get("visible"):
             if probe.get("zeroBox"):
                 # Displayed but without a box: no point to press. The caller may use el.click().
@@ -101,7 +120,18 @@ async def actionable_point(
             raise ResolutionError(
                 "the element could not be scrolled into view", code="not_visible", transient=True
             )
+        if probe.get("noHit"):
+            covered += 1
+            raise ResolutionError(
+                "the element does not receive pointer events at its point (nothing covers it:"
+                " pointer-events: none on it or an ancestor, or a container clips it)",
+                code="obscured",
+                transient=True,
+                hint="use a target that takes the click (its parent or a child), or `reins state`"
+                " to see what the page offers",
+            )
         if probe.get("cover"):
+            covered += 1
             raise ResolutionError(
                 f"the element is covered by {probe['cover']}",
                 code="obscured",

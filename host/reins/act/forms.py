@@ -18,6 +18,7 @@ from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
+from reins.page.poll import poll_until
 
 __all__ = ["PICKER_FORMATS", "fill_element", "picker_refusal", "select_options", "set_checked"]
 
@@ -61,7 +62,7 @@ async def fill_element(
     keeps."""
 
     async def do(target: Resolved) -> dict[str, Any]:
-        await actionable_point(ctx, target)
+        await actionable_point(ctx, target, need_editable=True)
         try:
             await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
         except ReinsError:
@@ -141,7 +142,11 @@ async def _check_kept(ctx: CommandContext, el: Resolved, expected: str) -> None:
 
 
 async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> dict[str, Any]:
-    async def do(target: Resolved) -> dict[str, Any]:
+    """Choose a native select's options; an option the select does not offer yet is waited for
+    within the budget (a list filled in by the page later), then `select_mismatch` lists the
+    options it last had."""
+
+    async def choose(target: Resolved) -> dict[str, Any]:
         await actionable_point(ctx, target)
         answer = await call_function(
             ctx,
@@ -155,9 +160,26 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
             raise ActionError("the select did not answer", code="select_mismatch")
         if "error" in answer:
             code = str(answer["error"])
-            cls = ActionError if code == "select_mismatch" else ResolutionError
-            raise cls(str(answer.get("message")), code=code)
+            if code != "select_mismatch":
+                raise ResolutionError(str(answer.get("message")), code=code)
+            details = {"options": answer["options"]} if "options" in answer else {}
+            raise ActionError(
+                str(answer.get("message")),
+                code=code,
+                transient="missing" in answer,
+                details=details,
+            )
         return {"selected": answer["selected"]}
+
+    async def do(target: Resolved) -> dict[str, Any]:
+        return await poll_until(
+            ctx.deadline,
+            lambda: choose(target),
+            interval=0.1,
+            reserve_s=0.15,
+            retry=lambda exc: exc.code == "select_mismatch" and exc.transient,
+            explain_timeout=True,
+        )
 
     return await act_on(ctx, el, do)
 
