@@ -70,7 +70,7 @@ def test_a_link_a_form_and_a_script_navigation_are_reported_as_navigated(
 def test_a_form_the_page_submits_itself_is_waited_for(browser: Browser, page: Any) -> None:
     tab, url = page("static/effects.html")
     body = browser.ok("click", "#spa-submit", "--tab", str(tab))
-    # the page renders 120 ms after the submit it prevented: the read waited for that change
+    # the page renders 300 ms after the submit it prevented: the read waited for that change
     assert body["effect"].get("dom_changed_elsewhere", 0) >= 1, body
     assert browser.js("return document.querySelector('#spa-out').textContent") == "results for y"
     assert browser.driver.current_url == url  # nothing navigated
