@@ -95,11 +95,12 @@ function stateOf(el) {
 }
 
 // A cross-document navigation the action started (the Navigation API's `navigate` event fires
-// synchronously for link clicks, form submissions and location changes), not cancelled and not
-// taken over by the page's own router: its URL, else null.
+// synchronously for link clicks, form submissions and location changes), not cancelled, not a
+// download and not taken over by the page's own router: its URL, else null.
 function leaving(rec) {
   const e = rec.navigate;
   if (!e || e.defaultPrevented || e.destination.sameDocument) return null;
+  if (e.downloadRequest != null) return null; // a download leaves the document where it is
   const nav = rec.win.navigation;
   if (nav && nav.transition) return null; // intercepted: a same-document navigation after all
   return e.destination.url;

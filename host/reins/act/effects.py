@@ -227,11 +227,7 @@ async def act_by_input(
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
-        # The tab went away while the input was being given (a page that closes itself on the
-        # click, or the user at that moment): what the agent needs to know is that it is gone.
-        return _with_target(
-            {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
-        )
+        return _tab_closed(el)
     failure: ReinsError | None = None
     for answer in answers[: len(events) + 1]:
         if isinstance(answer, ReinsError):
@@ -240,9 +236,7 @@ async def act_by_input(
     if failure is not None:
         if failure.code != "target_closed":
             raise _failed(failure)
-        return _with_target(
-            {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
-        )
+        return _tab_closed(el)
     if len(answers) < len(events) + 1:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     try:
@@ -280,11 +274,7 @@ async def _act_and_read(
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
-        # The tab went away while the input was being given (a page that closes itself on the
-        # click, or the user at that moment): what the agent needs to know is that it is gone.
-        return _with_target(
-            {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
-        )
+        return _tab_closed(el)
     after, failure = await _observe(ctx, el, "after")
     return await _conclude(ctx, el, before, after, failure, extra)
 
@@ -310,6 +300,14 @@ async def _conclude(
     out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
     out.update(extra)
     return _with_target(out, el)
+
+
+def _tab_closed(el: Resolved) -> dict[str, Any]:
+    """The tab went away while the input was being given (a page that closes itself on the click,
+    or the user at that moment): what the agent needs to know is that it is gone."""
+    return _with_target(
+        {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
+    )
 
 
 def _failed(error: ReinsError) -> ReinsError:
