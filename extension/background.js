@@ -244,18 +244,43 @@ async function handle(msg) {
   }
 }
 
-// In order, each after the previous answered (input events); stops at the first failure.
+// In order, each after the previous answered, stopping at the first failure. A command marked
+// `noWait` (input events) lets the next one go without waiting for its answer: Chrome keeps input
+// events in their order, and the answers are awaited before the next command that waits. Sent in
+// call order: every cdp() call takes the same awaits before chrome.debugger.sendCommand.
+// `answerWithinMs`: past it, the answers so far and a timeout for the command still running (its
+// late answer is dropped), so the host learns which of the commands were answered.
 async function cdpSequence(msg) {
   const out = [];
+  let inFlight = [];
+  const limit = Number(msg.answerWithinMs) > 0 ? Date.now() + Number(msg.answerWithinMs) : null;
+  const settle = async () => {
+    const all = Promise.all(inFlight);
+    inFlight = [];
+    if (limit === null) return all;
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), Math.max(0, limit - Date.now()));
+    });
+    const answers = await Promise.race([all, late]);
+    clearTimeout(timer);
+    return answers ?? [{ ok: false, error: { code: "timeout", message: "no answer within the time the host gave the batch" } }];
+  };
   for (const c of msg.commands) {
-    try {
-      out.push({ ok: true, result: await cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}) });
-    } catch (err) {
-      out.push({ ok: false, error: errorOf(err) });
-      break;
-    }
+    inFlight.push(
+      cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
+        (result) => ({ ok: true, result }),
+        (err) => ({ ok: false, error: errorOf(err) }),
+      ),
+    );
+    if (c.noWait) continue;
+    out.push(...(await settle()));
+    const failed = out.findIndex((a) => !a.ok);
+    if (failed >= 0) return out.slice(0, failed + 1);
   }
-  return out;
+  out.push(...(await settle()));
+  const failed = out.findIndex((a) => !a.ok);
+  return failed >= 0 ? out.slice(0, failed + 1) : out;
 }
 
 function describeTab(t) {

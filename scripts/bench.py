@@ -348,6 +348,7 @@ class Bench:
     pw: PlaywrightPeer | None
     out: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    quiet_verify: list[str] = field(default_factory=list)
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
@@ -767,6 +768,12 @@ class Bench:
                     Run(run.seconds / self.batch_len, run.ok, run.out, run.error)
                 )
 
+        quiet = self._quiet_clicks()
+        if self.pw:
+            # the same page, the same run: Playwright's page.click on big.html's button
+            pw_click = cells["playwright page.click (in-process)"]
+            quiet["playwright page.click, DOM-changing button (big.html)"] = pw_click
+
         self.say(f"## One action on a small page (big.html?n={self.small_n})\n")
         rows = [
             [k, fmt_ms(c.median_ms), c.spread(), c.failures()]
@@ -779,7 +786,9 @@ class Bench:
             f"value; expected {last!r}): " + "; ".join(f"{k}: {v}" for k, v in verify.items())
         )
         self.say()
+        self._quiet_table(quiet, med_click=batch["reins batch, click per command"].median_ms)
         med = {k: c.median_ms for k, c in {**cells, **batch}.items()}
+        med.update({k: c.median_ms for k, c in quiet.items()})
         self.data["actions"] = med
         if self.ab:
             abc, abf = med["agent-browser click @eN"], med["agent-browser fill @eN text"]
@@ -804,6 +813,69 @@ class Bench:
             ]
             self.say("### Ratios reins/agent-browser\n")
             self.say(table(["what", "reins/agent-browser"], rows))
+            self.say()
+
+    def _quiet_clicks(self) -> dict[str, Cell]:
+        """A click whose handler changes no DOM (effects.html #quiet), per command in a reins batch
+        and as Playwright's page.click on the same page."""
+        url = self.url("static/effects.html")
+        self.progress("clicks that change no DOM (effects.html #quiet)")
+        count = "window.__log.filter(l => l === 'quiet:click').length"
+        cells = {"reins batch, click per command, no DOM change": Cell()}
+        self.reins.open(url)
+        ref = reins_refs(self.reins.cli("state").out).get(("button", "Changes nothing"), "#quiet")
+        self.reins.cli("click", ref)  # warm-up (and the focus moves to it once)
+        lines = "\n".join([f"click {ref}"] * self.batch_len) + "\n"
+        ok_clicks = 1
+        for _ in range(self.reps):
+            run = self.reins.cli("batch", stdin=lines)
+            answers = [json.loads(x) for x in run.out.splitlines() if x.startswith("{")]
+            ok = run.ok and len(answers) == self.batch_len and all(a.get("ok") for a in answers)
+            ok_clicks += sum(bool(a.get("ok")) for a in answers)
+            cells["reins batch, click per command, no DOM change"].add(
+                Run(
+                    run.seconds / self.batch_len,
+                    ok,
+                    run.out,
+                    run.error or ("" if ok else "a line failed"),
+                )
+            )
+        self.quiet_verify = [f"reins: {self.reins.eval(count)}/{ok_clicks} clicks"]
+        if self.pw:
+            page = self.pw.page
+            self.pw.open(url)
+            page.click("#quiet")
+            key = "playwright page.click, no DOM change (in-process)"
+            cells[key] = Cell()
+            for _ in range(self.reps):
+                cells[key].add(in_process(lambda p=page: str(p.click("#quiet"))))
+            self.quiet_verify.append(f"playwright: {page.evaluate(count)}/{self.reps + 1} clicks")
+        return cells
+
+    def _quiet_table(self, quiet: dict[str, Cell], *, med_click: float | None) -> None:
+        self.say("### Click in a reins batch vs Playwright's page.click (same run)\n")
+        rows = [[k, fmt_ms(c.median_ms), c.spread(), c.failures()] for k, c in quiet.items()]
+        self.say(table(["command", "median ms", "min–max ms", "failures"], rows))
+        self.say()
+        self.say(
+            "Page as oracle (clicks the page counted / clicks sent): "
+            + "; ".join(self.quiet_verify)
+        )
+        self.say()
+        pw_dom = quiet.get("playwright page.click, DOM-changing button (big.html)")
+        pw_quiet = quiet.get("playwright page.click, no DOM change (in-process)")
+        if pw_dom and pw_quiet:
+            rows = [
+                ["DOM-changing button (big.html)", ratio(med_click, pw_dom.median_ms)],
+                [
+                    "no DOM change (effects.html #quiet)",
+                    ratio(
+                        quiet["reins batch, click per command, no DOM change"].median_ms,
+                        pw_quiet.median_ms,
+                    ),
+                ],
+            ]
+            self.say(table(["click", "reins batch / playwright page.click (goal ≤ 0.7)"], rows))
             self.say()
 
     # 3. the expense-form dropdown flow -------------------------------------------------------

@@ -1,5 +1,6 @@
 // What an action may change, read before and after it (the host compares the two reads).
 
+import { nodeLabel } from "./actions.js";
 import { EFFECT } from "./symbols.js";
 
 // A short label for the focused element: tag#id[aria-label or name]; null for none or the body.
@@ -23,33 +24,57 @@ export function ariaBoolean(value) {
   return value;
 }
 
-// "before" also arms a MutationObserver that counts changes in or under the element versus
-// elsewhere in its document; "after" first lets the page finish the frame the action started (one
-// animation frame and a task), then reads again with those counts. One call each, so an action
-// costs two round trips for its report.
-export async function readState(el, phase) {
-  const doc = el.ownerDocument;
-  let rec = window[EFFECT];
-  if (phase === "before") {
-    if (rec) rec.observer.disconnect();
-    const counts = { inside: 0, elsewhere: 0 };
-    const tally = (list) => {
-      for (const m of list) {
-        if (el === m.target || el.contains(m.target)) counts.inside++;
-        else counts.elsewhere++;
-      }
-    };
-    const observer = new MutationObserver(tally);
-    observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
-    rec = window[EFFECT] = { observer, counts, tally };
-    setTimeout(() => observer.disconnect(), 5000); // never outlive the action by long
-  } else {
-    // Bounded: a hidden tab runs no animation frames at all (docs/hidden-tabs.md).
-    await new Promise((resolve) => {
-      requestAnimationFrame(() => setTimeout(resolve, 0));
-      setTimeout(resolve, 100);
-    });
+// `shown`: a hover or focus menu is hidden until a style rule shows it, which no mutation reports.
+// The candidates are the hidden elements near the target (under its third ancestor: a menu lives
+// in, beside or around its trigger), at most SHOWN_SCAN looked at; at most SHOWN_LIST are named.
+const SHOWN_SCAN = 1500;
+const SHOWN_LIST = 5;
+const NEVER_SHOWN = new Set(["script", "style", "template", "noscript", "option", "optgroup", "head", "meta", "link"]);
+
+function rendered(n) {
+  if (n.checkVisibility) return n.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+  return n.getClientRects().length > 0;
+}
+
+export function hiddenNear(el) {
+  let root = el;
+  for (let i = 0; i < 3 && root.parentElement; i++) root = root.parentElement;
+  const hidden = [];
+  const all = root.getElementsByTagName("*");
+  for (let i = 0; i < all.length && i < SHOWN_SCAN; i++) {
+    const n = all[i];
+    if (!NEVER_SHOWN.has(n.localName) && !rendered(n)) hidden.push(n);
   }
+  return hidden;
+}
+
+// The outermost of the once-hidden elements that now render with a box, by label.
+export function nowShown(hidden) {
+  const shown = [];
+  for (const n of hidden) {
+    if (!n.isConnected || !rendered(n) || shown.some((s) => s.contains(n))) continue;
+    const r = n.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) shown.push(n);
+  }
+  return shown.slice(0, SHOWN_LIST).map(nodeLabel);
+}
+
+// The frame the action started, and a task after it; bounded: a hidden tab runs no animation
+// frames at all (docs/hidden-tabs.md).
+function nextFrame() {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100);
+  });
+}
+
+function nextTask() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+// The state an action may change (compared by the host), without the change counts.
+function stateOf(el) {
+  const doc = el.ownerDocument;
   let value = null;
   if ("value" in el && typeof el.value === "string" && !["button", "submit", "reset"].includes(el.type)) {
     value = shownValue(el.type, el.value);
@@ -62,20 +87,121 @@ export async function readState(el, phase) {
   let selected = null;
   if (el.localName === "select") selected = Array.from(el.selectedOptions).map((o) => o.label);
   const expanded = el.getAttribute("aria-expanded");
-  let counts = null;
-  if (phase !== "before" && rec) {
-    rec.tally(rec.observer.takeRecords());
-    counts = rec.counts;
-  }
-  let top = false;
-  try {
-    top = doc.defaultView === doc.defaultView.top;
-  } catch {
-    top = false;
-  }
   return {
-    connected: el.isConnected, value, checked, selected, top,
+    connected: el.isConnected, value, checked, selected,
     expanded: expanded === null ? null : expanded === "true", focus: focusLabel(doc.activeElement, doc.body),
-    url: location.href, document: performance.timeOrigin, counts,
+    url: location.href,
   };
+}
+
+// A cross-document navigation the action started (the Navigation API's `navigate` event fires
+// synchronously for link clicks, form submissions and location changes), not cancelled, not a
+// download and not taken over by the page's own router: its URL, else null.
+function leaving(rec) {
+  const e = rec.navigate;
+  if (!e || e.defaultPrevented || e.destination.sameDocument) return null;
+  if (e.downloadRequest != null) return null; // a download leaves the document where it is
+  const nav = rec.win.navigation;
+  if (nav && nav.transition) return null; // intercepted: a same-document navigation after all
+  return e.destination.url;
+}
+
+function disarm(rec) {
+  rec.observer.disconnect();
+  rec.win.removeEventListener("submit", rec.onSubmit, true);
+  if (rec.win.navigation) rec.win.navigation.removeEventListener("navigate", rec.onNavigate);
+}
+
+// Signs that the page is still at work on the action's behalf, with nothing to show yet: a form
+// submission it handled itself, or a request the action started that already came back (the
+// render follows its answer).
+function pending(rec) {
+  if (rec.submit && rec.submit.defaultPrevented) return true;
+  return performance.getEntriesByType("resource").some(
+    (r) => r.startTime >= rec.armed && (r.initiatorType === "fetch" || r.initiatorType === "xmlhttprequest"),
+  );
+}
+
+// "before" arms a MutationObserver that counts changes in or under the element versus elsewhere
+// in its document, listens for a navigation or a form submission the action may start, and notes
+// the hidden elements near it. "after" answers at once when the DOM changed or a navigation
+// started; else it lets the tasks the action queued run (one task) and looks again; still nothing
+// and a sign of pending work: it waits for the first change, up to options.waitMs. No fixed wait:
+// an action with no effect and no sign of more costs one task. options.settle "frame" first lets
+// the page finish the frame the action started (an action of several steps, e.g. fill, whose
+// answer checks what the field kept once the page's own handlers ran).
+export async function readState(el, phase, options = {}) {
+  const doc = el.ownerDocument;
+  const win = doc.defaultView;
+  let rec = win[EFFECT];
+  if (phase === "before") {
+    if (rec) disarm(rec);
+    const counts = { inside: 0, elsewhere: 0 };
+    rec = { counts, win, armed: performance.now(), navigate: null, submit: null, wake: null };
+    rec.tally = (list) => {
+      for (const m of list) {
+        if (el === m.target || el.contains(m.target)) counts.inside++;
+        else counts.elsewhere++;
+      }
+      if (list.length && rec.wake) rec.wake();
+    };
+    rec.observer = new MutationObserver(rec.tally);
+    rec.observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+    rec.onNavigate = (e) => {
+      rec.navigate = e;
+      if (rec.wake) rec.wake();
+    };
+    rec.onSubmit = (e) => {
+      rec.submit = e;
+    };
+    win.addEventListener("submit", rec.onSubmit, true);
+    if (win.navigation) win.navigation.addEventListener("navigate", rec.onNavigate);
+    rec.hidden = hiddenNear(el);
+    win[EFFECT] = rec;
+    setTimeout(() => disarm(rec), 5000); // never outlive the action by long
+    rec.before = stateOf(el);
+    let top = false;
+    try {
+      top = win === win.top;
+    } catch {
+      top = false;
+    }
+    return { ...rec.before, top, document: performance.timeOrigin, counts: null };
+  }
+  if (options.settle === "frame") await nextFrame();
+  if (rec) {
+    // DOM changes, or a navigation: the answer is there. Else (a state change alone: focus moves
+    // on every first click) the tasks the action queued run first, and a sign of pending work is
+    // waited on for the first DOM change or navigation.
+    const mutated = () => {
+      rec.tally(rec.observer.takeRecords());
+      return rec.counts.inside + rec.counts.elsewhere > 0 || leaving(rec) !== null;
+    };
+    const waitMs = Math.max(0, Number(options.waitMs) || 0);
+    if (!mutated()) {
+      await nextTask();
+      if (!mutated() && waitMs > 0 && pending(rec)) {
+        await new Promise((resolve) => {
+          rec.wake = resolve;
+          setTimeout(resolve, waitMs);
+        });
+        rec.wake = null;
+        await nextTask();
+      }
+    }
+    rec.tally(rec.observer.takeRecords());
+  }
+  let shown = [];
+  if (rec && rec.hidden) shown = nowShown(rec.hidden);
+  const out = {
+    ...stateOf(el), top: false, document: performance.timeOrigin,
+    counts: rec ? { ...rec.counts } : null, shown, navigating: rec ? leaving(rec) : null,
+  };
+  try {
+    out.top = win === win.top;
+  } catch {
+    out.top = false;
+  }
+  if (rec) disarm(rec);
+  return out;
 }

@@ -158,3 +158,15 @@ def test_everything_together_in_report_order() -> None:
         "dom_changed_elsewhere",
     ]
     assert warnings == []
+
+
+def test_elements_that_became_visible_are_an_effect() -> None:
+    # a CSS :hover menu: no DOM change, no state change, only what renders
+    shown = ['ul#menu "Pricing Docs"']
+    assert effect_of(read(), read(counts={}, shown=shown)) == ({"shown": shown}, [])
+    assert effect_of(read(), read(counts={}, shown=[])) == ({}, ["no_effect"])
+
+
+def test_a_navigation_that_had_not_arrived_is_reported_as_started() -> None:
+    to = "http://app.test/next"
+    assert effect_of(read(), read(counts={}, navigating=to)) == ({"navigation_started": to}, [])

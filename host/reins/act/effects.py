@@ -13,15 +13,27 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
-from reins.page.call import call_function, evaluate, page_call
+from reins.page.call import call_function, call_params, call_value, evaluate, page_call
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 
-__all__ = ["act_on", "effect_of"]
+__all__ = ["act_by_input", "act_on", "effect_of"]
 
 
 # What an action may change is read before and after it by one page call each (``readState``,
-# pagescripts/src/effects.js); "before" also arms the page's count of DOM changes in and outside
-# the target, "after" first lets the page finish the frame the action started.
+# pagescripts/src/effects.js): "before" arms the page's count of DOM changes in and outside the
+# target, its watch for a navigation, and notes the hidden elements near it; "after" lets the tasks
+# the action queued run and answers at once, unless a sign of pending work (a form submission the
+# page handled, a request the action started that came back) lets it wait for the first change, up
+# to _PENDING_WAIT_MS. An action that is input events (a click, a hover) sends the two reads and its
+# events as one ordered batch: one round trip (act_by_input).
+
+_PENDING_WAIT_MS = 500
+# What a batch of input events leaves of the budget to ask the tab, when the read after them did
+# not answer, what happened.
+_ASK_AFTER_MS = 400
+# A navigation the action started: how long to wait for the new document before answering
+# `navigation_started` instead of `navigated`.
+_ARRIVAL_S = 1.0
 
 
 # After-read failures that prove the element's document went away (a navigation, or its frame
@@ -46,6 +58,7 @@ async def _observe(
             el.object_id,
             "readState",
             phase,
+            {**_read_options(ctx), "settle": "frame"} if phase == "after" else {},
             session_id=el.session_id,
             await_promise=True,
             what="read state",
@@ -55,6 +68,31 @@ async def _observe(
     if not isinstance(value, dict):
         return None, ReinsError("the page answered nothing", code="cdp_error")
     return value, None
+
+
+def _read_options(ctx: CommandContext) -> dict[str, Any]:
+    """How long the after-read may wait on a sign of pending work: within the budget."""
+    return {"waitMs": max(0, min(_PENDING_WAIT_MS, ctx.deadline.remaining_ms(headroom_ms=500)))}
+
+
+async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> dict[str, Any] | None:
+    """After the page said a navigation started: the new document's URL once it is there
+    (``{"navigated": url}``), or None when the old document is still shown at the end of the wait
+    (a slow server, a download, a 204)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + min(_ARRIVAL_S, max(0.0, ctx.deadline.remaining() - 0.5))
+    while True:
+        try:
+            identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
+        except ReinsError as exc:
+            if exc.code == "target_closed":
+                return {"tab_closed": True}
+            identity = None  # between documents: ask again
+        if isinstance(identity, list) and len(identity) == 2 and identity[0] != before["document"]:
+            return {"navigated": str(identity[1])}
+        if loop.time() >= end:
+            return None
+        await asyncio.sleep(0.03)
 
 
 async def _instead(
@@ -119,6 +157,10 @@ def effect_of(
             effect[key] = {"from": before.get(key), "to": after.get(key)}
     if not after.get("connected", True):
         effect["target_detached"] = True
+    if after.get("shown"):
+        effect["shown"] = list(after["shown"])
+    if after.get("navigating"):
+        effect["navigation_started"] = str(after["navigating"])
     counts = after.get("counts") or {}
     if counts.get("inside"):
         effect["dom_changed_in_target"] = int(counts["inside"])
@@ -140,6 +182,90 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, An
         return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
 
 
+async def act_by_input(
+    ctx: CommandContext,
+    el: Resolved,
+    events: list[tuple[str, dict[str, Any]]],
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """``act_on`` for an action that is CDP input events (to the tab's own session), in one round
+    trip: the before read, the events (each sent without waiting for the previous one's answer)
+    and the after read, as one ordered batch. Chrome answers a mouse press or release once the
+    page handled it, so the after read runs after the page's handlers did."""
+    reads = {"sessionId": el.session_id} if el.session_id else {}
+    commands = [
+        (
+            "Runtime.callFunctionOn",
+            call_params(el.object_id, "readState", "before", {}, await_promise=True),
+        ),
+        *events,
+        (
+            "Runtime.callFunctionOn",
+            call_params(el.object_id, "readState", "after", _read_options(ctx), await_promise=True),
+        ),
+    ]
+    each: list[dict[str, Any]] = [
+        reads,
+        *({"noWait": True} for _ in events[:-1]),
+        {},
+        reads,
+    ]
+    try:
+        answers = await until_dialog(
+            ctx.cdp_batch(
+                commands,
+                sequential=True,
+                each=each,
+                # the read after the input may not answer (a page busy right after it): the batch
+                # still answers in time to ask the tab what happened
+                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS),
+            ),
+            ctx.part(DialogWatch),
+        )
+    except DialogOpened as opened:
+        return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
+    except ReinsError as exc:
+        if exc.code != "target_closed":
+            raise
+        return _tab_closed(el)
+    failure: ReinsError | None = None
+    for answer in answers[: len(events) + 1]:
+        if isinstance(answer, ReinsError):
+            failure = answer
+            break
+    if failure is not None:
+        if failure.code != "target_closed":
+            raise _failed(failure)
+        return _tab_closed(el)
+    if len(answers) < len(events) + 1:
+        raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
+    try:
+        before = _value(answers[0], "read state")
+    except ReinsError:
+        before = None  # the input was given all the same: its effect is unknown
+    after: dict[str, Any] | None = None
+    after_failure: ReinsError | None
+    if len(answers) < len(commands):
+        after_failure = ReinsError("the page answered nothing", code="cdp_error")
+    else:
+        try:
+            after, after_failure = _value(answers[-1], "read state"), None
+            if after is None:
+                after_failure = ReinsError("the page answered nothing", code="cdp_error")
+        except ReinsError as exc:
+            after_failure = exc
+    return await _conclude(ctx, el, before, after, after_failure, dict(extra))
+
+
+def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | None:
+    """A state read's value from a batch answer (None when the page answered no object);
+    raises what the read failed with."""
+    if isinstance(answer, ReinsError):
+        raise _failed(answer)
+    value = call_value(answer, what=what)
+    return value if isinstance(value, dict) else None
+
+
 async def _act_and_read(
     ctx: CommandContext, el: Resolved, action: Any, before: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -148,30 +274,45 @@ async def _act_and_read(
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
-        # The tab went away while the input was being given (a page that closes itself on the
-        # click, or the user at that moment): what the agent needs to know is that it is gone.
-        return _with_target(
-            {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
-        )
+        return _tab_closed(el)
     after, failure = await _observe(ctx, el, "after")
-    if after is not None and before is not None and not effect_of(before, after)[0]:
-        # Nothing yet: a navigation or a slower update may still be on its way; look once more.
-        await asyncio.sleep(min(0.15, max(0.0, ctx.deadline.remaining() - 0.3)))
-        after, failure = await _observe(ctx, el, "after")
-        if after is not None:
-            try:  # in the element's own frame: its document may have moved on meanwhile
-                now = await call_function(
-                    ctx, el.object_id, "elementDocument", session_id=el.session_id, what="document"
-                )
-                if now != before.get("document"):
-                    after, failure = None, None
-            except ReinsError as exc:
-                after, failure = None, exc
-    instead = await _instead(ctx, before, failure) if after is None and before else None
+    return await _conclude(ctx, el, before, after, failure, extra)
+
+
+async def _conclude(
+    ctx: CommandContext,
+    el: Resolved,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    failure: ReinsError | None,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The answer from the two reads: a navigation the page said it started is followed to the
+    new document (bounded); a failed after read asks the tab what happened (never a guess)."""
+    instead: dict[str, Any] | None = None
+    if after is not None and before and after.get("navigating") and before.get("top"):
+        instead = await _arrival(ctx, before)
+        if instead is not None:
+            after = None
+    elif after is None and before:
+        instead = await _instead(ctx, before, failure)
     effect, warnings = effect_of(before, after, instead)
     out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
     out.update(extra)
     return _with_target(out, el)
+
+
+def _tab_closed(el: Resolved) -> dict[str, Any]:
+    """The tab went away while the input was being given (a page that closes itself on the click,
+    or the user at that moment): what the agent needs to know is that it is gone."""
+    return _with_target(
+        {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
+    )
+
+
+def _failed(error: ReinsError) -> ReinsError:
+    """A failure a batch answered, to raise (already a typed reins error)."""
+    return error
 
 
 def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
-from reins.act.effects import act_on
+from reins.act.effects import act_by_input, act_on
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext, TabPart
 from reins.page.call import call_function
@@ -53,41 +53,40 @@ def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
-async def _mouse(
-    ctx: CommandContext, point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
-) -> None:
-    """moved → (pressed → released) × clicks, as one ordered batch: one round trip."""
+def _click_events(
+    point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
+) -> list[tuple[str, dict[str, Any]]]:
+    """moved → (pressed → released) × clicks."""
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
     events: list[tuple[str, dict[str, Any]]] = [
         ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})
     ]
-    mask = {"left": 1, "right": 2, "middle": 4}[button]
+    mask = _BUTTON_MASK[button]
     for count in range(1, clicks + 1):
-        events.append(
-            (
-                "Input.dispatchMouseEvent",
-                {
-                    "type": "mousePressed",
-                    **base,
-                    "button": button,
-                    "buttons": mask,
-                    "clickCount": count,
-                },
+        for kind, buttons in (("mousePressed", mask), ("mouseReleased", 0)):
+            events.append(
+                (
+                    "Input.dispatchMouseEvent",
+                    {
+                        "type": kind,
+                        **base,
+                        "button": button,
+                        "buttons": buttons,
+                        "clickCount": count,
+                    },
+                )
             )
-        )
-        events.append(
-            (
-                "Input.dispatchMouseEvent",
-                {
-                    "type": "mouseReleased",
-                    **base,
-                    "button": button,
-                    "buttons": 0,
-                    "clickCount": count,
-                },
-            )
-        )
-    answers = await ctx.cdp_batch(events, sequential=True)
+    return events
+
+
+async def _mouse(
+    ctx: CommandContext, point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
+) -> None:
+    """The click's events as one ordered batch: one round trip."""
+    events = _click_events(point, clicks=clicks, button=button, modifiers=modifiers)
+    answers = await ctx.cdp_batch(
+        events, sequential=True, each=[{"noWait": True}] * (len(events) - 1)
+    )
     held = ctx.part(MousePosition)
     held.x, held.y, held.buttons = point.x, point.y, 0
     if any(isinstance(answer, ReinsError) for answer in answers):
@@ -105,28 +104,45 @@ async def click_element(
     force_js: bool = False,
     hover_only: bool = False,
 ) -> dict[str, Any]:
-    async def do(target: Resolved) -> dict[str, Any]:
-        if force_js:
-            await _js_click(ctx, target, clicks)
-            ctx.note("js_click_forced")
-            return {"method": "js", "warnings": ["js_click_forced"]}
-        point = await actionable_point(ctx, target, need_enabled=not hover_only)
-        if point is None:
-            if hover_only:
-                raise ResolutionError("the element has no box to hover", code="not_visible")
-            await _js_click(ctx, target, clicks)
-            ctx.note("js_click_fallback")
-            return {"method": "js_fallback", "warnings": ["js_click_fallback"]}
-        if hover_only:
-            await ctx.cdp(
-                "Input.dispatchMouseEvent",
-                {"type": "mouseMoved", "x": point.x, "y": point.y, "button": "none"},
-            )
-        else:
-            await _mouse(ctx, point, clicks=clicks, button=button)
-        return {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+    """Real mouse events at the element's actionable point, the state reads around them in the
+    same round trip (act_by_input); ``el.click()`` when it has no point (or forced), then
+    reported as such."""
 
-    return await act_on(ctx, el, do)
+    async def js(target: Resolved) -> dict[str, Any]:
+        await _js_click(ctx, target, clicks)
+        kind = "js_click_forced" if force_js else "js_click_fallback"
+        ctx.note(kind)
+        return {"method": "js" if force_js else "js_fallback", "warnings": [kind]}
+
+    if force_js:
+        return await act_on(ctx, el, js)
+    point = await actionable_point(ctx, el, need_enabled=not hover_only)
+    if point is None:
+        if hover_only:
+            raise ResolutionError("the element has no box to hover", code="not_visible")
+        return await act_on(ctx, el, js)
+    if hover_only:
+        held = ctx.part(MousePosition)
+        events: list[tuple[str, dict[str, Any]]] = [
+            (
+                "Input.dispatchMouseEvent",
+                {
+                    "type": "mouseMoved",
+                    "x": point.x,
+                    "y": point.y,
+                    "button": "none",
+                    "buttons": held.buttons,
+                },
+            )
+        ]
+    else:
+        events = _click_events(point, clicks=clicks, button=button)
+    held = ctx.part(MousePosition)
+    held.x, held.y = point.x, point.y
+    if not hover_only:
+        held.buttons = 0
+    extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+    return await act_by_input(ctx, el, events, extra)
 
 
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:

@@ -229,9 +229,17 @@ class CommandContext:
         *,
         session_id: str | None = None,
         sequential: bool = False,
+        each: list[dict[str, Any]] | None = None,
+        answer_within_ms: int | None = None,
     ) -> list[dict[str, Any] | ReinsError]:
         return await self.host.link.cdp_batch(
-            self.tab, commands, deadline=self.deadline, session_id=session_id, sequential=sequential
+            self.tab,
+            commands,
+            deadline=self.deadline,
+            session_id=session_id,
+            sequential=sequential,
+            each=each,
+            answer_within_ms=answer_within_ms,
         )
 
     async def subscribe(self, *events: str) -> None:

@@ -108,15 +108,27 @@ class ExtensionLink:
         deadline: Deadline,
         session_id: str | None = None,
         sequential: bool = False,
+        each: list[dict[str, Any]] | None = None,
+        answer_within_ms: int | None = None,
     ) -> list[dict[str, Any] | ReinsError]:
         """Run many commands in one round trip; each answer is a result or a typed error.
 
         ``sequential`` runs them in order, each after the previous answered, stopping at the first
-        failure (the answers then end there)."""
-        payload = [{"method": m, "params": p} for m, p in commands]
+        failure (the answers then end there). ``each`` adds fields to the commands one by one:
+        ``sessionId`` (another session than ``session_id``), and, in a sequential batch,
+        ``noWait`` (send the next command without waiting for this one's answer: input events,
+        which Chrome keeps in order; the answers are still awaited before the next command that
+        waits, and any failure among them ends the batch there). ``answer_within_ms`` (sequential):
+        past it the batch answers what it has, the command still running as a ``timeout``."""
+        payload = [
+            {"method": m, "params": p, **(each[i] if each and i < len(each) else {})}
+            for i, (m, p) in enumerate(commands)
+        ]
         fields: dict[str, Any] = {"commands": payload}
         if sequential:
             fields["sequential"] = True
+            if answer_within_ms is not None:
+                fields["answerWithinMs"] = max(1, answer_within_ms)
         if session_id:
             fields["sessionId"] = session_id
         raw = await self.request("cdp_batch", deadline, tab_id=tab_id, **fields)

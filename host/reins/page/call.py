@@ -41,6 +41,8 @@ __all__ = [
     "ScriptStopped",
     "UserScript",
     "call_function",
+    "call_params",
+    "call_value",
     "evaluate",
     "evaluate_handle",
     "exception_error",
@@ -253,6 +255,34 @@ async def evaluate_handle(
     return str(object_id) if object_id and remote.get("subtype") != "null" else None
 
 
+def call_params(
+    object_id: str,
+    name: str,
+    *args: Any,
+    await_promise: bool = False,
+    by_value: bool = True,
+    silent: bool = False,
+) -> dict[str, Any]:
+    """The ``Runtime.callFunctionOn`` parameters that call page function ``name`` on the object
+    (its first argument), then JSON ``args`` (for a batch; ``call_value`` reads its answer)."""
+    params: dict[str, Any] = {
+        "objectId": object_id,
+        "functionDeclaration": page_function(name),
+        "arguments": [{"objectId": object_id}, *({"value": arg} for arg in args)],
+        "returnByValue": by_value,
+        "awaitPromise": await_promise,
+    }
+    if silent:
+        params["silent"] = True
+    return params
+
+
+def call_value(answer: dict[str, Any], *, what: str, by_value: bool = True) -> Any:
+    """What a ``Runtime.callFunctionOn`` answered: the value (or the RemoteObject), or the typed
+    error for what the page threw."""
+    return _answer(answer, by_value=by_value, what=what)
+
+
 async def call_function(
     ctx: CommandContext,
     object_id: str,
@@ -268,15 +298,9 @@ async def call_function(
     """Call page function ``name`` on the object (its first argument), then JSON ``args``.
 
     Answers the value (``by_value``) or the CDP RemoteObject."""
-    params: dict[str, Any] = {
-        "objectId": object_id,
-        "functionDeclaration": page_function(name),
-        "arguments": [{"objectId": object_id}, *({"value": arg} for arg in args)],
-        "returnByValue": by_value,
-        "awaitPromise": await_promise,
-    }
-    if silent:
-        params["silent"] = True
+    params = call_params(
+        object_id, name, *args, await_promise=await_promise, by_value=by_value, silent=silent
+    )
     answer = await ctx.cdp(
         "Runtime.callFunctionOn", params, session_id=session_id, deadline=answer_by
     )

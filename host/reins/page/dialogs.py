@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from reins._errors import BrowserError
 from reins.bridge.context import CommandContext, TabPart
@@ -27,6 +27,8 @@ __all__ = [
     "until_dialog",
     "watch_dialogs",
 ]
+
+_T = TypeVar("_T")
 
 DIALOG_EVENTS = ("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")
 # How long a command that saw a dialog open gets to report it as its own effect.
@@ -89,11 +91,11 @@ def refuse_while_open(watch: DialogWatch) -> None:
 
 
 async def until_dialog(
-    work: Awaitable[dict[str, Any]], watch: DialogWatch | None, *, grace_s: float = 0.0
-) -> dict[str, Any]:
+    work: Awaitable[_T], watch: DialogWatch | None, *, grace_s: float = 0.0
+) -> _T:
     """Run ``work``; if a dialog opens meanwhile (the page's thread then waits for it, and so would
     the work), give the work ``grace_s`` to finish anyway, else raise ``DialogOpened``."""
-    task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
+    task: asyncio.Future[_T] = asyncio.ensure_future(work)
     if watch is None:
         return await task
     opened: asyncio.Future[Any] = asyncio.ensure_future(watch.is_open.wait())
