@@ -4,7 +4,6 @@ file is an ``internal`` error that says to discard it, never a crash)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
@@ -199,7 +198,14 @@ class Tombstone:
     since: float
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # By hand: dataclasses.asdict deep-copies field by field, for every tombstone of every save.
+        return {
+            "ref": self.ref,
+            "reason": self.reason,
+            "document_id": self.document_id,
+            "last_seen": self.last_seen,
+            "since": self.since,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Tombstone:
