@@ -25,6 +25,8 @@ export function collect(options) {
     truncated: false,
     width: window.innerWidth,
     height: window.innerHeight,
+    // The compact record (docs/element-record.md) is built without the map-only fields.
+    compact: opts.compact === true,
   };
   walk(state, documentScope(document, "f0", 0, 0));
 

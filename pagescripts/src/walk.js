@@ -177,11 +177,13 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     states,
     in_viewport: inViewport,
     visible,
-    obscured: visible && inViewport ? isObscured(el, rect, scope) : false,
+    // The compact record leaves out what only the interaction map reads: not worked out for it
+    // (a hit test per element in view is the walk's largest single cost).
+    obscured: visible && inViewport && !state.compact ? isObscured(el, rect, scope) : false,
     box: [round(x), round(y), round(rect.width), round(rect.height)],
     selectors: null,
     best: null,
-    attributes: attributesOf(el, states.disabled),
+    attributes: state.compact ? null : attributesOf(el, states.disabled),
     context: { section: ancestry.section },
     reasons,
   };

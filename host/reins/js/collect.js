@@ -1417,11 +1417,13 @@ var reinsCollect = (() => {
       states,
       in_viewport: inViewport,
       visible,
-      obscured: visible && inViewport ? isObscured(el, rect, scope) : false,
+      // The compact record leaves out what only the interaction map reads: not worked out for it
+      // (a hit test per element in view is the walk's largest single cost).
+      obscured: visible && inViewport && !state.compact ? isObscured(el, rect, scope) : false,
       box: [round(x), round(y), round(rect.width), round(rect.height)],
       selectors: null,
       best: null,
-      attributes: attributesOf(el, states.disabled),
+      attributes: state.compact ? null : attributesOf(el, states.disabled),
       context: { section: ancestry.section },
       reasons
     };
@@ -1767,7 +1769,9 @@ var reinsCollect = (() => {
       maxElements: viewportOnly ? Infinity : maxElements,
       truncated: false,
       width: window.innerWidth,
-      height: window.innerHeight
+      height: window.innerHeight,
+      // The compact record (docs/element-record.md) is built without the map-only fields.
+      compact: opts.compact === true
     };
     walk(state, documentScope(document, "f0", 0, 0));
     let items = state.items;

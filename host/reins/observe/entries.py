@@ -4,15 +4,23 @@ file is an ``internal`` error that says to discard it, never a crash)."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
 from reins._errors import ReinsError, UsageError
 from reins.observe.identity import REF_PREFIX, Identity, RefSignal, ref_signal
 
-__all__ = ["SOURCES", "Bounds", "Locator", "RegistryEntry", "Source", "Tombstone", "normalize_ref"]
+__all__ = [
+    "SOURCES",
+    "Bounds",
+    "Locator",
+    "RegistryEntry",
+    "Source",
+    "Tombstone",
+    "frame_chains",
+    "normalize_ref",
+]
 
 Source = Literal["dom", "ax"]
 SOURCES: Final[tuple[Source, ...]] = ("dom", "ax")
@@ -85,9 +93,13 @@ class Bounds:
     def from_box(cls, box: object) -> Bounds | None:
         if not isinstance(box, (list, tuple)) or len(box) != 4:
             return None
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
-            return None
-        return cls(float(box[0]), float(box[1]), float(box[2]), float(box[3]))
+        x, y, width, height = box
+        # type(), not isinstance(): a bool is not a coordinate; one check per value, as this runs
+        # for every element of every observation.
+        for value in (x, y, width, height):
+            if type(value) is not float and type(value) is not int:
+                return None
+        return cls(float(x), float(y), float(width), float(height))
 
     def to_json(self) -> list[float]:
         return [self.x, self.y, self.width, self.height]
@@ -111,6 +123,27 @@ class RegistryEntry:
     # True once a carried-over entry was claimed in the new document: same ref, new element.
     reidentified: bool = False
     signal: RefSignal = "hash"
+
+    def seen_again(self, now: float, bounds: Bounds | None) -> RegistryEntry:
+        """This entry seen again unchanged (``unchanged``): a new time and, if given, box.
+
+        Built field by field: ``dataclasses.replace`` costs several times more, once per element
+        of every observation."""
+        return RegistryEntry(
+            self.ref,
+            self.identity,
+            self.source,
+            self.frame,
+            self.locator,
+            self.backend_node_id,
+            bounds if bounds is not None else self.bounds,
+            self.first_seen,
+            now,
+            self.document_id,
+            False,
+            self.reidentified,
+            self.signal,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,7 +198,14 @@ class Tombstone:
     since: float
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # By hand: dataclasses.asdict deep-copies field by field, for every tombstone of every save.
+        return {
+            "ref": self.ref,
+            "reason": self.reason,
+            "document_id": self.document_id,
+            "last_seen": self.last_seen,
+            "since": self.since,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Tombstone:
@@ -179,6 +219,25 @@ class Tombstone:
             last_seen=read_number(data.get("last_seen"), "last_seen"),
             since=read_number(data.get("since"), "since"),
         )
+
+
+def frame_chains(frames: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Frame id -> the iframe selectors leading to it from the main document."""
+    by_id = {f["id"]: f for f in frames if isinstance(f, Mapping) and isinstance(f.get("id"), str)}
+    chains: dict[str, tuple[str, ...]] = {}
+    for frame_id in by_id:
+        chain: list[str] = []
+        seen: set[str] = set()
+        current: str | None = frame_id
+        while current is not None and current in by_id and current not in seen:
+            seen.add(current)
+            selector = by_id[current].get("selector")
+            if isinstance(selector, str):
+                chain.append(selector)
+            parent = by_id[current].get("parent")
+            current = parent if isinstance(parent, str) else None
+        chains[frame_id] = tuple(reversed(chain))
+    return chains
 
 
 def normalize_ref(ref: str) -> str:

@@ -12,6 +12,11 @@ One ``Registry`` per tab. Its entries belong to the tab's current document; a na
 Matching an observed element to an existing entry, strongest evidence first, each pass over the
 whole observation so a weak match never takes an entry a stronger one would have claimed:
 
+    0. a record unchanged since the latest observation of this document from this source (the
+       same fields its identity, locator and node are drawn from, unique on both sides) keeps
+       the entry it got then, without an identity being built (``unchanged``); on a big page
+       that is nearly every element, at a tenth of the cost of the passes below
+       (``matching``), which run over the rest:
     1. same document and same backend node id (the same node, whichever source saw it);
        then same frame and tag and the same data-testid (else id), unique on both sides, in
        this document or carried over from the previous one;
@@ -37,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from reins._errors import ReinsError, ResolutionError, UsageError
 from reins.observe.entries import (
@@ -47,6 +52,7 @@ from reins.observe.entries import (
     RegistryEntry,
     Source,
     Tombstone,
+    frame_chains,
     normalize_ref,
     read_list,
     read_mapping,
@@ -57,13 +63,13 @@ from reins.observe.entries import (
     read_str_list,
 )
 from reins.observe.identity import (
-    MATCH_THRESHOLD,
     Identity,
-    compare,
     ref_for,
     ref_signal,
     resolve_collisions,
 )
+from reins.observe.matching import Pending, known, match_pending, similarity
+from reins.observe.unchanged import LastSeen, record_key, unique_keys
 
 __all__ = [
     "DEFAULT_MAX_ENTRIES",
@@ -84,6 +90,7 @@ MIN_CANDIDATE_CONFIDENCE: Final = 0.5
 STATE_VERSION: Final = 1
 
 _STRONG_SIGNALS: Final[frozenset[str]] = frozenset({"testid", "id", "aria_label"})
+_T = TypeVar("_T")
 
 
 class Registry:
@@ -107,6 +114,8 @@ class Registry:
         self._entries: dict[str, RegistryEntry] = {}
         self._tombstones: dict[str, Tombstone] = {}
         self._latest: dict[Source, frozenset[str]] = {}
+        # Per source: the latest observation's record keys, for step 0 (``unchanged``).
+        self._last_seen: dict[Source, LastSeen] = {}
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -174,7 +183,7 @@ class Registry:
             backend = read_opt_int(record.get("backend_node_id"))
             same_node = same_document and backend is not None and backend == entry.backend_node_id
             confidence = (
-                1.0 if same_node else _similarity(Identity.from_record(record), source, entry)
+                1.0 if same_node else similarity(Identity.from_record(record), source, entry)
             )
             if confidence >= min_confidence:
                 scored.append((-confidence, not same_node, index))
@@ -205,116 +214,64 @@ class Registry:
         elif document_id != self.document_id:
             self._start_document(document_id, now)
 
-        chains = _frame_chains(frames)
-        identities = [Identity.from_record(r) for r in records]
-        locators = [Locator.from_record(r, chains) for r in records]
-        backends = [read_opt_int(r.get("backend_node_id")) for r in records]
-        refs: list[str | None] = [None] * len(records)
+        chains = frame_chains(frames)
+        count = len(records)
+        refs: list[str | None] = [None] * count
         claimed: set[str] = set()
 
-        current = [e for e in self._entries.values() if e.document_id == document_id]
-
-        def claim_best(index: int, options: list[RegistryEntry] | None) -> None:
-            best: RegistryEntry | None = None
-            best_score = MATCH_THRESHOLD
-            for entry in options or ():
-                if entry.ref in claimed:
-                    continue
-                score = _similarity(identities[index], source, entry)
-                if score >= best_score and (best is None or score > best_score):
-                    best, best_score = entry, score
-                    if score == 1.0:  # nothing can beat it, and ties go to the first
-                        break
-            if best is not None:
-                refs[index] = best.ref
-                claimed.add(best.ref)
-
-        # 1. backend node id
-        by_backend = {e.backend_node_id: e for e in current if e.backend_node_id is not None}
-        for i, backend in enumerate(backends):
-            entry = by_backend.get(backend) if backend is not None else None
-            if entry is not None and entry.ref not in claimed:
-                refs[i] = entry.ref
-                claimed.add(entry.ref)
-
-        # 1b. a developer-given name (data-testid, else id) unique on both sides, same frame
-        # and tag: the same element whatever its text or position became (a renamed button whose
-        # sibling went away scores under the threshold on the weighted signals alone).
-        def strong_key(frame: object, identity: Identity) -> tuple[object, ...] | None:
-            if identity.testid is not None:
-                return (frame, identity.tag, "testid", identity.testid)
-            if identity.id is not None:
-                return (frame, identity.tag, "id", identity.id)
-            return None
-
-        entry_keys: dict[tuple[object, ...], list[RegistryEntry]] = {}
-        carried_keys: dict[tuple[object, ...], list[RegistryEntry]] = {}
-        for e in self._entries.values():
-            key = strong_key(e.frame, e.identity)
-            if key is not None and (e.document_id == document_id or e.carried_over):
-                (carried_keys if e.carried_over else entry_keys).setdefault(key, []).append(e)
-        record_keys = [
-            strong_key(read_opt_str(r.get("frame")), identities[i]) for i, r in enumerate(records)
-        ]
-        counts: dict[tuple[object, ...], int] = {}
-        for key in record_keys:
-            if key is not None:
-                counts[key] = counts.get(key, 0) + 1
-        for i, key in enumerate(record_keys):
-            if refs[i] is not None or key is None or counts[key] != 1:
-                continue
-            owners = entry_keys.get(key) or carried_keys.get(key)
-            if owners is not None and len(owners) == 1 and owners[0].ref not in claimed:
-                refs[i] = owners[0].ref
-                claimed.add(owners[0].ref)
-
-        # 2. locator
-        by_locator: dict[Locator, list[RegistryEntry]] = {}
-        for e in current:
-            if e.locator.usable:
-                by_locator.setdefault(e.locator, []).append(e)
-        for i, locator in enumerate(locators):
-            if refs[i] is None and locator.usable:
-                claim_best(i, by_locator.get(locator))
-
-        # 3. ref
-        bases = [ref_for(identity) for identity in identities]
-        by_base: dict[str, list[RegistryEntry]] = {}
-        for e in self._entries.values():
-            base = ref_for(e.identity)
-            by_base.setdefault(base, []).append(e)
-            if e.ref != base:
-                by_base.setdefault(e.ref, []).append(e)
-        for i, base in enumerate(bases):
-            if refs[i] is None:
-                claim_best(i, by_base.get(base))
-
-        # 4. role and name
-        by_role_name: dict[tuple[str | None, str | None], list[RegistryEntry]] = {}
-        for e in current:
-            by_role_name.setdefault((e.identity.role, e.identity.name), []).append(e)
-        for i, identity in enumerate(identities):
-            if refs[i] is None:
-                claim_best(i, by_role_name.get((identity.role, identity.name)))
+        # 0. unchanged since the latest observation of this document (module ``unchanged``)
+        keys = [record_key(r, chains) for r in records]
+        unique = unique_keys(keys)
+        last = self._last_seen.get(source)
+        kept: list[tuple[int, RegistryEntry]] = []
+        identities_kept: list[Identity | None] = [None] * count
+        if last is not None and last.document_id == document_id:
+            for key, i in unique.items():
+                entry = last.reusable(key, self._entries, source)
+                if entry is not None and entry.ref not in claimed:
+                    refs[i] = entry.ref
+                    claimed.add(entry.ref)
+                    kept.append((i, entry))
+                    identities_kept[i] = entry.identity
+        # The rest are identified in full (kept records have their entry's identity, equal to
+        # what their record gives, for the uniqueness counts of step 1b).
+        pending = Pending.of(
+            records, [i for i in range(count) if refs[i] is None], identities_kept, chains
+        )
+        if pending.indexes:
+            match_pending(
+                self._entries,
+                pending,
+                records,
+                refs,
+                claimed,
+                source=source,
+                document_id=document_id,
+            )
 
         # New elements.
         fresh = [i for i, ref in enumerate(refs) if ref is None]
-        new_refs = resolve_collisions([bases[i] for i in fresh], taken=self._entries.keys())
-        for i, ref in zip(fresh, new_refs, strict=True):
+        bases = [ref_for(known(pending.identities[i])) for i in fresh]
+        for i, ref in zip(
+            fresh, resolve_collisions(bases, taken=self._entries.keys()), strict=True
+        ):
             refs[i] = ref
 
         result = [ref for ref in refs if ref is not None]
-        for i, ref in enumerate(result):
+        for i, entry in kept:
+            self._entries[entry.ref] = entry.seen_again(now, Bounds.from_box(records[i].get("box")))
+        for i in pending.indexes:
             self._record(
-                ref,
+                result[i],
                 records[i],
-                identities[i],
-                locators[i],
-                backends[i],
+                known(pending.identities[i]),
+                known(pending.locators[i]),
+                pending.backends[i],
                 source=source,
                 now=now,
                 document_id=document_id,
             )
+        self._last_seen[source] = LastSeen.of(document_id, unique, result, self._entries)
         self._latest[source] = frozenset(result)
         self.prune(now)
         return result
@@ -397,6 +354,7 @@ class Registry:
     def _start_document(self, document_id: str, now: float) -> None:
         self.generation += 1
         self._latest = {}
+        self._last_seen = {}
         for ref, entry in list(self._entries.items()):
             if entry.signal in _STRONG_SIGNALS:
                 self._entries[ref] = dataclasses.replace(
@@ -471,29 +429,3 @@ class Registry:
         )
         while len(self._tombstones) > self.max_tombstones:
             del self._tombstones[next(iter(self._tombstones))]
-
-
-def _similarity(identity: Identity, source: Source, entry: RegistryEntry) -> float:
-    """compare() for same-source pairs; across sources, only on the signals both sides carry."""
-    if source == entry.source:
-        return compare(identity, entry.identity)
-    return compare(identity.filled_from(entry.identity), entry.identity.filled_from(identity))
-
-
-def _frame_chains(frames: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
-    """Frame id -> the iframe selectors leading to it from the main document."""
-    by_id = {f["id"]: f for f in frames if isinstance(f, Mapping) and isinstance(f.get("id"), str)}
-    chains: dict[str, tuple[str, ...]] = {}
-    for frame_id in by_id:
-        chain: list[str] = []
-        seen: set[str] = set()
-        current: str | None = frame_id
-        while current is not None and current in by_id and current not in seen:
-            seen.add(current)
-            selector = by_id[current].get("selector")
-            if isinstance(selector, str):
-                chain.append(selector)
-            parent = by_id[current].get("parent")
-            current = parent if isinstance(parent, str) else None
-        chains[frame_id] = tuple(reversed(chain))
-    return chains

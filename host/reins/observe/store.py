@@ -9,6 +9,7 @@ are persisted under ``REINS_HOME/registries/PROFILE/`` by URL, written on the ho
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -155,15 +156,18 @@ def save_registry(
     """Persist the tab's registry (and where refs were seen) under REINS_HOME.
 
     The plain data is taken here, on the event loop; the encoding and the writes run on the
-    host's I/O worker, so the answer does not wait for them and the registry is never read while
-    the next observation changes it.
+    host's I/O worker (from the loop's next turn), so the answer does not wait for them and the
+    registry is never read while the next observation changes it.
     """
     path = _registry_file(ctx, url)
     payloads = [(path, registry.to_json())]
     if seen is not None:
         payloads.append((path.with_suffix(".seen.json"), seen.to_json()))
     ctx.part(ObserveState).registry_url = url
-    ctx.host.in_background(_write_json, payloads)
+    # Handed to the worker at the command's next await, not now: encoding a big registry holds
+    # the GIL for tens of milliseconds, and the caller's own Python work on the observation
+    # (the state's lines) comes first; the next await is a page call, which waits on Chrome.
+    asyncio.get_running_loop().call_soon(ctx.host.in_background, _write_json, payloads)
 
 
 def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
