@@ -14,6 +14,7 @@ export {
   describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
+export { findText } from "./textmatch.js";
 export { captureTick, traceBox } from "./capture.js";
 export { contentOrigin, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";
