@@ -6,6 +6,7 @@ import {
   ANCESTOR_ROLES, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
   SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
 } from "./rules.js";
+import { isListened } from "./listeners.js";
 import { locatorFor, rootCaches } from "./selectors.js";
 import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
 
@@ -141,6 +142,7 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
   const react = reactManaged(el);
   if (el.hasAttribute("onclick") || (!react && typeof el.onclick === "function")) reasons.push("onclick");
   if (react && hasReactHandler(el)) reasons.push("react");
+  if (isListened(el)) reasons.push("listener"); // a click listener Chrome reported (listeners.js)
   if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
   const tabindex = el.getAttribute("tabindex");
   if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");

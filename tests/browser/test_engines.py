@@ -138,3 +138,32 @@ def test_state_never_lists_what_is_hidden_at_that_moment(browser: Browser, page:
     # Shown again (the class toggled off): listed again.
     browser.js("document.querySelector('#cover-class').classList.remove('gone')")
     assert "Hidden by class" in _state_names(browser, tab)
+
+
+def test_state_lists_elements_whose_only_sign_is_a_click_listener(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/engines.html")
+    answer = browser.call("state", {}, tab=tab)
+    assert answer.get("ok"), answer
+    refs = {str(item.get("name")): item["ref"] for item in answer["refs"]}
+    # The date picker's anchors (addEventListener, no href/role/cursor), the inline handler
+    # attribute and the handler property are listed ...
+    for name in ("Prev", "Next", "Inline handler", "Property handler"):
+        assert name in refs, (name, sorted(refs))
+    # ... the delegated list's items and the list itself are not, nor the plain sentence.
+    for name in ("Apple pie", "Pear tart", "Apple pie Pear tart", "Just a sentence nobody clicks."):
+        assert name not in refs, name
+    code, body = _act(browser, tab, "click", refs["Next"])
+    assert code == 0 and body["ok"], body
+    assert _log(browser) == ["next"]
+    # A listener removed (the element cloned without it): no longer listed.
+    browser.js("const a = document.querySelector('.picker-next'); a.replaceWith(a.cloneNode(true))")
+    again = browser.call("state", {}, tab=tab)
+    assert "Next" not in [str(item.get("name")) for item in again["refs"]], again["refs"]
+
+
+def test_raw_cdp_cannot_read_listeners(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/engines.html")
+    code, body = _act(browser, tab, "cdp", "DOMDebugger.getEventListeners", '{"objectId": "1.2.3"}')
+    assert code != 0 and body["error"]["code"] == "cdp_blocked", body

@@ -297,6 +297,7 @@ var reinsCollect = (() => {
   var ELEMENTS = /* @__PURE__ */ Symbol.for("reins.elements");
   var GENERATION = /* @__PURE__ */ Symbol.for("reins.gen");
   var API = /* @__PURE__ */ Symbol.for("reins.api");
+  var LISTENED = /* @__PURE__ */ Symbol.for("reins.listened");
 
   // node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
   var toStr = Object.prototype.toString;
@@ -1233,6 +1234,12 @@ var reinsCollect = (() => {
     "time"
   ]);
 
+  // src/listeners.js
+  function isListened(el) {
+    const state = window[LISTENED];
+    return state !== void 0 && state.marked.has(el);
+  }
+
   // src/walk.js
   var PLAIN_CONTENT = /* @__PURE__ */ new Set([
     "span",
@@ -1379,6 +1386,7 @@ var reinsCollect = (() => {
     const react = reactManaged(el);
     if (el.hasAttribute("onclick") || !react && typeof el.onclick === "function") reasons.push("onclick");
     if (react && hasReactHandler(el)) reasons.push("react");
+    if (isListened(el)) reasons.push("listener");
     if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
     const tabindex = el.getAttribute("tabindex");
     if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");
