@@ -42,19 +42,19 @@ CLICK_TYPES = frozenset(
 
 
 async def mark_listeners(ctx: CommandContext, *, session_id: str | None = None) -> int:
-    """Mark the candidates with click listeners; answers how many. Best effort: detection without
-    the marks is what it was before, so a failure here never fails the observation."""
-    try:
-        remote = await evaluate(
-            ctx,
-            page_call("listenerCandidates"),
-            session_id=session_id,
-            by_value=False,
-            object_group=LISTENER_GROUP,
-            what="listener candidates",
-        )
-    except ReinsError:
-        return 0
+    """Mark the candidates with click listeners; answers how many. Past the first call it is best
+    effort: detection without the marks is what it was before (an older extension refuses
+    DOMDebugger.getEventListeners per command, which leaves no marks)."""
+    # A page that cannot answer this (paused, hung, gone) could not answer the collection either:
+    # that error is the observation's, at once, rather than after the collection's own wait.
+    remote = await evaluate(
+        ctx,
+        page_call("listenerCandidates"),
+        session_id=session_id,
+        by_value=False,
+        object_group=LISTENER_GROUP,
+        what="listener candidates",
+    )
     array = remote.get("objectId") if isinstance(remote, dict) else None
     if not array:  # null: no candidates, and no handle to release
         return 0
