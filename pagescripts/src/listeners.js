@@ -6,6 +6,7 @@
 // interactive: the elements such scripts bind to. Containers are never candidates, so listeners
 // delegated to a root (React's, a list's) make nothing clickable.
 
+import { shadowRoots } from "./pierce.js";
 import { LISTENED } from "./symbols.js";
 
 export const MAX_CANDIDATES = 300;
@@ -15,11 +16,14 @@ const CANDIDATES = "a:not([href]):not([role]):not([tabindex]):not([onclick]), im
 // null when there are none (no handle to take, nothing to release: one round trip).
 export function listenerCandidates() {
   const out = [];
-  for (const el of document.querySelectorAll(CANDIDATES)) {
-    if (typeof el.onclick === "function") continue;
-    const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) continue;
-    out.push(el);
+  for (const root of [document, ...shadowRoots(document, [])]) {
+    for (const el of root.querySelectorAll(CANDIDATES)) {
+      if (typeof el.onclick === "function") continue;
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) continue;
+      out.push(el);
+      if (out.length === MAX_CANDIDATES) break;
+    }
     if (out.length === MAX_CANDIDATES) break;
   }
   const previous = window[LISTENED];

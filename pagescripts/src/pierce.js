@@ -104,7 +104,7 @@ function matchesAt(el, complex, k) {
 }
 
 // Every open shadow root under root, hosts in document order, each followed by the roots inside it.
-function shadowRoots(root, out) {
+export function shadowRoots(root, out) {
   for (const el of root.querySelectorAll("*")) {
     if (el.shadowRoot) {
       out.push(el.shadowRoot);

@@ -147,9 +147,9 @@ def test_state_lists_elements_whose_only_sign_is_a_click_listener(
     answer = browser.call("state", {}, tab=tab)
     assert answer.get("ok"), answer
     refs = {str(item.get("name")): item["ref"] for item in answer["refs"]}
-    # The date picker's anchors (addEventListener, no href/role/cursor), the inline handler
-    # attribute and the handler property are listed ...
-    for name in ("Prev", "Next", "Inline handler", "Property handler"):
+    # The date picker's anchors (addEventListener, no href/role/cursor), one in a nested shadow
+    # root, the inline handler attribute and the handler property are listed ...
+    for name in ("Prev", "Next", "Inline handler", "Property handler", "Deep more"):
         assert name in refs, (name, sorted(refs))
     # ... the delegated list's items and the list itself are not, nor the plain sentence.
     for name in ("Apple pie", "Pear tart", "Apple pie Pear tart", "Just a sentence nobody clicks."):
