@@ -84,6 +84,11 @@ export const ALLOWED_METHODS = Object.freeze([
   "Debugger.enable",
   "Debugger.setBreakpointsActive",
   "Debugger.disable",
+  // Detection of elements whose only sign of being clickable is a listener (jQuery-style
+  // handlers bound with addEventListener, invisible to page JS). Only with the checked params
+  // below: where each listener is (its node's backend id, its type), never the handler functions
+  // (no objectGroup), which could belong to another extension's content-script world.
+  "DOMDebugger.getEventListeners",
 ]);
 
 // Methods allowed only with these exact parameters: name -> check of the params object.
@@ -102,6 +107,9 @@ export const PARAM_RULES = Object.freeze({
   "Debugger.enable": (p) => onlyKeys(p, ["maxScriptsCacheSize"]) && p.maxScriptsCacheSize === 0,
   "Debugger.setBreakpointsActive": (p) => onlyKeys(p, ["active"]) && p.active === false,
   "Debugger.disable": (p) => onlyKeys(p, []),
+  "DOMDebugger.getEventListeners": (p) => onlyKeys(p, ["objectId", "depth", "pierce"])
+    && typeof p.objectId === "string" && (p.depth === undefined || Number.isInteger(p.depth))
+    && (p.pierce === undefined || typeof p.pierce === "boolean"),
   "Input.setInterceptDrags": (p) => onlyKeys(p, ["enabled"]) && typeof p.enabled === "boolean",
   // A drag event at a point of this tab, carrying the data the page's own dragstart put in it
   // (as Input.dragIntercepted handed it over): text items only. `files` would drop local files into

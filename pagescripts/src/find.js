@@ -1,10 +1,12 @@
 // Finding elements for the host: CSS/XPath queries through frames and shadow roots, the elements
 // a collection kept, and the element helpers the collection installs.
 
+import { queryPiercing } from "./pierce.js";
 import { API, ELEMENTS, GENERATION, MATCHES } from "./symbols.js";
 
 // Runs a CSS or XPath query inside a chain of same-origin iframes (spec.frames, selectors from the
-// outside in) and shadow hosts (spec.shadow). Keeps the matches for matchAt() and answers {count},
+// outside in) and shadow hosts (spec.shadow); with spec.pierce a CSS query of a document also
+// reaches into its open shadow roots (pierce.js), as a TARGET does. Keeps the matches for matchAt() and answers {count},
 // {error, message}, or {frame: k} when the k-th iframe of the chain is cross-origin (its element
 // is then match 0: the host continues in that frame's own session).
 export function findMatches(spec) {
@@ -39,6 +41,8 @@ export function findMatches(spec) {
         const n = r.snapshotItem(i);
         if (n.nodeType === 1) found.push(n);
       }
+    } else if (spec.pierce === true && root === doc) {
+      found = queryPiercing(doc, spec.value);
     } else {
       found = Array.from(root.querySelectorAll(spec.value));
     }

@@ -14,6 +14,8 @@ export {
   describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
+export { findText } from "./textmatch.js";
+export { listenerCandidates, markListened } from "./listeners.js";
 export { captureTick, traceBox } from "./capture.js";
 export { contentOrigin, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

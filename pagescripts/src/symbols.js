@@ -23,3 +23,6 @@ export const UNREACHABLE = "reins: the element is not reachable from its frame's
 export const CAPTURE = Symbol.for("reins.capture");
 // The dragstart watch a drag arms on the source's window (drag.js).
 export const DRAG = Symbol.for("reins.drag");
+// Listener detection (listeners.js): the candidates the host asks Chrome about, and the elements
+// it found click listeners on ({candidates, marked: WeakSet}).
+export const LISTENED = Symbol.for("reins.listened");

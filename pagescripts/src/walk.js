@@ -6,6 +6,7 @@ import {
   ANCESTOR_ROLES, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
   SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
 } from "./rules.js";
+import { isListened } from "./listeners.js";
 import { locatorFor, rootCaches } from "./selectors.js";
 import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
 
@@ -55,9 +56,11 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
   const style = scope.win.getComputedStyle(el);
   const pointer = style.cursor === "pointer";
   const explicitRole = firstToken(el.getAttribute("role"));
+  // Nothing under display:none renders, and content-visibility:hidden skips its contents.
+  if (style.display === "none") return;
   const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
   let role = null;
-  if (reasons !== null) {
+  if (reasons !== null && !hiddenNow(el, tag, style, ancestry)) {
     if (state.items.length >= state.maxElements) {
       state.truncated = true;
       return;
@@ -77,9 +80,46 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
       faded: ancestry.faded || faded,
     };
   }
+  if (style.contentVisibility === "hidden") return;
   if (el.shadowRoot) walkChildren(state, el.shadowRoot, shadowScope(scope, el), pointer, inner);
   if (tag === "iframe" || tag === "frame") enterFrame(state, el, style, scope);
   walkChildren(state, el, scope, pointer, inner);
+}
+
+// Hidden at this moment, so never listed: no box (zero size), visibility other than visible,
+// transparent (opacity 0 here or above), clipped away (the visually-hidden pattern), or not
+// rendered for a reason checkVisibility knows (a content-visibility:hidden ancestor). A native
+// control hidden that way behind a visible <label> is what a person uses through the label (the
+// styled checkbox): it stays.
+function hiddenNow(el, tag, style, ancestry) {
+  if (style.display === "contents") return false; // no box of its own; its children have them
+  const rect = el.getBoundingClientRect();
+  if (rect.width <= 0 || rect.height <= 0 || style.visibility !== "visible") return true;
+  if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return true;
+  if (!ancestry.faded && style.opacity !== "0" && !clippedAway(style)) return false;
+  return !(LABELLED_CONTROLS.has(tag) && hasVisibleLabel(el));
+}
+
+const LABELLED_CONTROLS = new Set(["input", "select", "textarea"]);
+
+function clippedAway(style) {
+  const clip = style.clip;
+  if (clip && clip.startsWith("rect(") && style.position !== "static" && style.position !== "relative") {
+    const [top, right, bottom, left] = clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
+    if (!(bottom > top) || !(right > left)) return true;
+  }
+  const path = style.clipPath;
+  return path.startsWith("inset(") && parseFloat(path.slice(6)) >= 50;
+}
+
+function hasVisibleLabel(el) {
+  const labels = el.labels;
+  if (!labels) return false;
+  for (const label of labels) {
+    const r = label.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return true;
+  }
+  return false;
 }
 
 // The reasons an element is interactive, or null. A pointer cursor counts only where a pointer
@@ -102,6 +142,7 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
   const react = reactManaged(el);
   if (el.hasAttribute("onclick") || (!react && typeof el.onclick === "function")) reasons.push("onclick");
   if (react && hasReactHandler(el)) reasons.push("react");
+  if (isListened(el)) reasons.push("listener"); // a click listener Chrome reported (listeners.js)
   if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
   const tabindex = el.getAttribute("tabindex");
   if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");

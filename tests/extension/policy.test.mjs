@@ -232,6 +232,7 @@ describe("CDP parameters", () => {
       "Debugger.setBreakpointsActive": { active: false },
       "Input.setInterceptDrags": { enabled: true },
       "Input.dispatchDragEvent": { type: "drop", x: 1, y: 2, data: { items: [], dragOperationsMask: 16 } },
+      "DOMDebugger.getEventListeners": { objectId: "1.2.3" },
     };
     for (const method of ALLOWED_METHODS) {
       const verdict = checkCommand(method, ordinary[method] ?? {});
@@ -400,6 +401,17 @@ describe("events forwarded to the host", () => {
     assert.equal(JSON.stringify(out).includes("objectId"), false);
     assert.deepEqual(eventParams("Log.entryAdded", {}), { entry: {} });
     assert.deepEqual(eventParams("Log.entryAdded", null), { entry: {} });
+  });
+
+  test("listener detection: where listeners are, never an object group for their handlers", () => {
+    assert.equal(checkCommand("DOMDebugger.getEventListeners", { objectId: "7.1.2" }).ok, true);
+    assert.equal(checkCommand("DOMDebugger.getEventListeners", { objectId: "7.1.2", depth: -1, pierce: true }).ok, true);
+    for (const params of [{}, { objectId: 7 }, { objectId: "7.1.2", objectGroup: "g" }, { objectId: "7.1.2", depth: "all" }]) {
+      assert.equal(checkCommand("DOMDebugger.getEventListeners", params).code, "cdp_blocked", JSON.stringify(params));
+    }
+    for (const method of ["DOMDebugger.setEventListenerBreakpoint", "DOMDebugger.setDOMBreakpoint", "DOMDebugger.setXHRBreakpoint"]) {
+      assert.equal(checkCommand(method, { eventName: "click" }).code, "cdp_blocked", method);
+    }
   });
 
   test("Debugger.paused leaves as its reason only; the domain's other events never leave", () => {

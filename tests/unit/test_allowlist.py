@@ -133,6 +133,7 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
     "Debugger.enable": {"maxScriptsCacheSize": 0},
     "Debugger.setBreakpointsActive": {"active": False},
     "Debugger.disable": {},
+    "DOMDebugger.getEventListeners": {"objectId": "1.2.3"},
     "Input.setInterceptDrags": {"enabled": True},
     "Input.dispatchDragEvent": {
         "type": "dragEnter",
@@ -220,6 +221,12 @@ PARAM_CASES: list[tuple[str, Any, bool]] = [
     ("Debugger.setBreakpointsActive", {}, False),
     ("Debugger.disable", {}, True),
     ("Debugger.disable", {"x": 1}, False),
+    # Where listeners are, never an object group to keep their handlers in.
+    ("DOMDebugger.getEventListeners", {"objectId": "1.2.3", "depth": 1, "pierce": False}, True),
+    ("DOMDebugger.getEventListeners", {"objectId": "1.2.3", "objectGroup": "g"}, False),
+    ("DOMDebugger.getEventListeners", {}, False),
+    ("DOMDebugger.getEventListeners", {"objectId": 5}, False),
+    ("DOMDebugger.setEventListenerBreakpoint", {"eventName": "click"}, False),
 ]
 
 _PROBE = """

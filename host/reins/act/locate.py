@@ -24,7 +24,14 @@ from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import session_for_iframe
 from reins.page.poll import poll_until
 
-__all__ = ["Resolved", "handle_for_record", "resolve_for_action", "resolve_target"]
+__all__ = [
+    "Resolved",
+    "find_text",
+    "handle_for_record",
+    "resolve_for_action",
+    "resolve_target",
+    "text_only",
+]
 
 # How long a target that is not there yet is waited for (menus render asynchronously).
 SETTLE_WINDOW_S = 1.5
@@ -91,15 +98,25 @@ async def find_all(
     *,
     frames: tuple[str, ...] = (),
     shadow: tuple[str, ...] = (),
+    pierce: bool = False,
 ) -> tuple[int, str | None]:
     """Run a CSS/XPath query through frames (entering OOPIF sessions as needed).
+
+    ``pierce``: a CSS query also matches inside open shadow roots (a TARGET's CSS, as Playwright's
+    css engine does); locators that name their shadow hosts do not need it.
 
     Returns (match count, session); the matches are parked page-side for ``_match_handle``.
     """
     session: str | None = None
     remaining = list(frames)
     while True:
-        spec = {"kind": kind, "value": value, "frames": remaining, "shadow": list(shadow)}
+        spec = {
+            "kind": kind,
+            "value": value,
+            "frames": remaining,
+            "shadow": list(shadow),
+            "pierce": pierce,
+        }
         answer = await evaluate(
             ctx, page_call("findMatches", spec), session_id=session, what="find"
         )
@@ -120,7 +137,9 @@ async def find_all(
 
 async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
     frames = (target.frame,) if target.frame else ()
-    count, session = await find_all(ctx, target.kind, target.value, frames=frames)
+    count, session = await find_all(
+        ctx, target.kind, target.value, frames=frames, pierce=target.kind == "css"
+    )
     if count == 0:
         raise ResolutionError(f"nothing matches {target.value!r}", code="not_found", transient=True)
     if count > 1:
@@ -132,25 +151,23 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
     return Resolved(await _match_handle(ctx, 0, session), session, via=target.kind)
 
 
-def _norm(text: str | None) -> str:
-    return " ".join((text or "").split()).casefold()
+def _norm(text: str | None, *, exact: bool = False) -> str:
+    shown = " ".join((text or "").split())
+    return shown if exact else shown.casefold()
 
 
 async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
     """role= and text= go through the page script's records (role and accessible name)."""
     snap, records, refs = await observe_page(ctx)
-    wanted = _norm(target.name if target.kind == "role" else target.value)
+    exact = target.exact
+    wanted = _norm(target.name if target.kind == "role" else target.value, exact=exact)
 
     def name_ok(record: dict[str, Any]) -> bool:
-        names = [_norm(record.get("name")), _norm(record.get("text"))]
+        names = [_norm(record.get("name"), exact=exact), _norm(record.get("text"), exact=exact)]
         if target.kind == "role" and target.name is None:
             return True
-        if target.exact:
-            return (
-                wanted in names
-                if target.kind == "role"
-                else _norm(record.get("text")) == wanted or _norm(record.get("name")) == wanted
-            )
+        if exact:  # text="…" and role=…[name="…" s]: the whole text, case included
+            return wanted in names
         return any(wanted in n for n in names)
 
     pool = [
@@ -165,6 +182,8 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
             if wanted in (_norm(records[i].get("name")), _norm(records[i].get("text")))
         ]
         pool = whole or pool
+    if not pool and target.kind == "text":  # no interactive element: any visible one
+        return await _resolve_by_text(ctx, target.value, exact=target.exact)
     if not pool:
         raise ResolutionError(
             f"no element with {target.kind} {target.value!r}"
@@ -180,6 +199,34 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
         )
     i = pool[0]
     return await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
+
+
+async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[dict[str, Any]]:
+    """The visible elements of the page whose text matches (js textmatch.js: the smallest
+    element holding the text, Playwright's text rules), parked page-side for ``_match_handle``;
+    answers each one's tag, text and box."""
+    answer = await evaluate(
+        ctx, page_call("findText", {"text": text, "exact": exact}), what="find text"
+    )
+    if not isinstance(answer, dict):
+        raise ResolutionError("the page did not answer the text search", transient=True)
+    matches = answer.get("matches")
+    return list(matches) if isinstance(matches, list) else []
+
+
+async def _resolve_by_text(ctx: CommandContext, text: str, *, exact: bool) -> Resolved:
+    matches = await find_text(ctx, text, exact=exact)
+    if not matches:
+        raise ResolutionError(f"no visible element with text {text!r}", transient=True)
+    if len(matches) > 1:
+        shown = "; ".join(f"{m.get('tag')} {m.get('text')!r}" for m in matches[:5])
+        raise ResolutionError(
+            f"{len(matches)} visible elements hold the text {text!r} ({shown})",
+            code="ambiguous",
+            hint='quote it for the exact text (text="…"), or use CSS or a ref from `reins state`',
+            details={"candidates": matches[:8]},
+        )
+    return Resolved(await _match_handle(ctx, 0, None), None, via="text")
 
 
 async def handle_for_record(
@@ -362,12 +409,36 @@ async def resolve_target(
         raise
 
 
+def text_only(smart: dict[str, Any]) -> bool:
+    """A --text query (maybe with --index) that the page's visible text can answer too."""
+    return bool(smart.get("text")) and not ({k for k, v in smart.items() if v} - {"text", "index"})
+
+
+async def _smart_by_text(ctx: CommandContext, smart: dict[str, Any]) -> Resolved:
+    """--text that no interactive element holds: the visible element that does (text=)."""
+    index = smart.get("index")
+    if index is None:
+        return await _resolve_by_text(ctx, str(smart["text"]), exact=False)
+    matches = await find_text(ctx, str(smart["text"]), exact=False)
+    if not 1 <= int(index) <= len(matches):
+        raise ResolutionError(
+            f"--index {index}: {len(matches)} visible elements hold the text {smart['text']!r}",
+            code="not_found",
+        )
+    return Resolved(await _match_handle(ctx, int(index) - 1, None), None, via="text")
+
+
 async def resolve_for_action(
     ctx: CommandContext, target: str | None, frame: str | None, smart: dict[str, Any] | None
 ) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type)."""
     if smart:
-        matches, _stage = await find_elements(ctx, smart)
+        try:
+            matches, _stage = await find_elements(ctx, smart)
+        except ResolutionError as exc:
+            if exc.code != "not_found" or not text_only(smart):
+                raise
+            return await _smart_by_text(ctx, smart)
         if len(matches) > 1 and smart.get("index") is None:
             raise ResolutionError(
                 f"{len(matches)} elements match {json.dumps(smart, ensure_ascii=False)}",

@@ -303,7 +303,12 @@ class CdpArgs(Args):
 # Hosts approve MCP tools by name, often once for good; every typed command is there instead.
 # Allowlisted for a command that checks more than the extension can: raw, they would skip that
 # check (DOM.setFileInputFiles: `reins upload` keeps files to the directories the user allows).
-_COMMAND_ONLY = {"DOM.setFileInputFiles": "reins upload"}
+# DOMDebugger.getEventListeners: detection asks it about candidates it names itself; raw, it
+# answers handles of any element's listener functions.
+_COMMAND_ONLY = {
+    "DOM.setFileInputFiles": "reins upload",
+    "DOMDebugger.getEventListeners": "reins state",
+}
 
 
 @command("cdp", CdpArgs, cli_args=("method", "params"), on_mcp=False)

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from reins._errors import ResolutionError
+from reins.act.locate import find_text, text_only
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.observe.annotate import Mark, annotate
@@ -95,8 +97,33 @@ def _found_view(e: dict[str, Any]) -> dict[str, Any]:
 @command("find", FindArgs, read_only=True)
 async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
     """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
-    matches, stage = await find_elements(ctx, args.model_dump(exclude_none=True))
+    query = args.model_dump(exclude_none=True)
+    try:
+        matches, stage = await find_elements(ctx, query)
+    except ResolutionError as exc:
+        if exc.code != "not_found" or not text_only(query):
+            raise
+        # No interactive element holds the text: the visible elements that do (no refs; target
+        # them with `text=` or `--text`).
+        shown = await find_text(ctx, str(query["text"]), exact=False)
+        index = query.get("index")
+        if index is not None:
+            shown = shown[index - 1 : index]
+        if not shown:
+            raise
+        return {"matches": [_text_view(m) for m in shown], "stage": "text"}
     return {"matches": [_found_view(e) for e in matches], "stage": stage}
+
+
+def _text_view(m: dict[str, Any]) -> dict[str, Any]:
+    x, y, width, height = m.get("box") or [0, 0, 0, 0]
+    return {
+        "ref": None,
+        "tag": m.get("tag"),
+        "text": m.get("text"),
+        "position": {"x": round(x + width / 2), "y": round(y + height / 2)},
+        "frame": "f0",
+    }
 
 
 class ScreenshotArgs(Args):

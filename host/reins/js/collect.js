@@ -297,6 +297,7 @@ var reinsCollect = (() => {
   var ELEMENTS = /* @__PURE__ */ Symbol.for("reins.elements");
   var GENERATION = /* @__PURE__ */ Symbol.for("reins.gen");
   var API = /* @__PURE__ */ Symbol.for("reins.api");
+  var LISTENED = /* @__PURE__ */ Symbol.for("reins.listened");
 
   // node_modules/dom-accessibility-api/dist/polyfills/array.from.mjs
   var toStr = Object.prototype.toString;
@@ -1233,6 +1234,12 @@ var reinsCollect = (() => {
     "time"
   ]);
 
+  // src/listeners.js
+  function isListened(el) {
+    const state = window[LISTENED];
+    return state !== void 0 && state.marked.has(el);
+  }
+
   // src/walk.js
   var PLAIN_CONTENT = /* @__PURE__ */ new Set([
     "span",
@@ -1309,9 +1316,10 @@ var reinsCollect = (() => {
     const style = scope.win.getComputedStyle(el);
     const pointer = style.cursor === "pointer";
     const explicitRole = firstToken(el.getAttribute("role"));
+    if (style.display === "none") return;
     const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
     let role = null;
-    if (reasons !== null) {
+    if (reasons !== null && !hiddenNow(el, tag, style, ancestry)) {
       if (state.items.length >= state.maxElements) {
         state.truncated = true;
         return;
@@ -1330,9 +1338,37 @@ var reinsCollect = (() => {
         faded: ancestry.faded || faded
       };
     }
+    if (style.contentVisibility === "hidden") return;
     if (el.shadowRoot) walkChildren(state, el.shadowRoot, shadowScope(scope, el), pointer, inner);
     if (tag === "iframe" || tag === "frame") enterFrame(state, el, style, scope);
     walkChildren(state, el, scope, pointer, inner);
+  }
+  function hiddenNow(el, tag, style, ancestry) {
+    if (style.display === "contents") return false;
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 0 || rect.height <= 0 || style.visibility !== "visible") return true;
+    if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return true;
+    if (!ancestry.faded && style.opacity !== "0" && !clippedAway(style)) return false;
+    return !(LABELLED_CONTROLS.has(tag) && hasVisibleLabel(el));
+  }
+  var LABELLED_CONTROLS = /* @__PURE__ */ new Set(["input", "select", "textarea"]);
+  function clippedAway(style) {
+    const clip = style.clip;
+    if (clip && clip.startsWith("rect(") && style.position !== "static" && style.position !== "relative") {
+      const [top, right, bottom, left] = clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
+      if (!(bottom > top) || !(right > left)) return true;
+    }
+    const path = style.clipPath;
+    return path.startsWith("inset(") && parseFloat(path.slice(6)) >= 50;
+  }
+  function hasVisibleLabel(el) {
+    const labels = el.labels;
+    if (!labels) return false;
+    for (const label of labels) {
+      const r = label.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0) return true;
+    }
+    return false;
   }
   function detect(el, tag, style, pointer, parentPointer, explicitRole) {
     const reasons = [];
@@ -1350,6 +1386,7 @@ var reinsCollect = (() => {
     const react = reactManaged(el);
     if (el.hasAttribute("onclick") || !react && typeof el.onclick === "function") reasons.push("onclick");
     if (react && hasReactHandler(el)) reasons.push("react");
+    if (isListened(el)) reasons.push("listener");
     if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
     const tabindex = el.getAttribute("tabindex");
     if (tabindex !== null && parseInt(tabindex, 10) >= 0) reasons.push("tabindex");

@@ -1,0 +1,79 @@
+// Text targets as a person sees the page, with the rules of Playwright's text engine: `text=foo`
+// matches elements whose whitespace-normalized text contains "foo" in any case, `text="foo"` those
+// whose normalized text is exactly "foo"; the smallest element holding the text wins, not its
+// ancestors; input buttons match by their value. Open shadow roots are read as rendered (a host's
+// shadow tree, slots filled with what they are assigned). Only visible matches are kept.
+
+import { MATCHES } from "./symbols.js";
+import { collapse } from "./text.js";
+
+const NO_TEXT = new Set(["head", "script", "style", "template", "noscript"]);
+const BUTTON_INPUTS = new Set(["button", "submit", "reset"]);
+
+// Does text match the query? Both whitespace-normalized; `wanted` is lowercased unless exact.
+export function textMatches(text, wanted, exact) {
+  const shown = collapse(text);
+  return exact ? shown === wanted : shown.toLowerCase().includes(wanted);
+}
+
+// One pass over the composed tree: each element's text is gathered from its children once, and
+// an element is a match when its text matches and no element inside it does.
+function visit(el, query, out) {
+  if (NO_TEXT.has(el.localName)) return { text: "", matched: false };
+  if (el.localName === "input") {
+    const text = BUTTON_INPUTS.has(el.type) ? el.value : "";
+    const self = text !== "" && textMatches(text, query.wanted, query.exact);
+    if (self) out.push(el);
+    return { text, matched: self };
+  }
+  const parts = [];
+  let inner = false;
+  const children = el.shadowRoot ? el.shadowRoot.childNodes : el.localName === "slot" ? slotted(el) : el.childNodes;
+  for (const n of children) {
+    if (n.nodeType === 3) parts.push(n.data);
+    else if (n.nodeType === 1) {
+      const r = visit(n, query, out);
+      parts.push(r.text);
+      inner = inner || r.matched;
+    }
+  }
+  const text = parts.join("");
+  const self = !inner && textMatches(text, query.wanted, query.exact);
+  if (self) out.push(el);
+  return { text, matched: self || inner };
+}
+
+function slotted(slot) {
+  const assigned = slot.assignedNodes();
+  return assigned.length > 0 ? assigned : slot.childNodes;
+}
+
+// As Playwright's "visible": a non-empty box and not visibility:hidden (display:none has no box).
+function isVisible(el) {
+  const rect = el.getBoundingClientRect();
+  if (rect.width <= 0 || rect.height <= 0) return false;
+  return typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true });
+}
+
+// The visible elements of the document whose text matches, in document order, parked for
+// matchAt(); answers {count, matches: [{tag, text, box}]}.
+export function findText(spec) {
+  const exact = spec.exact === true;
+  const wanted = exact ? collapse(spec.text) : collapse(spec.text).toLowerCase();
+  const found = [];
+  if (wanted !== "" && document.body) visit(document.body, { wanted, exact }, found);
+  const shown = found.filter(isVisible);
+  window[MATCHES] = shown;
+  return {
+    count: shown.length,
+    matches: shown.slice(0, 20).map((el) => {
+      const r = el.getBoundingClientRect();
+      const text = el.localName === "input" ? el.value : el.innerText;
+      return {
+        tag: el.localName,
+        text: collapse(text).slice(0, 100),
+        box: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+      };
+    }),
+  };
+}
