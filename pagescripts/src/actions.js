@@ -85,9 +85,16 @@ function hitAt(doc, x, y) {
 // What receives a click at (x, y) of el's window: null when the element itself (or something
 // inside it) does, else {label, root} of what does. Same-origin frames: each outer document
 // must also let the point, carried through the frame's offset and scale, through to the frame.
+// A press inside a <label> goes to the label's control, as the browser forwards it (Playwright
+// retargets the hit the same way): a styled checkbox whose label's decoration covers the input.
+function forwardedTo(hit) {
+  const label = hit && hit.closest ? hit.closest("label") : null;
+  return label && label.control ? label.control : null;
+}
+
 function coverAt(el, win, x, y) {
   const hit = hitAt(el.ownerDocument, x, y);
-  if (!isWithin(hit, el)) return { label: nodeLabel(hit), root: isRoot(hit) };
+  if (!isWithin(hit, el) && forwardedTo(hit) !== el) return { label: nodeLabel(hit), root: isRoot(hit) };
   let p = { x, y };
   for (let w = win; w.frameElement; w = w.parent) {
     const f = w.frameElement;
@@ -134,6 +141,27 @@ function isReadOnly(el) {
 // consecutive animation frames), enabled (and whether editable), and receiving events at the
 // point. The point is in the viewport of the top window of this frame tree. opts: {scroll,
 // align} (an index into ALIGNMENTS).
+const GEOMETRY = /^(transform|translate|scale|rotate|left|top|right|bottom|inset|margin|width|height|all$)/;
+
+function animatesGeometry(a) {
+  if (a.playState !== "running") return false;
+  if (typeof a.transitionProperty === "string") return GEOMETRY.test(a.transitionProperty);
+  const frames = a.effect && a.effect.getKeyframes ? a.effect.getKeyframes() : [];
+  return frames.some((f) => Object.keys(f).some((k) => GEOMETRY.test(k)));
+}
+
+// Is a finite animation moving the element (or an ancestor) right now? An infinite one (a pulse,
+// a marquee) would never let it be pressed; the two boxes judge those.
+function movingNow(el) {
+  for (let n = el; n && n.getAnimations; n = n.parentElement) {
+    for (const a of n.getAnimations()) {
+      const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : {};
+      if (timing.endTime !== Infinity && animatesGeometry(a)) return true;
+    }
+  }
+  return false;
+}
+
 export async function probe(el, opts) {
   if (!el.isConnected) return { state: "detached" };
   if (opts.scroll) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
@@ -141,7 +169,10 @@ export async function probe(el, opts) {
   await nextFrame();
   if (!el.isConnected) return { state: "detached" };
   const b2 = box(el);
-  const stable = sameBox(b1, b2);
+  // A transition that has just started shows the same box for its first frame: a running
+  // animation of where the element or an ancestor is (not its colour, not a spinner's opacity)
+  // is movement too.
+  const stable = sameBox(b1, b2) && !movingNow(el);
   const win = el.ownerDocument.defaultView;
   const style = win.getComputedStyle(el);
   const visible = b2[2] > 0 && b2[3] > 0 && style.visibility !== "hidden" && style.display !== "none";

@@ -135,6 +135,11 @@ def test_state_never_lists_what_is_hidden_at_that_moment(browser: Browser, page:
     code, body = _act(browser, tab, "click", "#pretty-label")
     assert code == 0 and body["ok"], body
     assert browser.js("return document.querySelector('#pretty').checked") is True
+    # The input itself: the press lands on its label's decoration, which the browser forwards to
+    # the input (it is not a cover).
+    code, body = _act(browser, tab, "uncheck", "#pretty")
+    assert code == 0 and body["ok"], body
+    assert browser.js("return document.querySelector('#pretty').checked") is False
     # Shown again (the class toggled off): listed again.
     browser.js("document.querySelector('#cover-class').classList.remove('gone')")
     assert "Hidden by class" in _state_names(browser, tab)

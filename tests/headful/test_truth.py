@@ -122,7 +122,6 @@ def test_a_page_the_person_holds_in_devtools_answers_page_paused_at_once(
     assert elapsed < 5, f"page_paused took {elapsed:.1f} s"
 
     person.key("F12")  # the person closes DevTools: the page runs again
-    tab.reported("resumed")
     _until(lambda: tab.reins("click", "#count-btn")[0] == 0, "a click once the page runs")
     tab.reported("click", count=2)  # the agent's click while paused never reached the page
     assert len(tab.beacons.of(tab.tag, "click")) == 2
