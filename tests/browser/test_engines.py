@@ -154,7 +154,15 @@ def test_state_lists_elements_whose_only_sign_is_a_click_listener(
     refs = {str(item.get("name")): item["ref"] for item in answer["refs"]}
     # The date picker's anchors (addEventListener, no href/role/cursor), one in a nested shadow
     # root, the inline handler attribute and the handler property are listed ...
-    for name in ("Prev", "Next", "Inline handler", "Property handler", "Deep more"):
+    for name in (
+        "Prev",
+        "Next",
+        "Today",
+        "Remove tag",
+        "Inline handler",
+        "Property handler",
+        "Deep more",
+    ):
         assert name in refs, (name, sorted(refs))
     # ... the delegated list's items and the list itself are not, nor the plain sentence.
     for name in ("Apple pie", "Pear tart", "Apple pie Pear tart", "Just a sentence nobody clicks."):
@@ -162,6 +170,9 @@ def test_state_lists_elements_whose_only_sign_is_a_click_listener(
     code, body = _act(browser, tab, "click", refs["Next"])
     assert code == 0 and body["ok"], body
     assert _log(browser) == ["next"]
+    code, body = _act(browser, tab, "click", refs["Remove tag"])
+    assert code == 0 and body["ok"], body
+    assert _log(browser) == ["next", "chip-x"]
     # A listener removed (the element cloned without it): no longer listed.
     browser.js("const a = document.querySelector('.picker-next'); a.replaceWith(a.cloneNode(true))")
     again = browser.call("state", {}, tab=tab)

@@ -1235,6 +1235,9 @@ var reinsCollect = (() => {
   ]);
 
   // src/listeners.js
+  var PLAIN = ":not([role]):not([tabindex]):not([onclick])";
+  var CANDIDATES = `a:not([href])${PLAIN}, img${PLAIN}`;
+  var LEAVES = ["span", "div", "li", "td", "i", "label", "p", "svg"].map((t) => t + PLAIN).join(", ");
   function isListened(el) {
     const state = window[LISTENED];
     return state !== void 0 && state.marked.has(el);

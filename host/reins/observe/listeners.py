@@ -3,7 +3,8 @@
 A handler bound with ``addEventListener`` (jQuery-style date pickers: ``<a>`` without href, role
 or pointer cursor) leaves no trace a page script can read. Chrome reports it through
 ``DOMDebugger.getEventListeners``, one element at a time, so the page script names a bounded list
-of candidates (``listeners.js``: anchors without href and images nothing else marks, at most
+of candidates (``listeners.js``: anchors without href and images nothing else marks, then leaf
+spans, divs, items, cells, icons, labels, paragraphs in the viewport; at most
 300), the host asks about each in one batch, and the page keeps a mark on those with click
 listeners. A page without candidates costs one evaluate.
 
