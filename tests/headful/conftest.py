@@ -88,6 +88,18 @@ class Beacons:
                 self._changed.wait(left)
 
 
+def until(predicate: Callable[[], Any], what: str, timeout: float = 15) -> Any:
+    """The first true value of ``predicate``, looked at every 0.2 s (a failed assert past
+    ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
 def _handler(beacons: Beacons) -> type[http.server.SimpleHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.headful._desktop import Desktop, browser_command, stop_browser
-from tests.headful.conftest import AgentTab, UserBrowser
+from tests.headful.conftest import AgentTab, UserBrowser, until
 
 pytestmark = [pytest.mark.browser, pytest.mark.headful]
 
@@ -28,16 +28,6 @@ HOME_KINDS = ("key", "click", "input")
 def _home_log(user_browser: UserBrowser) -> list[dict[str, Any]]:
     beacons = user_browser.site.beacons
     return [r for kind in HOME_KINDS for r in beacons.of("home", kind)]
-
-
-def _until(predicate: Callable[[], Any], what: str, timeout: float = 15) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def _restart_host(user_browser: UserBrowser) -> None:
@@ -50,7 +40,7 @@ def _restart_host(user_browser: UserBrowser) -> None:
         code, body, _ = reins.cli("status", timeout=20)
         return code == 0 and bool(body.get("connected")) and body["host"]["pid"] != old
 
-    _until(new_host, "a new host")
+    until(new_host, "a new host")
 
 
 def test_after_the_person_closes_the_agents_tab_no_command_reaches_theirs(
@@ -70,7 +60,7 @@ def test_after_the_person_closes_the_agents_tab_no_command_reaches_theirs(
     time.sleep(0.5)
     assert tab.tab_id in {t["id"] for t in reins.ok("tabs")["tabs"]}, "no dialog: closed at once"
     person.key("Return")
-    _until(lambda: tab.tab_id not in {t["id"] for t in reins.ok("tabs")["tabs"]}, "the tab closed")
+    until(lambda: tab.tab_id not in {t["id"] for t in reins.ok("tabs")["tabs"]}, "the tab closed")
     listed = {t["id"]: t for t in reins.ok("tabs")["tabs"]}
     assert listed[user_browser.home_tab]["active"] is True  # the person's page is in front now
 
@@ -96,7 +86,7 @@ def test_after_a_host_restart_commands_go_to_the_agents_tab_not_the_front_one(
     person = user_browser.person
     person.key("ctrl+1")  # the person goes back to their own page: it is in front, the agent's not
     front = lambda: {t["id"]: t for t in user_browser.reins.ok("tabs")["tabs"]}  # noqa: E731
-    _until(lambda: front()[user_browser.home_tab]["active"], "the person's tab in front")
+    until(lambda: front()[user_browser.home_tab]["active"], "the person's tab in front")
     before = len(_home_log(user_browser))
 
     _restart_host(user_browser)
@@ -137,7 +127,7 @@ def test_a_profile_named_at_install_keeps_its_name_across_browser_restarts(
                 code, body, _ = reins.cli("--profile", "work", "status", timeout=20)
                 return code == 0 and bool(body.get("connected"))
 
-            _until(work_connected, "the work profile's host", timeout=60)
+            until(work_connected, "the work profile's host", timeout=60)
             assert reins.ok("--profile", "work", "status")["host"]["profile"] == "work"
             assert reins.ok("--profile", own, "status")["host"]["profile"] == own
             code, body, _ = reins.cli("status")  # two connected, none chosen
@@ -150,5 +140,5 @@ def test_a_profile_named_at_install_keeps_its_name_across_browser_restarts(
             code, body, _ = reins.cli("--profile", "work", "status", timeout=20)
             return code == 3 and body["error"]["code"] == "no_host"
 
-        _until(work_gone, "the work profile's host to be gone")
+        until(work_gone, "the work profile's host to be gone")
     assert reins.ok("status")["host"]["profile"] == own  # one connected again: no need to choose

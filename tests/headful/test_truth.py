@@ -18,21 +18,11 @@ from typing import Any
 import pytest
 
 from tests.headful._desktop import Desktop, browser_command, stop_browser
-from tests.headful.conftest import AgentTab, UserBrowser
+from tests.headful.conftest import AgentTab, UserBrowser, until
 
 pytestmark = [pytest.mark.browser, pytest.mark.headful]
 
 OpenTab = Callable[..., AgentTab]
-
-
-def _until(predicate: Callable[[], Any], what: str, timeout: float = 15) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def test_the_persons_keys_in_the_agents_field_are_reported_not_hidden(
@@ -115,14 +105,14 @@ def test_a_page_the_person_holds_in_devtools_answers_page_paused_at_once(
             return body
         return None
 
-    body = _until(paused, "page_paused", timeout=30)
+    body = until(paused, "page_paused", timeout=30)
     assert "DevTools" in body["error"]["message"] or "debugger" in body["error"]["message"]
     code, body, elapsed = tab.reins("click", "#count-btn", "--timeout-ms", "20000")
     assert code == 1 and body["error"]["code"] == "page_paused", body
     assert elapsed < 5, f"page_paused took {elapsed:.1f} s"
 
     person.key("F12")  # the person closes DevTools: the page runs again
-    _until(lambda: tab.reins("click", "#count-btn")[0] == 0, "a click once the page runs")
+    until(lambda: tab.reins("click", "#count-btn")[0] == 0, "a click once the page runs")
     tab.reported("click", count=2)  # the agent's click while paused never reached the page
     assert len(tab.beacons.of(tab.tag, "click")) == 2
 
@@ -144,7 +134,7 @@ def test_with_their_browser_closed_no_host_tells_the_person_to_open_it(
         start_new_session=True,
     )
     try:
-        _until(
+        until(
             lambda: reins.cli("--profile", "mine", "status", timeout=20)[0] == 0,
             "the profile's host",
             timeout=60,
@@ -156,7 +146,7 @@ def test_with_their_browser_closed_no_host_tells_the_person_to_open_it(
         code, body, _ = reins.cli("--profile", "mine", "tabs", timeout=20)
         return body if code == 3 else None
 
-    body = _until(gone, "the profile's host to be gone")
+    body = until(gone, "the profile's host to be gone")
     error = body["error"]
     assert error["code"] == "no_host", body
     assert "your own browser profile: open it" in error["message"], error
