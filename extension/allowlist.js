@@ -86,8 +86,8 @@ export const ALLOWED_METHODS = Object.freeze([
   "Debugger.disable",
   // Detection of elements whose only sign of being clickable is a listener (jQuery-style
   // handlers bound with addEventListener, invisible to page JS). Only with the checked params
-  // below: where each listener is (its node's backend id, its type), never the handler functions
-  // (no objectGroup), which could belong to another extension's content-script world.
+  // below (no objectGroup). Chrome still answers the handler functions as remote objects (measured);
+  // the host releases them at once and reads only each listener's type (docs/security.md).
   "DOMDebugger.getEventListeners",
 ]);
 

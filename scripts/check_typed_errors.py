@@ -13,6 +13,7 @@ accepts a ``raise`` only when it is:
 - ``raise f(...)`` where ``f`` is a function of the same file annotated to return one of those;
 - ``raise AttributeError(...)`` in a top-level ``__getattr__`` (PEP 562: the protocol for a name
   the module does not have);
+- ``raise name`` inside ``if isinstance(name, X):`` where ``X`` is a reins error class;
 - ``raise name`` / ``raise name(...)`` where every assignment to ``name`` in the enclosing function
   is one of those (``last = ResolutionError(...)``, ``cls = A if c else B``), or ``None`` under an
   annotation naming only those (``last: ReinsError | None = None``).
@@ -154,6 +155,7 @@ class _RaiseVisitor(ast.NodeVisitor):
         self.typed_locals: list[set[str]] = [set()]  # per function: names only ever errors
         self.problems: list[tuple[int, str]] = []
         self.functions: list[str] = []  # names of the enclosing functions, innermost last
+        self.narrowed: list[str] = []  # names an enclosing `if isinstance(name, Error)` proved
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.caught.append(node.name)
@@ -166,6 +168,28 @@ class _RaiseVisitor(ast.NodeVisitor):
         self.generic_visit(node)
         self.functions.pop()
         self.typed_locals.pop()
+
+    def visit_If(self, node: ast.If) -> None:
+        """``if isinstance(name, SomeReinsError): ... raise name``: proved in the body only."""
+        test = node.test
+        name = None
+        if (
+            isinstance(test, ast.Call)
+            and _dotted(test.func) == "isinstance"
+            and len(test.args) == 2
+            and isinstance(test.args[0], ast.Name)
+            and self.module.is_error_name(test.args[1])
+        ):
+            name = test.args[0].id
+        self.visit(node.test)
+        if name is not None:
+            self.narrowed.append(name)
+        for child in node.body:
+            self.visit(child)
+        if name is not None:
+            self.narrowed.pop()
+        for child in node.orelse:
+            self.visit(child)
 
     visit_FunctionDef = _visit_function
     visit_AsyncFunctionDef = _visit_function
@@ -247,6 +271,12 @@ class _RaiseVisitor(ast.NodeVisitor):
             and target.id in self.caught
         ):
             return None  # `except X as exc: ... raise exc`
+        if (
+            not isinstance(exc, ast.Call)
+            and isinstance(target, ast.Name)
+            and (target.id in self.narrowed)
+        ):
+            return None  # `if isinstance(x, ReinsError): raise x`
         if isinstance(target, ast.Name) and target.id in self.typed_locals[-1]:
             return None  # a local only ever assigned reins errors (or their classes)
         return f"raises {dotted}, which is not a reins error (use a class from reins._errors)"

@@ -408,3 +408,24 @@ def test_check_typed_errors_allows_attribute_error_only_in_getattr(tmp_path: Pat
         "def get(name: str) -> object:\n    raise AttributeError(name)\n"
     )
     assert _run_check(tmp_path).returncode == 1
+
+
+def test_check_typed_errors_follows_an_isinstance_guard(tmp_path: Path) -> None:
+    """`if isinstance(x, ReinsError): raise x` is typed (a batch's answers are results or
+    errors); the same name raised outside that body, or under another class's guard, is not."""
+    (tmp_path / "guarded.py").write_text(
+        "from reins._errors import ReinsError\n"
+        "\n"
+        "\n"
+        "def first(answers: list[object]) -> None:\n"
+        "    for answer in answers:\n"
+        "        if isinstance(answer, ReinsError):\n"
+        "            raise answer\n"
+        "        if isinstance(answer, ValueError):\n"
+        "            raise answer\n"
+        "    raise answers[0]\n"
+    )
+    done = _run_check(tmp_path)
+    assert done.returncode == 1
+    flagged = [line.split(": ", 1)[0] for line in done.stdout.splitlines()]
+    assert flagged == [f"{tmp_path / 'guarded.py'}:{n}" for n in (9, 10)], done.stdout

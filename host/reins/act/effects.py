@@ -228,15 +228,11 @@ async def act_by_input(
         if exc.code != "target_closed":
             raise
         return _tab_closed(el)
-    failure: ReinsError | None = None
-    for answer in answers[: len(events) + 1]:
-        if isinstance(answer, ReinsError):
-            failure = answer
-            break
-    if failure is not None:
-        if failure.code != "target_closed":
-            raise _failed(failure)
-        return _tab_closed(el)
+    for failure in answers[: len(events) + 1]:
+        if isinstance(failure, ReinsError):
+            if failure.code != "target_closed":
+                raise failure
+            return _tab_closed(el)
     if len(answers) < len(events) + 1:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     try:
@@ -261,7 +257,7 @@ def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | N
     """A state read's value from a batch answer (None when the page answered no object);
     raises what the read failed with."""
     if isinstance(answer, ReinsError):
-        raise _failed(answer)
+        raise answer
     value = call_value(answer, what=what)
     return value if isinstance(value, dict) else None
 
@@ -308,11 +304,6 @@ def _tab_closed(el: Resolved) -> dict[str, Any]:
     return _with_target(
         {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
     )
-
-
-def _failed(error: ReinsError) -> ReinsError:
-    """A failure a batch answered, to raise (already a typed reins error)."""
-    return error
 
 
 def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:

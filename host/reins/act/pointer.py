@@ -121,8 +121,8 @@ async def click_element(
         if hover_only:
             raise ResolutionError("the element has no box to hover", code="not_visible")
         return await act_on(ctx, el, js)
+    held = ctx.part(MousePosition)
     if hover_only:
-        held = ctx.part(MousePosition)
         events: list[tuple[str, dict[str, Any]]] = [
             (
                 "Input.dispatchMouseEvent",
@@ -137,7 +137,6 @@ async def click_element(
         ]
     else:
         events = _click_events(point, clicks=clicks, button=button)
-    held = ctx.part(MousePosition)
     held.x, held.y = point.x, point.y
     if not hover_only:
         held.buttons = 0
