@@ -399,6 +399,11 @@ async def _screenshot(
         return None
 
 
+# Actions a traced step waits _SETTLE_S after, for the requests they started (see _after).
+ACTION_SETTLE = frozenset("click dblclick press fill type select check uncheck choose".split())
+_SETTLE_S = 0.15
+
+
 async def _after_tick(
     host: Host,
     request: Request,
@@ -434,6 +439,9 @@ async def _after(
         return
     notes: list[str] = line["notes"]
     tab_id = request.tab if request.tab is not None else host.current.tab
+    if cmd.name in ACTION_SETTLE:
+        # An action may answer before a request it started came back: the step waits for it.
+        await asyncio.sleep(min(_SETTLE_S, max(0.0, cap.remaining() - TICK_MS / 1000)))
     got = await _after_tick(host, request, notes, cap)
     if got is None or tab_id is None:
         return
