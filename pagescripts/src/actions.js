@@ -164,11 +164,17 @@ function movingNow(el) {
 
 export async function probe(el, opts) {
   if (!el.isConnected) return { state: "detached" };
-  if (opts.scroll) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
+  // Stable: the same box at two moments at least a frame apart. The first may be the host's
+  // latest observation of this very element (`seen`, main-viewport coordinates) when it is in
+  // view where that observation saw it and nothing needs scrolling (a scroll, maybe a smooth
+  // one, moves it); otherwise the probe waits a frame for the second.
+  const seenThere = Array.isArray(opts.seen) && !opts.align && el.ownerDocument === document
+    && inView(el) && sameBox(opts.seen, box(el));
+  if (opts.scroll && !seenThere) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
   const b1 = box(el);
-  await nextFrame();
+  if (!seenThere) await nextFrame();
   if (!el.isConnected) return { state: "detached" };
-  const b2 = box(el);
+  const b2 = seenThere ? b1 : box(el);
   // A transition that has just started shows the same box for its first frame: a running
   // animation of where the element or an ancestor is (not its colour, not a spinner's opacity)
   // is movement too.

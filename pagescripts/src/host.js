@@ -11,7 +11,7 @@ export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
-  describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
+  describeElement, describeSame, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
 export { findText } from "./textmatch.js";

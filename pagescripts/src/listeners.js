@@ -22,11 +22,34 @@ function inViewport(r) {
     && r.top < innerHeight && r.left < innerWidth;
 }
 
+// What the search found stays the answer while nothing in the document changes, scrolls or
+// resizes: a mutation observer (on the document and every open shadow root searched) and
+// capturing scroll/resize listeners mark it dirty. A still page's repeated observation asks
+// Chrome about the same elements again (a listener added since is still found) without
+// searching the whole document (~45 ms at 5,000 elements, ~140 ms at 20,000).
+function listening() {
+  let state = window[LISTENED];
+  if (state === undefined) {
+    state = { candidates: [], marked: new WeakSet(), dirty: true, watched: new WeakSet(), observer: null };
+    const dirty = () => { state.dirty = true; };
+    state.observer = new MutationObserver(dirty);
+    addEventListener("scroll", dirty, { capture: true, passive: true });
+    addEventListener("resize", dirty, { passive: true });
+    window[LISTENED] = state;
+  }
+  return state;
+}
+
+const WATCH = { subtree: true, childList: true, attributes: true, characterData: true };
+
 // The candidates, kept for markListened and answered as an array (the host takes their handles);
 // null when there are none (no handle to take, nothing to release: one round trip).
 export function listenerCandidates() {
+  const state = listening();
+  if (!state.dirty) return state.candidates.length > 0 ? state.candidates : null;
   const out = [];
-  for (const root of [document, ...shadowRoots(document, [])]) {
+  const roots = [document, ...shadowRoots(document, [])]; // one pass over the document for both
+  for (const root of roots) {
     for (const el of root.querySelectorAll(CANDIDATES)) {
       if (typeof el.onclick === "function") continue;
       const r = el.getBoundingClientRect();
@@ -36,7 +59,7 @@ export function listenerCandidates() {
     }
     if (out.length === MAX_CANDIDATES) break;
   }
-  for (const root of [document, ...shadowRoots(document, [])]) {
+  for (const root of roots) {
     if (out.length === MAX_CANDIDATES) break;
     for (const el of root.querySelectorAll(LEAVES)) {
       if (el.firstElementChild !== null || typeof el.onclick === "function") continue;
@@ -45,8 +68,14 @@ export function listenerCandidates() {
       if (out.length === MAX_CANDIDATES) break;
     }
   }
-  const previous = window[LISTENED];
-  window[LISTENED] = { candidates: out, marked: previous ? previous.marked : new WeakSet() };
+  for (const root of roots) {
+    if (!state.watched.has(root)) {
+      state.observer.observe(root, WATCH);
+      state.watched.add(root);
+    }
+  }
+  state.candidates = out;
+  state.dirty = false;
   return out.length > 0 ? out : null;
 }
 

@@ -122,7 +122,12 @@ function scrollerTarget(n) {
 // the elements that scroll (overflow auto/scroll with more content than box), those with a box in
 // the viewport first, at most `most`. [{target, label, below, above}] (px, rounded).
 export function scrollRegions(most) {
-  const doc = document;
+  return scrollRegionsAmong(document, document.body ? document.body.getElementsByTagName("*") : [], most);
+}
+
+// The same among `nodes` (the collection passes the elements whose computed overflow-y may
+// scroll, which its walk already has: no second pass over the document).
+export function scrollRegionsAmong(doc, nodes, most) {
   const w = doc.defaultView;
   const out = [];
   const page = doc.scrollingElement;
@@ -131,7 +136,7 @@ export function scrollRegions(most) {
     out.push({ target: "page", label: "page", below: p.max - p.scroll_top, above: p.scroll_top });
   }
   const found = [];
-  for (const n of doc.body ? doc.body.getElementsByTagName("*") : []) {
+  for (const n of nodes) {
     if (n.scrollHeight <= n.clientHeight + 1 || n === page || !scrollsY(n)) continue;
     const r = n.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;

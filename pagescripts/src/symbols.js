@@ -6,6 +6,9 @@
 export const ELEMENTS = Symbol.for("reins.elements");
 // Which collection ELEMENTS came from (a short random id per collection).
 export const GENERATION = Symbol.for("reins.gen");
+// What the latest delta collection sent ({gen, index: Map from a record's text to its index}),
+// so the next one sends only what differs.
+export const LAST_SENT = Symbol.for("reins.lastSent");
 // Helpers installed by the collection for later single-element calls ({describe}).
 export const API = Symbol.for("reins.api");
 // The matches of the latest CSS/XPath query, for the host to take handles of.

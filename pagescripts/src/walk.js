@@ -58,6 +58,11 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
   const explicitRole = firstToken(el.getAttribute("role"));
   // Nothing under display:none renders, and content-visibility:hidden skips its contents.
   if (style.display === "none") return;
+  // What may scroll in the main document, for the state's scroll line (index.js).
+  if (state.scrollers !== null && scope.isDocument && scope.frameId === "f0") {
+    const o = style.overflowY;
+    if (o === "auto" || o === "scroll" || o === "overlay") state.scrollers.push(el);
+  }
   const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
   let role = null;
   if (reasons !== null && !hiddenNow(el, tag, style, ancestry)) {

@@ -121,6 +121,25 @@ def test_moving_target_is_clicked_once_it_is_still(browser: Browser, page: Any) 
     assert log.index("moving:end") < log.index("moving:click")
 
 
+@pytest.mark.parametrize("how", ["__move", "__jsmove"])
+def test_a_ref_that_starts_moving_after_the_state_is_clicked_once_it_is_still(
+    browser: Browser, page: Any, how: str
+) -> None:
+    """The stability check may take the latest observation as its first look (actionability.py):
+    an element that moved since, or is moving now (a CSS transition, or script moving it every
+    frame), is still waited for."""
+    tab = str(page("static/act-edge.html")[0])
+    state = browser.ok("state", "--tab", tab)
+    assert "@moving " in state["text"], state["text"]
+    browser.js(f"window.{how}()")
+    body = browser.ok("click", "@moving", "--tab", tab)
+    assert body["method"] == "cdp"
+    log = page_log(browser)
+    end = "moving:end" if how == "__move" else "jsmove:end"
+    assert log.count("moving:click") == 1, log
+    assert log.index(end) < log.index("moving:click"), log
+
+
 # ---- typed errors -----------------------------------------------------------------------------
 
 

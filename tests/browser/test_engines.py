@@ -179,6 +179,30 @@ def test_state_lists_elements_whose_only_sign_is_a_click_listener(
     assert "Next" not in [str(item.get("name")) for item in again["refs"]], again["refs"]
 
 
+def test_a_listener_bound_later_is_found_with_or_without_a_dom_change(
+    browser: Browser, page: Any
+) -> None:
+    """The candidates are searched again only after the document changed, scrolled or resized;
+    Chrome is asked about them at every observation, so a handler bound to an element already
+    there (no DOM change at all) is found too."""
+    tab, _ = page("static/engines.html")
+    names = _state_names(browser, tab)
+    assert "Just a sentence nobody clicks." not in names
+    # No DOM change: only a listener on an existing paragraph.
+    browser.js(
+        "const p = [...document.querySelectorAll('p')]"
+        ".find((n) => n.textContent.trim() === 'Just a sentence nobody clicks.');"
+        "p.addEventListener('click', () => {});"
+    )
+    assert "Just a sentence nobody clicks." in _state_names(browser, tab)
+    # A new leaf with a listener (a DOM change): found as well.
+    browser.js(
+        "const s = document.createElement('span'); s.textContent = 'Late chip';"
+        "s.addEventListener('click', () => {}); document.body.prepend(s);"
+    )
+    assert "Late chip" in _state_names(browser, tab)
+
+
 def test_raw_cdp_cannot_read_listeners(browser: Browser, page: Any) -> None:
     tab, _ = page("static/engines.html")
     code, body = _act(browser, tab, "cdp", "DOMDebugger.getEventListeners", '{"objectId": "1.2.3"}')

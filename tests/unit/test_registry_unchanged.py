@@ -137,3 +137,28 @@ def test_step_zero_gives_what_the_full_matching_gives() -> None:
             want = full.observe(copy.deepcopy(page), now=now, document_id=document)
             assert got == want, (run, step)
             assert fast.to_json() == full.to_json(), (run, step)
+
+
+def test_the_registry_says_whether_it_changed_beyond_times_and_boxes() -> None:
+    reg = Registry()
+    page = form_page()
+    reg.observe(page, now=0.0, document_id=DOC)
+    assert reg.take_changed() is True
+    assert reg.take_changed() is False
+    # The same page again, scrolled: new times and boxes only.
+    moved = copy.deepcopy(page)
+    for record in moved:
+        record["box"] = [1.0, 2.0, 3.0, 4.0]
+    reg.observe(moved, now=1.0, document_id=DOC)
+    assert reg.take_changed() is False
+    # One element renamed: a redefined entry.
+    renamed = copy.deepcopy(page)
+    renamed[0]["name"] = "Something else"
+    reg.observe(renamed, now=2.0, document_id=DOC)
+    assert reg.take_changed() is True
+    # One element gone: another set of latest refs.
+    reg.observe(renamed[1:], now=3.0, document_id=DOC)
+    assert reg.take_changed() is True
+    # A new document.
+    reg.observe(renamed, now=4.0, document_id="another")
+    assert reg.take_changed() is True

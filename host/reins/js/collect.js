@@ -26,6 +26,94 @@ var reinsCollect = (() => {
     describe: () => describe2
   });
 
+  // src/delta.js
+  function deltaText(result, boxes, since, last) {
+    const base = last && typeof since === "string" && last.gen === since ? last.index : null;
+    const records = result.elements;
+    const index = /* @__PURE__ */ new Map();
+    const items = new Array(records.length);
+    for (let i = 0; i < records.length; i++) {
+      const text2 = JSON.stringify(records[i]);
+      if (!index.has(text2)) index.set(text2, i);
+      const before = base === null ? void 0 : base.get(text2);
+      items[i] = before === void 0 ? text2 : String(before);
+    }
+    const head = JSON.stringify({ ...result, elements: null });
+    const text = head.slice(0, -1) + ',"delta":{"base":' + JSON.stringify(base === null ? null : since) + ',"boxes":' + JSON.stringify(boxes) + ',"items":[' + items.join(",") + "]}}";
+    return { text, sent: { gen: result.gen, index } };
+  }
+
+  // src/actions.js
+  function nodeLabel(n) {
+    if (!n) return "nothing";
+    let s = n.localName || "?";
+    if (n.id) s += "#" + n.id;
+    if (typeof n.className === "string" && n.className.trim()) {
+      s += "." + n.className.trim().split(/\s+/).slice(0, 2).join(".");
+    }
+    const t = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ").slice(0, 30);
+    return t ? s + ' "' + t + '"' : s;
+  }
+
+  // src/scroll.js
+  function scrollsY(n) {
+    if (n.scrollHeight <= n.clientHeight + 1) return false;
+    const doc = n.ownerDocument;
+    if (n === doc.scrollingElement || n === doc.documentElement || n === doc.body) {
+      return n === doc.scrollingElement;
+    }
+    const o = n.ownerDocument.defaultView.getComputedStyle(n).overflowY;
+    return o === "auto" || o === "scroll" || o === "overlay";
+  }
+  function position(s) {
+    const max = Math.max(0, s.scrollHeight - s.clientHeight);
+    const top = Math.round(s.scrollTop);
+    return { scroll_top: top, max, at_end: top >= max - 1, at_top: top <= 0 };
+  }
+  function scrollerTarget(n) {
+    const doc = n.ownerDocument;
+    const unique = (css) => {
+      try {
+        return doc.querySelectorAll(css).length === 1 ? css : null;
+      } catch {
+        return null;
+      }
+    };
+    if (n.id && unique(`#${CSS.escape(n.id)}`)) return `#${CSS.escape(n.id)}`;
+    for (const attr of ["data-testid", "aria-label"]) {
+      const v = n.getAttribute(attr);
+      if (v && !v.includes('"')) {
+        const css = unique(`[${attr}="${v}"]`);
+        if (css) return css;
+      }
+    }
+    const classes = typeof n.className === "string" ? n.className.trim().split(/\s+/).filter(Boolean) : [];
+    return classes.length ? unique(n.localName + classes.map((c) => `.${CSS.escape(c)}`).join("")) : null;
+  }
+  function scrollRegionsAmong(doc, nodes, most) {
+    const w = doc.defaultView;
+    const out = [];
+    const page = doc.scrollingElement;
+    if (page && page.scrollHeight > page.clientHeight + 1) {
+      const p = position(page);
+      out.push({ target: "page", label: "page", below: p.max - p.scroll_top, above: p.scroll_top });
+    }
+    const found = [];
+    for (const n of nodes) {
+      if (n.scrollHeight <= n.clientHeight + 1 || n === page || !scrollsY(n)) continue;
+      const r = n.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) continue;
+      const inView = r.bottom > 0 && r.right > 0 && r.top < w.innerHeight && r.left < w.innerWidth;
+      found.push({ n, inView });
+    }
+    found.sort((a, b) => Number(b.inView) - Number(a.inView));
+    for (const { n } of found.slice(0, Math.max(0, most - out.length))) {
+      const p = position(n);
+      out.push({ target: scrollerTarget(n), label: nodeLabel(n), below: p.max - p.scroll_top, above: p.scroll_top });
+    }
+    return out;
+  }
+
   // src/text.js
   var TEXT_LIMIT = 100;
   function collapse(s) {
@@ -296,6 +384,7 @@ var reinsCollect = (() => {
   // src/symbols.js
   var ELEMENTS = /* @__PURE__ */ Symbol.for("reins.elements");
   var GENERATION = /* @__PURE__ */ Symbol.for("reins.gen");
+  var LAST_SENT = /* @__PURE__ */ Symbol.for("reins.lastSent");
   var API = /* @__PURE__ */ Symbol.for("reins.api");
   var LISTENED = /* @__PURE__ */ Symbol.for("reins.listened");
 
@@ -1320,6 +1409,10 @@ var reinsCollect = (() => {
     const pointer = style.cursor === "pointer";
     const explicitRole = firstToken(el.getAttribute("role"));
     if (style.display === "none") return;
+    if (state.scrollers !== null && scope.isDocument && scope.frameId === "f0") {
+      const o = style.overflowY;
+      if (o === "auto" || o === "scroll" || o === "overlay") state.scrollers.push(el);
+    }
     const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
     let role = null;
     if (reasons !== null && !hiddenNow(el, tag, style, ancestry)) {
@@ -1811,7 +1904,9 @@ var reinsCollect = (() => {
       width: window.innerWidth,
       height: window.innerHeight,
       // The compact record (docs/element-record.md) is built without the map-only fields.
-      compact: opts.compact === true
+      compact: opts.compact === true,
+      // With `scrollRegions: N`: the main document's elements whose overflow-y may scroll.
+      scrollers: Number.isInteger(opts.scrollRegions) ? [] : null
     };
     walk(state, documentScope(document, "f0", 0, 0));
     let items = state.items;
@@ -1830,7 +1925,9 @@ var reinsCollect = (() => {
     for (const frame of state.frames) {
       if (frame.at !== void 0) frame.at = Math.min(frame.at, items.length);
     }
+    const delta = opts.compact === true && opts.asText === true && opts.delta === true;
     const elements = new Array(items.length);
+    const boxes = delta ? new Array(items.length * 4) : null;
     const nodes = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
       const { el, record, scope } = items[i];
@@ -1840,7 +1937,12 @@ var reinsCollect = (() => {
         record.selectors = selectors;
         record.best = best;
       }
-      elements[i] = opts.compact === true ? compacted(record) : record;
+      if (delta) {
+        for (let k = 0; k < 4; k++) boxes[i * 4 + k] = record.box[k];
+        elements[i] = compacted(record, DELTA_LEFT_OUT);
+      } else {
+        elements[i] = opts.compact === true ? compacted(record, MAP_ONLY) : record;
+      }
       nodes[i] = el;
     }
     window[ELEMENTS] = nodes;
@@ -1864,15 +1966,28 @@ var reinsCollect = (() => {
       // The document's identity: performance.timeOrigin is unique per document.
       origin: performance.timeOrigin
     };
+    if (state.scrollers !== null) {
+      try {
+        result.scrollable = scrollRegionsAmong(document, state.scrollers, opts.scrollRegions);
+      } catch (e) {
+        result.scrollable = [];
+      }
+    }
+    if (delta) {
+      const { text, sent } = deltaText(result, boxes, opts.since, window[LAST_SENT]);
+      window[LAST_SENT] = sent;
+      return text;
+    }
     return opts.asText === true ? JSON.stringify(result) : result;
   }
   var MAP_ONLY = ["attributes", "context", "reasons", "href", "placeholder", "type", "obscured"];
   var TRI_STATE = ["checked", "expanded", "selected", "pressed"];
-  function compacted(record) {
+  var DELTA_LEFT_OUT = [...MAP_ONLY, "i", "box"];
+  function compacted(record, leftOut) {
     const out = {};
     for (const key in record) {
       const value = record[key];
-      if (value === null || MAP_ONLY.includes(key)) continue;
+      if (value === null || leftOut.includes(key)) continue;
       if (value === false && key !== "in_viewport" && key !== "visible") continue;
       if (key === "shadow" && value.length === 0) continue;
       if (key === "text" && value === record.name) continue;

@@ -17,6 +17,7 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 from reins.observe.listeners import mark_listeners
+from reins.observe.sent import Carried, DeltaMismatch, SentRecords, rebuild
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import session_for_iframe
 
@@ -31,6 +32,8 @@ __all__ = [
 
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
 MAX_ELEMENTS = 50_000
+# Scrolling regions named in `state` (the page and the elements that scroll, in view first).
+SCROLL_REGIONS = 6
 
 
 @functools.cache
@@ -72,6 +75,29 @@ async def _collect(
     return value
 
 
+async def _collect_main(
+    ctx: CommandContext, options: dict[str, Any]
+) -> tuple[dict[str, Any], Carried | None]:
+    """The main context's collection; a compact one in the delta form (``observe.sent``): only
+    the records that changed since the collection this tab holds cross from the page."""
+    if not options.get("compact"):
+        return await _collect(ctx, options), None
+    held = ctx.part(SentRecords)
+    for since in (held.gen, None) if held.gen is not None else (None,):
+        value = await _collect(ctx, {**options, "delta": True, "since": since})
+        try:
+            value["elements"], carried = rebuild(value, held)
+        except DeltaMismatch:
+            ctx.note("collect_delta_refused")
+            continue  # held is empty now: the next try asks for everything
+        ctx.note("collect_delta" if value["delta"].get("base") is not None else "collect_full")
+        value.pop("delta", None)
+        return value, carried
+    raise ReinsError(
+        "the page answered the collection in a form reins cannot read", code="cdp_error"
+    )
+
+
 @dataclass
 class AxCoverage:
     """How many candidates Chrome's accessibility tree was asked about within the budget."""
@@ -101,6 +127,10 @@ class PageSnapshot:
     gens: dict[str, str] = field(default_factory=dict)
     # For the AX source: how many candidates Chrome's tree was asked about.
     ax_coverage: AxCoverage | None = None
+    # What the main context's records repeat of the collection before (``observe.sent``).
+    carried: Carried | None = None
+    # The main document's scrolling regions ({target, label, below, above}), from the walk.
+    scrollable: list[dict[str, Any]] = field(default_factory=list)
 
     def collected(self) -> dict[str, Any]:
         """In the page script's own shape (for the interaction map)."""
@@ -146,8 +176,10 @@ async def snapshot_page(
         "maxElements": MAX_ELEMENTS,
         "withSelectors": True,
         "compact": not full,
+        # The main document's scrolling regions, found by the walk (the state's scroll line).
+        "scrollRegions": SCROLL_REGIONS,
     }
-    main = await _collect(ctx, options)
+    main, carried = await _collect_main(ctx, options)
     elements: list[dict[str, Any]] = list(main.get("elements") or [])
     homes: list[tuple[str | None, int]] = [(None, i) for i in range(len(elements))]
     frames: list[dict[str, Any]] = [dict(f) for f in main.get("frames") or []]
@@ -213,6 +245,8 @@ async def snapshot_page(
         elapsed_ms=int((time.monotonic() - started) * 1000),
         homes=homes,
         gens=gens,
+        carried=carried,
+        scrollable=[r for r in main.get("scrollable") or [] if isinstance(r, dict)],
     )
 
 

@@ -57,8 +57,9 @@ class StateDiff:
         return not (self.added or self.removed or self.changed)
 
 
-def _line(view: RefView, main: str) -> str:
-    line = render_line(view)
+def _line(view: RefView, main: str, line: str | None = None) -> str:
+    if line is None:
+        line = render_line(view)
     if view.frame and view.frame != main:
         line += f" [frame {view.frame}]"
     return line
@@ -69,13 +70,20 @@ def lines_of(
     document_id: str,
     *,
     main_frame: str = MAIN_FRAME,
+    rendered: Sequence[str] | None = None,
 ) -> Lines | None:
-    """What to keep of an observation for the next diff; None past ``MAX_KEPT`` elements."""
+    """What to keep of an observation for the next diff; None past ``MAX_KEPT`` elements.
+    ``rendered``: each view's ``render_line``, when the caller has them already."""
     if len(views) > MAX_KEPT:
         return None
+    if rendered is None or len(rendered) != len(views):
+        rendered = [render_line(v) for v in views]
     return Lines(
         document_id,
-        {(v.ref if v.ref.startswith("@") else "@" + v.ref): _line(v, main_frame) for v in views},
+        {
+            (v.ref if v.ref.startswith("@") else "@" + v.ref): _line(v, main_frame, line)
+            for v, line in zip(views, rendered, strict=True)
+        },
     )
 
 

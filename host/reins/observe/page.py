@@ -9,15 +9,18 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from reins._errors import ResolutionError
 from reins._paths import ensure_private_dir, write_private
-from reins.bridge.context import CommandContext, Host
+from reins.bridge.context import CommandContext, Host, HostPart
+from reins.bridge.memory import gc_paused
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
 from reins.observe.registry import Registry
+from reins.observe.sent import SentRecords, keys_for
 from reins.observe.store import (
     BIG_OBSERVATION,
     MapCache,
@@ -45,6 +48,13 @@ async def observe_page(
     full: bool = False,
 ) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     """Collect the page, register what it shows, and return (snapshot, records, refs)."""
+    with gc_paused():  # tens of thousands of records, and no garbage cycles among them
+        return await _observe_page(ctx, source=source, viewport_only=viewport_only, full=full)
+
+
+async def _observe_page(
+    ctx: CommandContext, *, source: str, viewport_only: bool, full: bool
+) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
     records = snap.elements
     if source == "ax":
@@ -54,27 +64,52 @@ async def observe_page(
     registry = registry_for(ctx, snap.url)
     before = len(registry)
     new_document = registry.document_id not in (None, snap.document_id)
+    keys = (
+        keys_for(records, snap.homes, snap.frames, snap.carried, ctx.part(SentRecords))
+        if source != "ax"
+        else None
+    )
     refs = registry.observe(
         records,
         now=time.monotonic(),
         document_id=snap.document_id,
         source="ax" if source == "ax" else "dom",
         frames=snap.frames,
+        keys=keys,
     )
     seen = state.seen = SeenAt.of(snap, refs)
     save_registry(ctx, registry, snap.url, seen)
     if dropped or max(before, len(records)) >= BIG_OBSERVATION:
-        # Once the answer is out and the command's garbage gone (copies made while it lives
-        # would land among it); the trim on the I/O worker, after the registry's write.
-        compact = new_document and before >= BIG_OBSERVATION
-        asyncio.get_running_loop().call_later(0.2, _release, ctx.host, state, registry, compact)
+        loop = asyncio.get_running_loop()
+        if new_document and before >= BIG_OBSERVATION:
+            # Once the answer is out and the command's garbage gone (copies made while it lives
+            # would land among it).
+            loop.call_later(0.2, _compact, state, registry)
+        ctx.host.part(_Release).after_quiet(loop, ctx.host)
     return snap, records, refs
 
 
-def _release(host: Host, state: ObserveState, registry: Registry, compact: bool) -> None:
-    if compact and state.registry is registry:
+def _compact(state: ObserveState, registry: Registry) -> None:
+    if state.registry is registry:
         left_big_document(state, registry)
-    host.in_background(give_memory_back)
+
+
+# How long after the last big observation the host collects and trims (``give_memory_back``):
+# a collection of a 20,000-element heap holds the GIL for ~150 ms, which back-to-back
+# observations would otherwise pay inside the next one.
+RELEASE_AFTER_S = 1.0
+
+
+@dataclass
+class _Release(HostPart):
+    handle: asyncio.TimerHandle | None = None
+
+    def after_quiet(self, loop: asyncio.AbstractEventLoop, host: Host) -> None:
+        """Give memory back once no big observation came for ``RELEASE_AFTER_S`` (on the I/O
+        worker, after the registry's write)."""
+        if self.handle is not None:
+            self.handle.cancel()
+        self.handle = loop.call_later(RELEASE_AFTER_S, host.in_background, give_memory_back)
 
 
 async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, Any]:

@@ -69,7 +69,7 @@ from reins.observe.identity import (
     resolve_collisions,
 )
 from reins.observe.matching import Pending, known, match_pending, similarity
-from reins.observe.unchanged import LastSeen, record_key, unique_keys
+from reins.observe.unchanged import LastSeen, RecordKey, record_key, unique_keys
 
 __all__ = [
     "DEFAULT_MAX_ENTRIES",
@@ -116,6 +116,9 @@ class Registry:
         self._latest: dict[Source, frozenset[str]] = {}
         # Per source: the latest observation's record keys, for step 0 (``unchanged``).
         self._last_seen: dict[Source, LastSeen] = {}
+        # Whether anything but the time and box of entries seen again changed since the last
+        # ``take_changed`` (what is saved need not be written again otherwise).
+        self._changed = True
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -200,12 +203,14 @@ class Registry:
         document_id: str,
         source: Source = "dom",
         frames: Sequence[Mapping[str, Any]] = (),
+        keys: Sequence[RecordKey | None] | None = None,
     ) -> list[str]:
         """Register one whole observation; return each record's ref, in record order.
 
         ``records`` are element records (docs/element-record.md) or AX records with the same keys;
         ``frames`` is the observation's frame list, for the iframe selector chain of locators.
-        ``now`` is in seconds on any clock that only moves forward.
+        ``now`` is in seconds on any clock that only moves forward. ``keys``, when given, are
+        the records' ``record_key``s already worked out (``observe.sent.keys_for``).
         """
         if source not in SOURCES:
             raise UsageError(f"unknown observation source {source!r}; use 'dom' or 'ax'")
@@ -220,7 +225,8 @@ class Registry:
         claimed: set[str] = set()
 
         # 0. unchanged since the latest observation of this document (module ``unchanged``)
-        keys = [record_key(r, chains) for r in records]
+        if keys is None or len(keys) != count:
+            keys = [record_key(r, chains) for r in records]
         unique = unique_keys(keys)
         last = self._last_seen.get(source)
         kept: list[tuple[int, RegistryEntry]] = []
@@ -259,7 +265,19 @@ class Registry:
 
         result = [ref for ref in refs if ref is not None]
         for i, entry in kept:
-            self._entries[entry.ref] = entry.seen_again(now, Bounds.from_box(records[i].get("box")))
+            box, was = records[i].get("box"), entry.bounds
+            same_box = (
+                was is not None
+                and type(box) is list
+                and len(box) == 4
+                and box[0] == was.x
+                and box[1] == was.y
+                and box[2] == was.width
+                and box[3] == was.height
+            )  # what an element that did not move has: no new Bounds for it
+            self._entries[entry.ref] = entry.seen_again(
+                now, was if same_box else Bounds.from_box(box)
+            )
         for i in pending.indexes:
             self._record(
                 result[i],
@@ -272,9 +290,18 @@ class Registry:
                 document_id=document_id,
             )
         self._last_seen[source] = LastSeen.of(document_id, unique, result, self._entries)
-        self._latest[source] = frozenset(result)
+        latest = frozenset(result)
+        if latest != self._latest.get(source):
+            self._changed = True
+        self._latest[source] = latest
         self.prune(now)
         return result
+
+    def take_changed(self) -> bool:
+        """Whether the registry changed beyond the time and box of entries seen again since the
+        last call (a new, redefined, evicted or carried-over entry, another set of latest refs)."""
+        changed, self._changed = self._changed, False
+        return changed
 
     def prune(self, now: float) -> list[str]:
         """Evict entries unseen for ``stale_after``, then the least recently seen past
@@ -352,6 +379,7 @@ class Registry:
     # -- internals -------------------------------------------------------------------------------
 
     def _start_document(self, document_id: str, now: float) -> None:
+        self._changed = True
         self.generation += 1
         self._latest = {}
         self._last_seen = {}
@@ -376,6 +404,7 @@ class Registry:
         now: float,
         document_id: str,
     ) -> None:
+        self._changed = True
         old = self._entries.get(ref)
         bounds = Bounds.from_box(record.get("box"))
         frame = read_opt_str(record.get("frame"))
@@ -418,6 +447,7 @@ class Registry:
         )
 
     def _bury(self, ref: str, reason: Literal["navigated", "evicted"], now: float) -> None:
+        self._changed = True
         entry = self._entries.pop(ref)
         self._tombstones.pop(ref, None)
         self._tombstones[ref] = Tombstone(

@@ -233,16 +233,22 @@ def _assemble(
 
 
 def render_state(
-    refs: list[RefView], frames: list[FrameView], *, max_tokens: int | None = None
+    refs: list[RefView],
+    frames: list[FrameView],
+    *,
+    max_tokens: int | None = None,
+    lines: Sequence[str] | None = None,
 ) -> RenderResult:
     """Render elements (in document order) grouped by frame; see the module docstring.
 
     ``max_tokens`` None or 0 means no budget. Raises ``UsageError`` when the budget cannot hold even
-    the frame markers and the left-out line.
+    the frame markers and the left-out line. ``lines``: each view's ``render_line``, when the
+    caller has them already.
     """
     if max_tokens is not None and max_tokens < 0:
         raise UsageError(f"--max-tokens must be 0 (no limit) or more, not {max_tokens}")
-    lines = [render_line(view) for view in refs]
+    if lines is None or len(lines) != len(refs):
+        lines = [render_line(view) for view in refs]
     sections = _sections(refs, frames)
     everything = set(range(len(refs)))
     text, headers, shown = _assemble(sections, lines, everything, None)

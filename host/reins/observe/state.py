@@ -12,28 +12,24 @@ from typing import Any
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
+from reins.bridge.memory import gc_paused
 from reins.observe.collect import PageSnapshot
 from reins.observe.diff import Lines, StateDiff, diff_lines, lines_of
 from reins.observe.page import DEFAULT_SOURCE, observe_page
-from reins.observe.render import FrameView, RefView, approx_tokens, render_state, state_json
+from reins.observe.render import (
+    FrameView,
+    RefView,
+    approx_tokens,
+    render_line,
+    render_state,
+    state_json,
+)
+from reins.observe.sent import SentRecords, carry
 from reins.observe.store import ObserveState
-from reins.page.call import evaluate, page_call
 
 __all__ = ["SOURCES", "compare_sources", "scroll_line", "state_view"]
 
 SOURCES = ("dom", "ax")
-# Scrolling regions named in `state` (the page and the elements that scroll, in view first).
-_SCROLLERS_SHOWN = 6
-
-
-async def _scroll_regions(ctx: CommandContext) -> list[dict[str, Any]]:
-    """The main document's scrolling regions and how far each can still go; none when the page
-    cannot say (the state answers without them rather than fail)."""
-    try:
-        found = await evaluate(ctx, page_call("scrollRegions", _SCROLLERS_SHOWN), what="scroll")
-    except ReinsError:
-        return []
-    return [r for r in found if isinstance(r, dict)] if isinstance(found, list) else []
 
 
 def _with_line(text: str, line: str) -> str:
@@ -68,6 +64,11 @@ def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
         for k in ("id", "url", "status", "reason", "session_id")
         if frame.get(k) is not None
     }
+
+
+def _view_and_line(record: dict[str, Any], ref: str) -> tuple[RefView, str]:
+    view = RefView.from_record(record, ref)
+    return view, render_line(view)
 
 
 # Why `state --diff` answered the whole state instead (the answer's ``diff.full``).
@@ -106,14 +107,45 @@ async def state_view(
 ) -> dict[str, Any]:
     """Observe the page with one source and answer what `state` prints (text, refs, figures);
     with ``diff``, only what changed since the tab's last `state` (see ``observe.diff``)."""
+    with gc_paused():  # a view and a line per element (``bridge.memory``)
+        return await _state_view(
+            ctx,
+            source,
+            viewport_only=viewport_only,
+            max_tokens=max_tokens,
+            text_only=text_only,
+            diff=diff,
+        )
+
+
+async def _state_view(
+    ctx: CommandContext,
+    source: str,
+    *,
+    viewport_only: bool,
+    max_tokens: int | None,
+    text_only: bool,
+    diff: bool,
+) -> dict[str, Any]:
     started = time.monotonic()
     kept = ctx.part(ObserveState)
     before = kept.lines  # taken first: an observation of a new document drops it
     snap, records, refs = await observe_page(ctx, source=source, viewport_only=viewport_only)
-    views = [RefView.from_record(r, ref) for r, ref in zip(records, refs, strict=True)]
+    # A record the page repeated from its last collection keeps its view and line (observe.sent).
+    shown = carry(
+        "views",
+        None,
+        snap.homes,
+        snap.carried if source == "dom" else None,
+        ctx.part(SentRecords),
+        lambda i: _view_and_line(records[i], refs[i]),
+        lambda kept_view, i: kept_view[0].ref == refs[i],
+    )
+    views = [view for view, _ in shown]
+    lines = [line for _, line in shown]
     frames = [FrameView.from_record(f) for f in snap.frames]
     main = next((f.id for f in frames if f.parent is None), "f0")
-    kept.lines = lines_of(views, snap.document_id, main_frame=main)
+    kept.lines = lines_of(views, snap.document_id, main_frame=main, rendered=lines)
     why_full: str | None = None
     if diff:
         full_tokens = (
@@ -124,13 +156,15 @@ async def state_view(
         changes, why_full = _diff_or_full(before, kept.lines, full_tokens, max_tokens)
         if changes is not None:
             return _diff_answer(snap, source, changes, views, text_only, started)
-    regions = await _scroll_regions(ctx)
+    regions = snap.scrollable  # found by the collection's walk
     scrolling = scroll_line(regions)
     cost = approx_tokens(scrolling + "\n") if scrolling else 0
     if max_tokens and cost > max_tokens // 2:
         scrolling, cost = "", 0  # a tiny budget goes to the elements
     # The line counts against the budget: the elements get what it leaves.
-    rendered = render_state(views, frames, max_tokens=(max_tokens - cost) if max_tokens else None)
+    rendered = render_state(
+        views, frames, max_tokens=(max_tokens - cost) if max_tokens else None, lines=lines
+    )
     text = _with_line(rendered.text, scrolling)
     if diff:
         text = f"= the whole state: {_FULL_BECAUSE[why_full or 'first']}\n" + text

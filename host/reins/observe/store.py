@@ -153,17 +153,23 @@ def save_registry(
     url: str,
     seen: SeenAt | None = None,
 ) -> None:
-    """Persist the tab's registry (and where refs were seen) under REINS_HOME.
+    """Persist the tab's registry (and where refs were seen) under REINS_HOME; the registry only
+    when it changed beyond the times and boxes of entries seen again (``Registry.take_changed``).
 
     The plain data is taken here, on the event loop; the encoding and the writes run on the
     host's I/O worker (from the loop's next turn), so the answer does not wait for them and the
     registry is never read while the next observation changes it.
     """
     path = _registry_file(ctx, url)
-    payloads = [(path, registry.to_json())]
+    state = ctx.part(ObserveState)
+    payloads: list[tuple[Path, dict[str, Any]]] = []
+    # A look that only saw the same elements again (new times and boxes) leaves the saved
+    # registry as it is: re-encoding 20,000 entries after every look cost more than the look.
+    if registry.take_changed() or state.registry_url != url:
+        payloads.append((path, registry.to_json()))
     if seen is not None:
         payloads.append((path.with_suffix(".seen.json"), seen.to_json()))
-    ctx.part(ObserveState).registry_url = url
+    state.registry_url = url
     # Handed to the worker at the command's next await, not now: encoding a big registry holds
     # the GIL for tens of milliseconds, and the caller's own Python work on the observation
     # (the state's lines) comes first; the next await is a page call, which waits on Chrome.

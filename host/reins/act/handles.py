@@ -1,0 +1,124 @@
+"""Element handles: what resolution hands to actions (``Resolved``), and the page-side calls
+that produce them — a CSS/XPath query through frames, an element the latest observation stored,
+one element's record for identity checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reins._errors import ResolutionError, UsageError
+from reins.bridge.context import CommandContext
+from reins.observe.collect import install_expression
+from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.frames import session_for_iframe
+
+__all__ = ["Resolved", "describe", "find_all", "handle_for_record", "match_handle"]
+
+
+@dataclass
+class Resolved:
+    """An element handle and where it lives."""
+
+    object_id: str
+    session_id: str | None = None
+    backend_node_id: int | None = None
+    via: str = "css"
+    ref: str | None = None
+    recovered: dict[str, Any] | None = None
+    # For an element of an out-of-process frame: its iframe's backend node id, once looked up.
+    frame_owner: int | None = None
+    # The box the latest observation saw this very node at (main-frame nodes reached as the same
+    # node only): the first of the two looks actionability's stability check needs.
+    seen_box: list[float] | None = None
+
+
+async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
+    installed = await evaluate(ctx, page_call("hasApi"), session_id=session, what="api check")
+    if not installed:
+        await evaluate(ctx, install_expression(), session_id=session, what="install page api")
+
+
+async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
+    """The element record (docs/element-record.md) of one element, for identity checks.
+
+    ``describe`` comes with the collection (it shares the collection's whole walk), which leaves
+    it on the page; the rare document the collection has not run in gets it installed first."""
+    record = await call_function(
+        ctx, resolved.object_id, "describeElement", session_id=resolved.session_id, what="describe"
+    )
+    if record is None:  # a document the page script has not run in yet
+        await _ensure_api(ctx, resolved.session_id)
+        record = await call_function(
+            ctx,
+            resolved.object_id,
+            "describeElement",
+            session_id=resolved.session_id,
+            what="describe",
+        )
+    return record if isinstance(record, dict) else {}
+
+
+async def match_handle(ctx: CommandContext, index: int, session: str | None) -> str:
+    handle = await evaluate_handle(
+        ctx, page_call("matchAt", index), session_id=session, what="match handle"
+    )
+    if handle is None:
+        raise ResolutionError("the element went away while being resolved", transient=True)
+    return handle
+
+
+async def find_all(
+    ctx: CommandContext,
+    kind: str,
+    value: str,
+    *,
+    frames: tuple[str, ...] = (),
+    shadow: tuple[str, ...] = (),
+    pierce: bool = False,
+) -> tuple[int, str | None]:
+    """Run a CSS/XPath query through frames (entering OOPIF sessions as needed).
+
+    ``pierce``: a CSS query also matches inside open shadow roots (a TARGET's CSS, as Playwright's
+    css engine does); locators that name their shadow hosts do not need it.
+
+    Returns (match count, session); the matches are parked page-side for ``_match_handle``.
+    """
+    session: str | None = None
+    remaining = list(frames)
+    while True:
+        spec = {
+            "kind": kind,
+            "value": value,
+            "frames": remaining,
+            "shadow": list(shadow),
+            "pierce": pierce,
+        }
+        answer = await evaluate(
+            ctx, page_call("findMatches", spec), session_id=session, what="find"
+        )
+        if not isinstance(answer, dict):
+            raise ResolutionError("the page did not answer the query", transient=True)
+        if "error" in answer:
+            code = str(answer["error"])
+            if code == "invalid_selector":
+                raise UsageError(f"{value!r}: {answer.get('message')}", code="invalid_selector")
+            raise ResolutionError(str(answer.get("message")), code=code)
+        if "frame" in answer:
+            iframe = await match_handle(ctx, 0, session)
+            session = await session_for_iframe(ctx, iframe, session_id=session)
+            remaining = remaining[int(answer["frame"]) + 1 :]
+            continue
+        return int(answer["count"]), session
+
+
+async def handle_for_record(
+    ctx: CommandContext, home: tuple[str | None, int], *, via: str, ref: str | None = None
+) -> Resolved:
+    session, local = home
+    handle = await evaluate_handle(
+        ctx, page_call("storedElement", local), session_id=session, what="element handle"
+    )
+    if handle is None:
+        raise ResolutionError("the element went away", code="ref_stale", transient=True)
+    return Resolved(handle, session, via=via, ref=ref)

@@ -1,0 +1,70 @@
+"""A repeated `state` receives only what changed (observe/sent.py), and answers exactly what a full
+collection answers: renamed, removed, added and scrolled elements, and a page that tampers with
+what the page script keeps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .conftest import Browser
+
+_FORGET = "delete window[Symbol.for('reins.lastSent')]"
+
+
+def _events(browser: Browser) -> dict[str, int]:
+    return browser.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
+
+
+def _seen(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    return body["text"], body["refs"]
+
+
+def test_a_repeated_state_is_sent_as_a_delta_and_equals_a_full_one(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/big.html", n=300)
+    t = str(tab)
+    first = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    assert "@btn4 " in first["text"]
+    before = _events(browser)
+
+    browser.js(
+        "document.getElementById('btn-4').textContent = 'Renamed three';"
+        "document.getElementById('btn-8').remove();"
+        "const b = document.createElement('button'); b.id = 'newcomer';"
+        "b.textContent = 'Newcomer'; document.body.prepend(b);"
+        "window.scrollBy(0, 400);"
+    )
+    delta = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    after = _events(browser)
+    assert after.get("collect_delta", 0) == before.get("collect_delta", 0) + 1, after
+    # The page is the oracle: what it shows now.
+    assert browser.js("return document.getElementById('btn-4').textContent") == "Renamed three"
+    assert '@btn4 button "Renamed three"' in delta["text"]
+    assert "@btn8 " not in delta["text"] and '@newcomer button "Newcomer"' in delta["text"]
+    assert browser.js("return window.scrollY") > 0
+
+    # The same page collected in full (the page script forgets what it sent): the same answer.
+    browser.js(_FORGET)
+    full = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    assert _events(browser).get("collect_full", 0) == after.get("collect_full", 0) + 1
+    assert _seen(delta) == _seen(full)
+
+
+def test_a_page_that_tampers_with_what_the_script_kept_gets_a_full_collection(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/big.html", n=50)
+    t = str(tab)
+    first = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    before = _events(browser)
+    # A hostile page points every record at an index the host never received.
+    browser.js(
+        "const kept = window[Symbol.for('reins.lastSent')];"
+        "for (const key of kept.index.keys()) kept.index.set(key, 1000000);"
+    )
+    again = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    after = _events(browser)
+    assert after.get("collect_delta_refused", 0) == before.get("collect_delta_refused", 0) + 1
+    assert after.get("collect_full", 0) == before.get("collect_full", 0) + 1
+    assert _seen(again) == _seen(first)
