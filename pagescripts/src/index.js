@@ -103,7 +103,7 @@ export function collect(options) {
     }
   }
   if (delta) {
-    const { text, sent } = deltaText(result, boxes, opts.since, window[LAST_SENT]);
+    const { text, sent } = deltaText(result, boxes, opts.since, window[LAST_SENT], nodes);
     window[LAST_SENT] = sent;
     return text;
   }

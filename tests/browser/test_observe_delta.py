@@ -68,3 +68,31 @@ def test_a_page_that_tampers_with_what_the_script_kept_gets_a_full_collection(
     assert after.get("collect_delta_refused", 0) == before.get("collect_delta_refused", 0) + 1
     assert after.get("collect_full", 0) == before.get("collect_full", 0) + 1
     assert _seen(again) == _seen(first)
+
+
+def test_a_repeated_ax_state_keeps_chromes_answers_only_for_the_same_nodes(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/big.html", n=40)
+    t = str(tab)
+
+    def ax() -> dict[str, Any]:
+        return browser.ok("state", "--tab", t, "--source", "ax", "--max-tokens", "0")
+
+    def backend(body: dict[str, Any], ref: str) -> int:
+        return int(next(r for r in body["refs"] if r["ref"] == ref)["backend_node_id"])
+
+    first = ax()
+    before = _events(browser).get("ax_answers_carried", 0)
+    again = ax()
+    assert _events(browser).get("ax_answers_carried", 0) == before + 1
+    assert _seen(again) == _seen(first)
+    # The same text from another node (a re-render): Chrome is asked about the new node.
+    browser.js(
+        "const b = document.getElementById('btn-4'); b.replaceWith(b.cloneNode(true));"
+        "document.getElementById('btn-8').setAttribute('aria-label', 'Relabelled');"
+    )
+    after = ax()
+    assert backend(after, "@btn4") != backend(first, "@btn4")
+    assert backend(after, "@btn0") == backend(first, "@btn0")
+    assert '@btn8 button "Relabelled"' in after["text"], after["text"]

@@ -44,6 +44,7 @@ def test_a_repeated_record_is_a_copy_of_the_held_one_with_its_new_box() -> None:
     records, carried = rebuild(_answer("g2", "g1", [1, C, 0], [9] * 4 + [8] * 4 + [7] * 4), held)
     assert records == [{**B, "box": [9] * 4}, {**C, "box": [8] * 4}, {**A, "box": [7] * 4}]
     assert carried.indexes == [1, -1, 0]
+    assert carried.same_node == [True, False, True]
     # A copy: what the host does with a record never reaches the held one.
     records[0]["name"] = "changed"
     assert held.records[0] == B
@@ -55,7 +56,7 @@ def test_a_repeated_record_is_a_copy_of_the_held_one_with_its_new_box() -> None:
     [
         (_answer("g2", "g0", [0], [0] * 4), "names a collection the host does not hold"),
         (_answer("g2", "g1", [5], [0] * 4), "index out of range"),
-        (_answer("g2", "g1", [-1], [0] * 4), "negative index"),
+        (_answer("g2", "g1", [-3], [0] * 4), "negative index past the held list"),
         (_answer("g2", "g1", ["x"], [0] * 4), "neither a record nor an index"),
         (_answer("g2", "g1", [True], [0] * 4), "a boolean is not an index"),
         (_answer("g2", "g1", [0, 1], [0] * 4), "boxes of the wrong length"),
@@ -133,3 +134,29 @@ def test_a_carried_value_is_used_only_when_it_still_fits() -> None:
     made.clear()
     carry("views", "f9", _homes(3), carried, held, compute)
     assert made == [0, 1, 2]
+
+
+def test_the_same_text_of_another_node_is_carried_as_text_only() -> None:
+    held = SentRecords()
+    rebuild(_answer("g1", None, [A, B], [0] * 8), held)
+    # -1: record 0's text (A) from another node; -2: record 1's (B)
+    records, carried = rebuild(_answer("g2", "g1", [-2, -1], [3] * 8), held)
+    assert records == [{**B, "box": [3] * 4}, {**A, "box": [3] * 4}]
+    assert carried.indexes == [1, 0] and carried.same_node == [False, False]
+    values = iter(["kept"])
+    held.derived = {}
+    records, carried = rebuild(_answer("g3", None, [A], [0] * 4), held)
+    carry("ax", None, _homes(1), carried, held, lambda i: next(values))
+    records, carried = rebuild(_answer("g4", "g3", [-1], [0] * 4), held)
+    fresh = iter(["asked again"])
+    # A value derived from the node is not carried to another node; one from the text is.
+    assert carry("ax", None, _homes(1), carried, held, lambda i: next(fresh), node=True) == [
+        "asked again"
+    ]
+
+
+def test_an_index_below_the_held_list_is_refused() -> None:
+    held = SentRecords()
+    rebuild(_answer("g1", None, [A], [0] * 4), held)
+    with pytest.raises(DeltaMismatch):
+        rebuild(_answer("g2", "g1", [-2], [0] * 4), held)

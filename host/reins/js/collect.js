@@ -27,20 +27,23 @@ var reinsCollect = (() => {
   });
 
   // src/delta.js
-  function deltaText(result, boxes, since, last) {
-    const base = last && typeof since === "string" && last.gen === since ? last.index : null;
+  function deltaText(result, boxes, since, last, nodes) {
+    const held = last && typeof since === "string" && last.gen === since;
+    const base = held ? last.index : null;
+    const before = held ? last.nodes : [];
     const records = result.elements;
     const index = /* @__PURE__ */ new Map();
     const items = new Array(records.length);
     for (let i = 0; i < records.length; i++) {
       const text2 = JSON.stringify(records[i]);
       if (!index.has(text2)) index.set(text2, i);
-      const before = base === null ? void 0 : base.get(text2);
-      items[i] = before === void 0 ? text2 : String(before);
+      const j = base === null ? void 0 : base.get(text2);
+      if (j === void 0) items[i] = text2;
+      else items[i] = String(before[j] === nodes[i] ? j : -j - 1);
     }
     const head = JSON.stringify({ ...result, elements: null });
     const text = head.slice(0, -1) + ',"delta":{"base":' + JSON.stringify(base === null ? null : since) + ',"boxes":' + JSON.stringify(boxes) + ',"items":[' + items.join(",") + "]}}";
-    return { text, sent: { gen: result.gen, index } };
+    return { text, sent: { gen: result.gen, index, nodes } };
   }
 
   // src/actions.js
@@ -1974,7 +1977,7 @@ var reinsCollect = (() => {
       }
     }
     if (delta) {
-      const { text, sent } = deltaText(result, boxes, opts.since, window[LAST_SENT]);
+      const { text, sent } = deltaText(result, boxes, opts.since, window[LAST_SENT], nodes);
       window[LAST_SENT] = sent;
       return text;
     }

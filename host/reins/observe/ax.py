@@ -2,7 +2,9 @@
 
 Chrome's tree is asked only about those candidates (`Accessibility.getPartialAXTree` per element,
 batched), never for the whole tree, so its cost grows with the number of interactive elements, not
-with the document.
+with the document. A record the page repeated from its last collection, of the very same node,
+takes what Chrome answered for it then (``observe.sent``): a repeated AX observation asks only
+about what changed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 from reins.observe.collect import AxCoverage, PageSnapshot
+from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState
 from reins.page.call import evaluate_handle, page_call
 
@@ -82,7 +85,15 @@ async def ax_records(
     """
     records = [dict(r) for r in snap.elements]
     coverage = AxCoverage(total=len(records))
-    order = sorted(range(len(records)), key=lambda i: (not records[i].get("in_viewport"), i))
+    held = ctx.part(SentRecords)
+    known = _carried_ax(records, snap, held)  # then also every record asked below
+    if known:
+        ctx.note("ax_answers_carried")
+    coverage.asked += len(known)
+    order = sorted(
+        (i for i in range(len(records)) if i not in known),
+        key=lambda i: (not records[i].get("in_viewport"), i),
+    )
     enabled = ctx.part(ObserveState).ax_enabled
     handles: dict[str | None, list[str]] = {}
     loop = asyncio.get_running_loop()
@@ -113,11 +124,41 @@ async def ax_records(
             )
             for (i, _), answer in zip(pairs, answers, strict=False):
                 merge_ax(records[i], answer)
+                known.add(i)
         coverage.asked += len(chunk)
         per_call = max(per_call, (loop.time() - started) / max(1, len(chunk)))
     for session in handles:
         await ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": "reins"}, session_id=session)
+    if snap.carried is not None:
+        # What Chrome said of each main-context record, for the next AX observation.
+        kept: list[Any] = [None] * len(snap.carried.indexes)
+        for i, (session, local) in enumerate(snap.homes):
+            if session is None and local < len(kept) and i in known:
+                kept[local] = dict(records[i])
+        held.derived["ax"] = (None, kept)
     return records, coverage
+
+
+def _carried_ax(records: list[dict[str, Any]], snap: PageSnapshot, held: SentRecords) -> set[int]:
+    """Records the page repeated from its last collection, of the very same node, that Chrome's
+    tree was asked about then: they take that answer (with their new box) instead of a new
+    question — the DOM fields are the same text, and the AX fields are the node's. Returns their
+    indexes."""
+    carried = snap.carried
+    before = carried.derived.get("ax") if carried is not None else None
+    if carried is None or before is None:
+        return set()
+    answers = before[1]
+    known: set[int] = set()
+    for i, (session, local) in enumerate(snap.homes):
+        if session is not None or local >= len(carried.indexes) or not carried.same_node[local]:
+            continue
+        j = carried.indexes[local]
+        answer = answers[j] if 0 <= j < len(answers) else None
+        if isinstance(answer, dict) and "ax_error" not in answer:
+            records[i] = {**answer, "box": records[i].get("box"), "i": records[i].get("i")}
+            known.add(i)
+    return known
 
 
 def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> None:

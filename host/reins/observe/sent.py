@@ -65,6 +65,8 @@ class Carried:
 
     # Per main-context record: the index of the record it repeats in the collection before, or -1.
     indexes: list[int]
+    # Per main-context record: whether it repeats that record's very node (else only its text).
+    same_node: list[bool]
     # What the host derived from the collection before (``SentRecords.derived``).
     derived: dict[str, tuple[object, list[Any]]]
 
@@ -89,13 +91,17 @@ def rebuild(value: dict[str, Any], held: SentRecords) -> tuple[list[dict[str, An
     received: list[dict[str, Any]] = [{}] * len(items)
     records: list[dict[str, Any]] = [{}] * len(items)
     indexes = [-1] * len(items)
+    same_node = [False] * len(items)
     for i, item in enumerate(items):
         kind = type(item)
         if kind is dict:
             got = item
         elif kind is int and 0 <= item < count:
             got = before[item]
-            indexes[i] = item
+            indexes[i], same_node[i] = item, True
+        elif kind is int and 0 <= -item - 1 < count:  # the same text, another node
+            got = before[-item - 1]
+            indexes[i] = -item - 1
         else:
             held.forget()
             raise DeltaMismatch(f"record {i} is neither a record nor an index of the held list")
@@ -103,7 +109,7 @@ def rebuild(value: dict[str, Any], held: SentRecords) -> tuple[list[dict[str, An
         record = got.copy()
         record["box"] = boxes[4 * i : 4 * i + 4]
         records[i] = record
-    carried = Carried(indexes, held.derived if base is not None else {})
+    carried = Carried(indexes, same_node, held.derived if base is not None else {})
     gen = value.get("gen")
     held.gen = gen if isinstance(gen, str) else None
     held.records, held.derived = received, {}
@@ -121,12 +127,16 @@ def carry(
     held: SentRecords,
     compute: Callable[[int], _T],
     same: Callable[[_T, int], bool] = lambda _value, _i: True,
+    *,
+    node: bool = False,
 ) -> list[_T]:
     """One value per record, ``compute(i)``, except that a main-context record repeating one of
     the collection before takes the value worked out for that one — when it was worked out
-    ``under`` the same conditions and ``same(value, i)`` holds. The main-context values are kept
-    in ``held`` for the next collection."""
+    ``under`` the same conditions, ``same(value, i)`` holds and, with ``node``, the record is of
+    the very same node. The main-context values are kept in ``held`` for the next collection."""
     indexes = carried.indexes if carried is not None else []
+    if node and carried is not None:
+        indexes = [j if same else -1 for j, same in zip(indexes, carried.same_node, strict=True)]
     kept = carried.derived.get(name) if carried is not None else None
     before = kept[1] if kept is not None and kept[0] == under else None
     main: list[Any] = [None] * len(indexes)
