@@ -97,7 +97,7 @@ def _compact(state: ObserveState, registry: Registry) -> None:
 # How long after the last big observation the host collects and trims (``give_memory_back``):
 # a collection of a 20,000-element heap holds the GIL for ~150 ms, which back-to-back
 # observations would otherwise pay inside the next one.
-RELEASE_AFTER_S = 1.0
+RELEASE_AFTER_S = 0.5
 
 
 @dataclass
