@@ -73,13 +73,6 @@ export function sameNode(generation, index) {
   return el && el.isConnected ? el : null;
 }
 
-// What `describeElement` answers for that same element, or null: with `sameNode` in one batch,
-// a ref is found and checked in one round trip.
-export function describeSame(generation, index) {
-  const el = sameNode(generation, index);
-  return el ? describeElement(el) : null;
-}
-
 // The element at the end of a chain of selectors, each after the first inside the previous
 // match's (same-origin) frame document; null when one is missing.
 export function frameElementByChain(chain) {

@@ -25,10 +25,22 @@ def _open(page: Any) -> str:
 # ---- waiting for enabled / editable / the option ---------------------------------------------
 
 
-def test_click_waits_for_a_button_enabled_later(browser: Browser, page: Any) -> None:
+def _target(browser: Browser, tab: str, css: str, how: str) -> str:
+    """The CSS target, or the ref a `state` taken now gives the element (its id's ref): a ref's
+    first probe comes with its lookup (act/refs.py)."""
+    if how == "css":
+        return css
+    ref = "@" + css.lstrip("#").replace("-", "")
+    assert ref + " " in browser.ok("state", "--tab", tab)["text"]
+    return ref
+
+
+@pytest.mark.parametrize("how", ["css", "ref"])
+def test_click_waits_for_a_button_enabled_later(browser: Browser, page: Any, how: str) -> None:
     tab = _open(page)
+    target = _target(browser, tab, "#late-btn", how)
     browser.js("window.__later('enable', 500)")
-    body = browser.ok("click", "#late-btn", "--tab", tab)
+    body = browser.ok("click", target, "--tab", tab)
     assert body["method"] == "cdp"
     log = page_log(browser)
     assert log.count("late-btn:click trusted=true") == 1
@@ -122,8 +134,9 @@ def test_a_link_wrapped_over_two_lines_is_clicked_on_its_text(browser: Browser, 
     assert page_log(browser).count("wrapped:click trusted=true") == 1
 
 
+@pytest.mark.parametrize("how", ["css", "ref"])
 def test_a_button_under_a_sticky_header_is_scrolled_out_from_under_it(
-    browser: Browser, page: Any
+    browser: Browser, page: Any, how: str
 ) -> None:
     tab = _open(page)
     # In the panel's view, but under its sticky header: scrolling "if needed" moves nothing.
@@ -133,7 +146,8 @@ def test_a_button_under_a_sticky_header_is_scrolled_out_from_under_it(
         "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).localName;"
     )
     assert covered == "header"
-    body = browser.ok("click", "#under-header", "--tab", tab)
+    # The ref is observed where the header covers it: its first look is that observation's.
+    body = browser.ok("click", _target(browser, tab, "#under-header", how), "--tab", tab)
     assert body["method"] == "cdp"
     assert page_log(browser).count("under-header:click trusted=true") == 1
 

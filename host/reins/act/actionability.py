@@ -85,15 +85,18 @@ async def actionable_point(
                 await _scroll_frame_owner(ctx, el)
             except ReinsError:
                 pass
-        probe = await call_function(
-            ctx,
-            el.object_id,
-            "probe",
-            {"scroll": True, "align": covered % _ALIGNMENTS, "seen": el.seen_box},
-            session_id=el.session_id,
-            await_promise=True,
-            what="actionability",
-        )
+        if el.probed is not None and covered == 0:  # taken with the ref's lookup (act/refs.py)
+            probe, el.probed = el.probed, None
+        else:
+            probe = await call_function(
+                ctx,
+                el.object_id,
+                "probe",
+                {"scroll": True, "align": covered % _ALIGNMENTS, "seen": el.seen_box},
+                session_id=el.session_id,
+                await_promise=True,
+                what="actionability",
+            )
         if not isinstance(probe, dict) or probe.get("state") == "detached":
             raise ResolutionError("the element left the page", code="ref_stale", transient=True)
         if need_enabled and probe.get("disabled"):

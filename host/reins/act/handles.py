@@ -31,6 +31,8 @@ class Resolved:
     # The box the latest observation saw this very node at (main-frame nodes reached as the same
     # node only): the first of the two looks actionability's stability check needs.
     seen_box: list[float] | None = None
+    # The first actionability probe's answer, taken with the ref's lookup (act/refs.py); used once.
+    probed: dict[str, Any] | None = None
 
 
 async def _ensure_api(ctx: CommandContext, session: str | None) -> None:

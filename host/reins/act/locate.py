@@ -132,14 +132,20 @@ async def _resolve_by_text(ctx: CommandContext, text: str, *, exact: bool) -> Re
 
 
 async def resolve_target(
-    ctx: CommandContext, target: str, *, frame: str | None = None, settle: bool = True
+    ctx: CommandContext,
+    target: str,
+    *,
+    frame: str | None = None,
+    settle: bool = True,
+    probe: bool = False,
 ) -> Resolved:
-    """Resolve TARGET, waiting up to the settle window for a target that is not there yet."""
+    """Resolve TARGET, waiting up to the settle window for a target that is not there yet.
+    ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe)."""
     parsed = parse_target(target, frame=frame)
 
     async def resolved() -> Resolved:
         if parsed.kind == "ref":
-            return await resolve_ref(ctx, parsed)
+            return await resolve_ref(ctx, parsed, probe=probe)
         if parsed.kind in ("role", "text"):
             return await _resolve_by_records(ctx, parsed)
         return await _resolve_query(ctx, parsed)
@@ -180,9 +186,15 @@ async def _smart_by_text(ctx: CommandContext, smart: dict[str, Any]) -> Resolved
 
 
 async def resolve_for_action(
-    ctx: CommandContext, target: str | None, frame: str | None, smart: dict[str, Any] | None
+    ctx: CommandContext,
+    target: str | None,
+    frame: str | None,
+    smart: dict[str, Any] | None,
+    *,
+    probe: bool = False,
 ) -> Resolved:
-    """An action's element, from TARGET or from smart-mode options (--text/--index/--type)."""
+    """An action's element, from TARGET or from smart-mode options (--text/--index/--type);
+    ``probe`` as for ``resolve_target``."""
     if smart:
         try:
             matches, _stage = await find_elements(ctx, smart)
@@ -214,4 +226,4 @@ async def resolve_for_action(
         raise UsageError(
             "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
         )
-    return await resolve_target(ctx, target, frame=frame)
+    return await resolve_target(ctx, target, frame=frame, probe=probe)

@@ -41,10 +41,11 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
 
 
 async def _by_last_snapshot(
-    ctx: CommandContext, entry: RegistryEntry
+    ctx: CommandContext, entry: RegistryEntry, *, probe: bool
 ) -> tuple[Resolved, dict[str, Any]] | None:
     """The very node the tab's latest observation showed under this ref, if it is still attached,
-    and its record now (for the identity check): one round trip.
+    and its record now (for the identity check) — with ``probe``, also the actionability probe an
+    action would start with (``Resolved.probed``): one round trip.
 
     DOM-source records carry no backend node id; the page script keeps the observed nodes with a
     generation mark, so this is the same-node fast path for them — also after a host restart,
@@ -58,7 +59,13 @@ async def _by_last_snapshot(
     timeout = ctx.deadline.remaining_ms(headroom_ms=HEADROOM_MS)
     if timeout <= 0:
         return None
-    common = {"timeout": timeout, "awaitPromise": False}
+    seen_box: list[float] | None = None
+    if session is None and not entry.locator.frames and entry.bounds is not None:
+        b = entry.bounds
+        seen_box = [b.x, b.y, b.width, b.height]
+    # The first probe of actionable_point (align 0), for an element of the main context only
+    # (an out-of-process frame's owner is scrolled into view before its probe).
+    options = {"scroll": True, "align": 0, "seen": seen_box} if probe and session is None else None
     try:
         answers = await ctx.cdp_batch(
             [
@@ -68,15 +75,16 @@ async def _by_last_snapshot(
                         "expression": page_call("sameNode", gen, index),
                         "returnByValue": False,
                         "objectGroup": "reins",
-                        **common,
+                        "timeout": timeout,
                     },
                 ),
                 (
                     "Runtime.evaluate",
                     {
-                        "expression": page_call("describeSame", gen, index),
+                        "expression": page_call("probeSame", gen, index, options),
                         "returnByValue": True,
-                        **common,
+                        "awaitPromise": True,
+                        "timeout": timeout,
                     },
                 ),
             ],
@@ -86,18 +94,18 @@ async def _by_last_snapshot(
         if len(answers) != 2 or isinstance(answers[0], ReinsError):
             return None
         remote = call_value(answers[0], what="same node", by_value=False)
-        record = (
+        found = (
             None if isinstance(answers[1], ReinsError) else call_value(answers[1], what="describe")
         )
     except ReinsError:
         return None
     handle = remote.get("objectId") if isinstance(remote, dict) else None
+    record = found.get("record") if isinstance(found, dict) else None
     if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
         return None
-    resolved = Resolved(str(handle), session, via="ref", ref=entry.ref)
-    if session is None and not entry.locator.frames and entry.bounds is not None:
-        b = entry.bounds
-        resolved.seen_box = [b.x, b.y, b.width, b.height]
+    resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
+    if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
+        resolved.probed = found["probe"]
     return resolved, record
 
 
@@ -172,7 +180,9 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
     )
 
 
-async def resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
+async def resolve_ref(ctx: CommandContext, target: Target, *, probe: bool = False) -> Resolved:
+    """The element ``target`` (a ref) names now. ``probe``: an action that starts with
+    ``actionable_point`` follows; its first probe rides along with the same-node lookup."""
     state = ctx.part(ObserveState)
     if state.registry is None:  # a host restart: load from disk
         state.registry_url = await current_url(ctx)
@@ -182,7 +192,7 @@ async def resolve_ref(ctx: CommandContext, target: Target) -> Resolved:
         # A hash ref's locator is positional or text-based: after a re-render it can land on a
         # look-alike (another row's "Edit") that verifies at full confidence. Only the identity
         # search, which refuses ties, may pick among look-alikes.
-        same = await _by_last_snapshot(ctx, entry)
+        same = await _by_last_snapshot(ctx, entry, probe=probe)
         if same is not None and await _verified(ctx, entry, *same) >= MATCH_THRESHOLD:
             return same[0]
         attempts = (_by_backend,) if entry.signal == "hash" else (_by_backend, _by_locator)

@@ -74,7 +74,9 @@ class ClickArgs(SmartArgs):
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    el = await resolve_for_action(
+        ctx, args.target, args.frame, args.smart(), probe=args.mode != "js"
+    )
     return await click_element(
         ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
     )
@@ -95,7 +97,7 @@ async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
 @command("hover", SmartArgs, idempotent=True, cli_args=("target",))
 async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     """Move the mouse over TARGET."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
     return await click_element(ctx, el, hover_only=True)
 
 
