@@ -520,9 +520,16 @@ class Bench:
     # 1. snapshots ----------------------------------------------------------------------------
 
     def snapshots(self) -> None:
+        # Each reins source observes the page in a tab of its own, as an agent using one source
+        # does: taking turns on one tab, each source's look would redefine what the other's
+        # registry entries and carried-over records say, which no agent does.
+        tabs: dict[str, str] = {}
         tools: list[tuple[str, Callable[[], Run]]] = [
-            ("reins state (dom)", lambda: self.reins.cli("state")),
-            ("reins state --source ax", lambda: self.reins.cli("state", "--source", "ax")),
+            ("reins state (dom)", lambda: self.reins.cli("--tab", tabs["dom"], "state")),
+            (
+                "reins state --source ax",
+                lambda: self.reins.cli("--tab", tabs["ax"], "state", "--source", "ax"),
+            ),
         ]
         if self.ab:
             ab = self.ab
@@ -546,6 +553,9 @@ class Bench:
             url = self.url(f"static/big.html?n={n}")
             self.progress(f"snapshots, n={n}")
             opens = {"reins": self.reins.open(url)}
+            tabs["dom"] = str(self.reins_current_tab())
+            tabs["ax"], opened = self.reins_new_tab(url)
+            opens["reins (ax tab)"] = opened
             if self.ab:
                 opens["agent-browser"] = self.ab.open(url)
             if self.pw:
@@ -559,7 +569,7 @@ class Bench:
                 first = fn()
                 cells[name].first = first
                 if name.startswith("reins") and first.error in ("timeout", "tab_unresponsive"):
-                    self.reins.open(url)
+                    self.reopen_reins(tabs, name, url)
                 wanted[name] = SLOW_REPS if first.seconds > SLOW_RUN_S else self.reps
                 if wanted[name] < self.reps:
                     cells[
@@ -578,17 +588,40 @@ class Bench:
                             "tab_unresponsive",
                         ):
                             self.progress(f"  {name}: {run.error}; reopening the page (untimed)")
-                            self.reins.open(url)
+                            self.reopen_reins(tabs, name, url)
+            self.reins.cli("tab", "close", tabs["ax"])
+            self.reins.cli("tab", "select", tabs["dom"])
             results[n] = cells
             if n == max(self.sizes):
                 self.rss(f"after the n={n} snapshots (both sources)")
         self._snapshot_tables(results)
 
+    def reins_current_tab(self) -> int | None:
+        run = self.reins.cli("--json", "tabs")
+        return json.loads(run.out).get("current") if run.ok else None
+
+    def reins_new_tab(self, url: str) -> tuple[str, Run]:
+        """A tab of reins's own on ``url`` (its id, and the run); the tab before stays current."""
+        before = self.reins_current_tab()
+        run = self.reins.cli("--json", "tab", "new", url)
+        tab = str(json.loads(run.out).get("id")) if run.ok else str(before)
+        if before is not None:
+            self.reins.cli("tab", "select", str(before))
+        return tab, run
+
+    def reopen_reins(self, tabs: dict[str, str], name: str, url: str) -> None:
+        """A wedged tab cannot be navigated: the source whose look failed gets a new one."""
+        which = "ax" if "--source ax" in name else "dom"
+        self.reins.cli("tab", "close", tabs[which])
+        tabs[which], _ = self.reins_new_tab(url)
+
     def _snapshot_tables(self, results: dict[int, dict[str, Cell]]) -> None:
         self.say("## Snapshot of big.html?n=N (N interactive elements)\n")
         self.say(
             "Medians of the timed repetitions; the first snapshot after opening the page is run "
-            "once untimed and its failure, if any, is counted. reins and agent-browser: whole "
+            "once untimed (its time is the 'first look' column: no earlier observation of the "
+            "page to carry anything over from) and its failure, if any, is counted. Each reins "
+            "source looks at the page in a tab of its own. reins and agent-browser: whole "
             "process; Playwright: in-process call. Size: characters printed; tokens ≈ chars/4; "
             "refs: addressable references in the output.\n"
         )
@@ -605,6 +638,7 @@ class Bench:
                         name,
                         fmt_ms(med),
                         cell.spread(),
+                        fmt_ms(cell.first.seconds * 1000) if cell.first else "—",
                         f"{chars:,}" if chars is not None else "—",
                         f"{chars // 4:,}" if chars is not None else "—",
                         f"{count_refs(name, last.out):,}" if last else "—",
@@ -626,6 +660,7 @@ class Bench:
                     "tool",
                     "median ms",
                     "min–max ms",
+                    "first look ms (untimed run)",
                     "chars",
                     "≈ tokens",
                     "refs",

@@ -162,3 +162,25 @@ def test_the_registry_says_whether_it_changed_beyond_times_and_boxes() -> None:
     # A new document.
     reg.observe(renamed, now=4.0, document_id="another")
     assert reg.take_changed() is True
+
+
+def test_an_ax_look_between_two_dom_looks_leaves_the_dom_entries_reusable() -> None:
+    """Alternating sources: an AX record that only confirms what the DOM record said keeps the
+    entry's identity object, so the next DOM observation still takes step 0."""
+    reg = Registry()
+    page = form_page()
+    first = reg.observe(page, now=0.0, document_id=DOC)
+    identities = {ref: reg.lookup(ref).identity for ref in first}
+    reg.observe(
+        [
+            ax(r["name"], role=r["role"], tag=r["tag"], backend=100 + i)
+            for i, r in enumerate(page)
+        ],
+        now=1.0,
+        document_id=DOC,
+        source="ax",
+    )
+    again = reg.observe(form_page(), now=2.0, document_id=DOC)
+    assert again == first
+    for ref in first:
+        assert reg.lookup(ref).identity is identities[ref]

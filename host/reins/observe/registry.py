@@ -429,6 +429,10 @@ class Registry:
         else:
             new_identity, new_source = identity.filled_from(old.identity), old.source
         same_document = old.document_id == document_id and not old.carried_over
+        if same_document and new_identity == old.identity:
+            # The very object kept: an entry another source only saw again stays what the
+            # latest observation of its own source left (step 0, ``unchanged``, checks by `is`).
+            new_identity = old.identity
         self._entries[ref] = dataclasses.replace(
             old,
             identity=new_identity,
