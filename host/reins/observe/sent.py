@@ -9,12 +9,15 @@ and rebuilds the whole list from them: a record the page did not send is a copy 
 names, with its new box, so what the rest of the host reads is exactly what a full collection
 would have given.
 
-Unchanged records also carry what the host derived from them last time: ``carried`` says, for each
-record, which record of the held collection it repeats (-1: sent anew), so the registry can reuse
-that record's key (``observe.unchanged``) instead of computing it again.
+Unchanged records also carry what the host derived from them last time: ``Carried`` says, for
+each record, which record of the held collection it repeats (-1: sent anew) and whether it is the
+very same node or only the same text, and ``carry`` hands a repeated record what was worked out
+for the one it repeats — its registry key (``observe.unchanged``), its view and line
+(``observe.state``), and, for the same node, what Chrome's accessibility tree said of it
+(``observe.ax``).
 
 The page decides what it sends, and a page is not trusted: an answer that names a collection the
-host does not hold, an index out of range, or a list of the wrong length is refused
+host does not hold, an index outside the held list, or lists of the wrong length is refused
 (``DeltaMismatch``), and the caller collects again in full.
 """
 
