@@ -172,10 +172,7 @@ def test_an_ax_look_between_two_dom_looks_leaves_the_dom_entries_reusable() -> N
     first = reg.observe(page, now=0.0, document_id=DOC)
     identities = {ref: reg.lookup(ref).identity for ref in first}
     reg.observe(
-        [
-            ax(r["name"], role=r["role"], tag=r["tag"], backend=100 + i)
-            for i, r in enumerate(page)
-        ],
+        [ax(r["name"], role=r["role"], tag=r["tag"], backend=100 + i) for i, r in enumerate(page)],
         now=1.0,
         document_id=DOC,
         source="ax",
