@@ -3,8 +3,8 @@
 One page call (``probe``, pagescripts/src/actions.js) scrolls the element into view (the
 same-origin frames holding it first) and checks that it is attached, visible with a non-empty box,
 stable (the same box at two moments a frame apart: two consecutive animation frames, or the
-latest observation of that very node and now, when it is in view where it was seen), enabled (and editable, for typing), and
-receiving events: the point is the visible middle of the first of its per-line boxes (its content
+latest observation of that very node and now, when it is in view where it was seen), enabled
+(and editable, for typing), and receiving events: the point is the visible middle of the first of its per-line boxes (its content
 quads, page-side ``getClientRects``) whose hit test lands on it or inside it, carried through the
 offsets and CSS scale of same-origin frames; else `obscured` naming what covers it (never the page
 root). Every failure a later look may find gone — disabled, read-only, moving, hidden, covered —

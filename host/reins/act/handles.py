@@ -84,7 +84,7 @@ async def find_all(
     ``pierce``: a CSS query also matches inside open shadow roots (a TARGET's CSS, as Playwright's
     css engine does); locators that name their shadow hosts do not need it.
 
-    Returns (match count, session); the matches are parked page-side for ``_match_handle``.
+    Returns (match count, session); the matches are parked page-side for ``match_handle``.
     """
     session: str | None = None
     remaining = list(frames)

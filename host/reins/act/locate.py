@@ -102,7 +102,7 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
 
 async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[dict[str, Any]]:
     """The visible elements of the page whose text matches (js textmatch.js: the smallest
-    element holding the text, Playwright's text rules), parked page-side for ``_match_handle``;
+    element holding the text, Playwright's text rules), parked page-side for ``match_handle``;
     answers each one's tag, text and box."""
     answer = await evaluate(
         ctx, page_call("findText", {"text": text, "exact": exact}), what="find text"

@@ -16,7 +16,7 @@ from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
 from reins.observe.store import ObserveState, current_url, registry_for, seen_for
-from reins.page.call import call_value, page_call
+from reins.page.call import call_value, evaluate_params, page_call
 
 __all__ = ["resolve_ref"]
 
@@ -71,21 +71,18 @@ async def _by_last_snapshot(
             [
                 (
                     "Runtime.evaluate",
-                    {
-                        "expression": page_call("sameNode", gen, index),
-                        "returnByValue": False,
-                        "objectGroup": "reins",
-                        "timeout": timeout,
-                    },
+                    evaluate_params(
+                        page_call("sameNode", gen, index),
+                        timeout,
+                        by_value=False,
+                        object_group="reins",
+                    ),
                 ),
                 (
                     "Runtime.evaluate",
-                    {
-                        "expression": page_call("probeSame", gen, index, options),
-                        "returnByValue": True,
-                        "awaitPromise": True,
-                        "timeout": timeout,
-                    },
+                    evaluate_params(
+                        page_call("probeSame", gen, index, options), timeout, await_promise=True
+                    ),
                 ),
             ],
             session_id=session,

@@ -15,7 +15,7 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
 from reins.observe.collect import AxCoverage, PageSnapshot
-from reins.observe.sent import SentRecords
+from reins.observe.sent import SentRecords, carry
 from reins.observe.store import ObserveState
 from reins.page.call import evaluate_handle, page_call
 
@@ -144,17 +144,9 @@ def _carried_ax(records: list[dict[str, Any]], snap: PageSnapshot, held: SentRec
     tree was asked about then: they take that answer (with their new box) instead of a new
     question — the DOM fields are the same text, and the AX fields are the node's. Returns their
     indexes."""
-    carried = snap.carried
-    before = carried.derived.get("ax") if carried is not None else None
-    if carried is None or before is None:
-        return set()
-    answers = before[1]
+    before = carry("ax", None, snap.homes, snap.carried, held, lambda _i: None, node=True)
     known: set[int] = set()
-    for i, (session, local) in enumerate(snap.homes):
-        if session is not None or local >= len(carried.indexes) or not carried.same_node[local]:
-            continue
-        j = carried.indexes[local]
-        answer = answers[j] if 0 <= j < len(answers) else None
+    for i, answer in enumerate(before):
         if isinstance(answer, dict) and "ax_error" not in answer:
             records[i] = {**answer, "box": records[i].get("box"), "i": records[i].get("i")}
             known.add(i)

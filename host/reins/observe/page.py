@@ -48,17 +48,20 @@ async def observe_page(
     full: bool = False,
 ) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     """Collect the page, register what it shows, and return (snapshot, records, refs)."""
-    with gc_paused():  # tens of thousands of records, and no garbage cycles among them
-        return await _observe_page(ctx, source=source, viewport_only=viewport_only, full=full)
-
-
-async def _observe_page(
-    ctx: CommandContext, *, source: str, viewport_only: bool, full: bool
-) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
-    snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
+    # Tens of thousands of records, and no garbage cycles among them (``bridge.memory``); not
+    # paused across the AX source's questions to Chrome, which may take the whole budget.
+    with gc_paused():
+        snap = await snapshot_page(ctx, viewport_only=viewport_only, full=full)
     records = snap.elements
     if source == "ax":
         records, snap.ax_coverage = await ax_records(ctx, snap)
+    with gc_paused():
+        return _register(ctx, snap, records, source)
+
+
+def _register(
+    ctx: CommandContext, snap: PageSnapshot, records: list[dict[str, Any]], source: str
+) -> tuple[PageSnapshot, list[dict[str, Any]], list[str]]:
     state = ctx.part(ObserveState)
     dropped = state.forget_document(snap.document_id)
     registry = registry_for(ctx, snap.url)

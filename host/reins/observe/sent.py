@@ -80,13 +80,14 @@ def rebuild(value: dict[str, Any], held: SentRecords) -> tuple[list[dict[str, An
     Updates ``held`` to this collection. Raises ``DeltaMismatch`` for an answer that does not fit
     (``held`` is then emptied, so the next request asks for everything)."""
     delta = value.get("delta")
-    items = delta.get("items") if type(delta) is dict else None
-    boxes = delta.get("boxes") if type(delta) is dict else None
+    if type(delta) is not dict:
+        held.forget()
+        raise DeltaMismatch("no delta in the answer")
+    items, boxes, base = delta.get("items"), delta.get("boxes"), delta.get("base")
     if type(items) is not list or type(boxes) is not list or len(boxes) != 4 * len(items):
         held.forget()
         raise DeltaMismatch("malformed delta answer")
-    base = delta.get("base")  # type: ignore[union-attr]
-    if base is not None and (base != held.gen or held.gen is None):
+    if base is not None and base != held.gen:
         held.forget()
         raise DeltaMismatch("the page named a collection the host does not hold")
     before = held.records if base is not None else []

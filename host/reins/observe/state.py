@@ -107,30 +107,39 @@ async def state_view(
 ) -> dict[str, Any]:
     """Observe the page with one source and answer what `state` prints (text, refs, figures);
     with ``diff``, only what changed since the tab's last `state` (see ``observe.diff``)."""
+    started = time.monotonic()
+    kept = ctx.part(ObserveState)
+    before = kept.lines  # taken first: an observation of a new document drops it
+    snap, records, refs = await observe_page(ctx, source=source, viewport_only=viewport_only)
     with gc_paused():  # a view and a line per element (``bridge.memory``)
-        return await _state_view(
+        return _answer(
             ctx,
+            snap,
+            records,
+            refs,
             source,
-            viewport_only=viewport_only,
+            before,
+            started,
             max_tokens=max_tokens,
             text_only=text_only,
             diff=diff,
         )
 
 
-async def _state_view(
+def _answer(
     ctx: CommandContext,
+    snap: PageSnapshot,
+    records: list[dict[str, Any]],
+    refs: list[str],
     source: str,
+    before: Lines | None,
+    started: float,
     *,
-    viewport_only: bool,
     max_tokens: int | None,
     text_only: bool,
     diff: bool,
 ) -> dict[str, Any]:
-    started = time.monotonic()
     kept = ctx.part(ObserveState)
-    before = kept.lines  # taken first: an observation of a new document drops it
-    snap, records, refs = await observe_page(ctx, source=source, viewport_only=viewport_only)
     # A record the page repeated from its last collection keeps its view and line (observe.sent).
     shown = carry(
         "views",

@@ -45,6 +45,7 @@ __all__ = [
     "call_value",
     "evaluate",
     "evaluate_handle",
+    "evaluate_params",
     "exception_error",
     "page_call",
     "page_constant",
@@ -216,18 +217,17 @@ async def evaluate(
         raise DeadlineExceeded(
             f"{what}: the {ctx.deadline.budget_ms} ms budget ran out before the script could start"
         )
-    params: dict[str, Any] = {
-        "expression": expression,
-        "returnByValue": by_value,
-        "awaitPromise": await_promise,
-        "timeout": timeout_ms,
-    }
+    params = evaluate_params(
+        expression,
+        timeout_ms,
+        by_value=by_value,
+        await_promise=await_promise,
+        object_group=object_group,
+    )
     if repl:
         params["replMode"] = True
     if user_gesture:
         params["userGesture"] = True
-    if object_group is not None:
-        params["objectGroup"] = object_group
     sent = time.monotonic()
     try:
         answer = await ctx.cdp(
@@ -238,6 +238,27 @@ async def evaluate(
             raise ScriptStopped(f"{what}: stopped at the end of its budget") from exc
         raise
     return _answer(answer, by_value=by_value, what=what, user=user)
+
+
+def evaluate_params(
+    expression: str,
+    timeout_ms: int,
+    *,
+    by_value: bool = True,
+    await_promise: bool = False,
+    object_group: str | None = None,
+) -> dict[str, Any]:
+    """The ``Runtime.evaluate`` parameters ``evaluate`` sends (for a batch; ``call_value`` reads
+    its answer)."""
+    params: dict[str, Any] = {
+        "expression": expression,
+        "returnByValue": by_value,
+        "awaitPromise": await_promise,
+        "timeout": timeout_ms,
+    }
+    if object_group is not None:
+        params["objectGroup"] = object_group
+    return params
 
 
 async def evaluate_handle(
