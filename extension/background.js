@@ -29,6 +29,9 @@ import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
+// What this extension does that an older one did not, announced in hello: the host uses a
+// feature only when the extension it talks to said it has it.
+const FEATURES = ["stopIfThrown"];
 // Chrome lets an extension send the host at most 64 MiB in one message; stay under it.
 const MAX_TO_HOST = 60 * 1024 * 1024;
 const WAKE_ALARM = "reins-wake";
@@ -122,7 +125,7 @@ function connect() {
     detachAll("host_disconnected");
     scheduleReconnect(reason);
   });
-  post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, ...ids });
+  post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, features: FEATURES, ...ids });
   updateBadge();
 }
 
@@ -250,6 +253,8 @@ async function handle(msg) {
 // call order: every cdp() call takes the same awaits before chrome.debugger.sendCommand.
 // `answerWithinMs`: past it, the answers so far and a timeout for the command still running (its
 // late answer is dropped), so the host learns which of the commands were answered.
+// `stopIfThrown` (a Runtime.evaluate or callFunctionOn): when the page threw, the batch ends
+// with that answer (an extension that does this says so in hello: FEATURES).
 async function cdpSequence(msg) {
   const out = [];
   let inFlight = [];
@@ -273,10 +278,13 @@ async function cdpSequence(msg) {
         (err) => ({ ok: false, error: errorOf(err) }),
       ),
     );
-    if (c.noWait) continue;
+    if (c.noWait && !c.stopIfThrown) continue;
     out.push(...(await settle()));
     const failed = out.findIndex((a) => !a.ok);
     if (failed >= 0) return out.slice(0, failed + 1);
+    // A check the rest depends on: the page threw (a Runtime answer with exceptionDetails), so
+    // the commands after it (input given on that check's word) are not sent.
+    if (c.stopIfThrown && out[out.length - 1].result?.exceptionDetails) return out;
   }
   out.push(...(await settle()));
   const failed = out.findIndex((a) => !a.ok);

@@ -22,6 +22,7 @@ const common = {
   target: "es2020",
   charset: "utf8",
   legalComments: "none",
+  minify: true,
   write: false,
 };
 
@@ -63,7 +64,7 @@ async function declaration(name) {
     format: "esm",
   });
   const text = result.outputFiles[0].text;
-  const tail = /\nexport \{\n {2}(\w+)(?: as (\w+))?\n\};\n$/.exec(text);
+  const tail = /export\s*\{\s*([\w$]+)(?:\s+as\s+([\w$]+))?\s*\};?\s*$/.exec(text);
   if (!tail || (tail[2] || tail[1]) !== name) throw new Error(`${name}: unexpected bundle ending`);
   const body = text.slice(0, tail.index);
   return `function () {\n"use strict";\n${body}\nreturn ${tail[1]}.apply(null, arguments);\n}`;

@@ -92,7 +92,7 @@ function forwardedTo(hit) {
   return label && label.control ? label.control : null;
 }
 
-function coverAt(el, win, x, y) {
+export function coverAt(el, win, x, y) {
   const hit = hitAt(el.ownerDocument, x, y);
   if (!isWithin(hit, el) && forwardedTo(hit) !== el) return { label: nodeLabel(hit), root: isRoot(hit) };
   let p = { x, y };

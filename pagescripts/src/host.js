@@ -15,7 +15,7 @@ export {
   storedElement, storedElements,
 } from "./find.js";
 export { findText } from "./textmatch.js";
-export { probeSame } from "./refcheck.js";
+export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { listenerCandidates, markListened } from "./listeners.js";
 export { captureTick, traceBox } from "./capture.js";
 export { contentOrigin, viewportBox } from "./geometry.js";

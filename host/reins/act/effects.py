@@ -16,7 +16,7 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function, call_params, call_value, evaluate, page_call
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 
-__all__ = ["act_by_input", "act_on", "effect_of"]
+__all__ = ["act_by_input", "act_on", "dialog_answer", "effect_of", "input_answer", "read_options"]
 
 
 # What an action may change is read before and after it by one page call each (``readState``,
@@ -58,7 +58,7 @@ async def _observe(
             el.object_id,
             "readState",
             phase,
-            {**_read_options(ctx), "settle": "frame"} if phase == "after" else {},
+            {**read_options(ctx), "settle": "frame"} if phase == "after" else {},
             session_id=el.session_id,
             await_promise=True,
             what="read state",
@@ -70,7 +70,7 @@ async def _observe(
     return value, None
 
 
-def _read_options(ctx: CommandContext) -> dict[str, Any]:
+def read_options(ctx: CommandContext) -> dict[str, Any]:
     """How long the after-read may wait on a sign of pending work: within the budget."""
     return {"waitMs": max(0, min(_PENDING_WAIT_MS, ctx.deadline.remaining_ms(headroom_ms=500)))}
 
@@ -179,7 +179,7 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, An
     try:
         return await until_dialog(_act_and_read(ctx, el, action, before), ctx.part(DialogWatch))
     except DialogOpened as opened:
-        return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
+        return dialog_answer(el, opened.dialog)
 
 
 async def act_by_input(
@@ -201,7 +201,7 @@ async def act_by_input(
         *events,
         (
             "Runtime.callFunctionOn",
-            call_params(el.object_id, "readState", "after", _read_options(ctx), await_promise=True),
+            call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
         ),
     ]
     each: list[dict[str, Any]] = [
@@ -223,34 +223,60 @@ async def act_by_input(
             ctx.part(DialogWatch),
         )
     except DialogOpened as opened:
-        return _with_target({"effect": {"dialog": opened.dialog}, "warnings": ["dialog_open"]}, el)
+        return dialog_answer(el, opened.dialog)
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
         return _tab_closed(el)
-    for failure in answers[: len(events) + 1]:
-        if isinstance(failure, ReinsError):
-            if failure.code != "target_closed":
-                raise failure
-            return _tab_closed(el)
-    if len(answers) < len(events) + 1:
+    if not answers:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
+    first = answers[0]
+    if isinstance(first, ReinsError):  # the read before failed: no input was given
+        if first.code == "target_closed":
+            return _tab_closed(el)
+        raise first
     try:
         before = _value(answers[0], "read state")
     except ReinsError:
         before = None  # the input was given all the same: its effect is unknown
+    return await input_answer(ctx, el, before, answers[1:], len(events), extra)
+
+
+async def input_answer(
+    ctx: CommandContext,
+    el: Resolved,
+    before: dict[str, Any] | None,
+    given: list[dict[str, Any] | ReinsError],
+    count: int,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The answer of ``count`` input events given in an ordered batch, from the state read
+    before them and ``given``, the batch's answers from the first event on (the events, then the
+    state read after them when it answered)."""
+    for failure in given[:count]:
+        if isinstance(failure, ReinsError):
+            if failure.code != "target_closed":
+                raise failure
+            return _tab_closed(el)
+    if len(given) < count:
+        raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     after: dict[str, Any] | None = None
     after_failure: ReinsError | None
-    if len(answers) < len(commands):
+    if len(given) <= count:
         after_failure = ReinsError("the page answered nothing", code="cdp_error")
     else:
         try:
-            after, after_failure = _value(answers[-1], "read state"), None
+            after, after_failure = _value(given[count], "read state"), None
             if after is None:
                 after_failure = ReinsError("the page answered nothing", code="cdp_error")
         except ReinsError as exc:
             after_failure = exc
     return await _conclude(ctx, el, before, after, after_failure, dict(extra))
+
+
+def dialog_answer(el: Resolved, dialog: dict[str, Any]) -> dict[str, Any]:
+    """The answer of an action that opened a JavaScript dialog: the dialog is its effect."""
+    return _with_target({"effect": {"dialog": dialog}, "warnings": ["dialog_open"]}, el)
 
 
 def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | None:

@@ -4,16 +4,46 @@ one element's record for identity checks."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from reins._errors import ResolutionError, UsageError
+from reins._errors import ReinsError, ResolutionError, UsageError
 from reins.bridge.context import CommandContext
 from reins.observe.collect import install_expression
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import session_for_iframe
 
-__all__ = ["Resolved", "describe", "find_all", "handle_for_record", "match_handle"]
+__all__ = ["Press", "Resolved", "describe", "find_all", "handle_for_record", "match_handle"]
+
+# Input events as (CDP method, params), built for a point of the main viewport.
+InputAt = Callable[[float, float], list[tuple[str, dict[str, Any]]]]
+
+
+@dataclass
+class Press:
+    """Input an action may give in the very round trip that looks its ref up (act/refs.py): when
+    the node the latest observation showed under the ref is still there, with the identity
+    fields of the record the host's check passed, ready for input, and hit at the middle of the
+    box it was seen at — the page checks all of it and the batch stops before the input if
+    anything differs. Otherwise the action goes on as usual from what the lookup found."""
+
+    events: InputAt
+    need_enabled: bool = True
+    # The options of the state read after the input (act/effects.py, read_options).
+    read_after: dict[str, Any] = field(default_factory=dict)
+    # Set when the input was given: where, the state read before it (None: not readable), the
+    # batch's answers from the first event on (the events, then the read after), or the
+    # JavaScript dialog the input opened.
+    point: tuple[float, float] | None = None
+    count: int = 0  # how many input events
+    before: dict[str, Any] | None = None
+    answers: list[dict[str, Any] | ReinsError] | None = None
+    dialog: dict[str, Any] | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.point is not None
 
 
 @dataclass

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins.act.handles import Resolved, find_all, handle_for_record, match_handle
+from reins.act.handles import Press, Resolved, find_all, handle_for_record, match_handle
 from reins.act.refs import resolve_ref
 from reins.act.targets import Target, parse_target
 from reins.bridge.context import CommandContext
@@ -138,14 +138,16 @@ async def resolve_target(
     frame: str | None = None,
     settle: bool = True,
     probe: bool = False,
+    press: Press | None = None,
 ) -> Resolved:
     """Resolve TARGET, waiting up to the settle window for a target that is not there yet.
-    ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe)."""
+    ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe);
+    ``press``: the input that follows it, which a ref's lookup may give at once (``Press``)."""
     parsed = parse_target(target, frame=frame)
 
     async def resolved() -> Resolved:
         if parsed.kind == "ref":
-            return await resolve_ref(ctx, parsed, probe=probe)
+            return await resolve_ref(ctx, parsed, probe=probe, press=press)
         if parsed.kind in ("role", "text"):
             return await _resolve_by_records(ctx, parsed)
         return await _resolve_query(ctx, parsed)
@@ -192,9 +194,10 @@ async def resolve_for_action(
     smart: dict[str, Any] | None,
     *,
     probe: bool = False,
+    press: Press | None = None,
 ) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type);
-    ``probe`` as for ``resolve_target``."""
+    ``probe`` and ``press`` as for ``resolve_target``."""
     if smart:
         try:
             matches, _stage = await find_elements(ctx, smart)
@@ -226,4 +229,4 @@ async def resolve_for_action(
         raise UsageError(
             "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
         )
-    return await resolve_target(ctx, target, frame=frame, probe=probe)
+    return await resolve_target(ctx, target, frame=frame, probe=probe, press=press)

@@ -12,12 +12,13 @@ from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
-from reins.act.effects import act_by_input, act_on
+from reins.act.effects import act_by_input, act_on, dialog_answer, input_answer, read_options
+from reins.act.handles import Press
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext, TabPart
 from reins.page.call import call_function
 
-__all__ = ["MousePosition", "click_element", "mouse_event", "press_element"]
+__all__ = ["MousePosition", "click_element", "mouse_event", "pointer_press", "press_element"]
 
 
 @dataclass
@@ -95,6 +96,35 @@ async def _mouse(
         raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
 
 
+def _hover_events(ctx: CommandContext, point: Point) -> list[tuple[str, dict[str, Any]]]:
+    held = ctx.part(MousePosition)
+    return [
+        (
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mouseMoved",
+                "x": point.x,
+                "y": point.y,
+                "button": "none",
+                "buttons": held.buttons,
+            },
+        )
+    ]
+
+
+def pointer_press(
+    ctx: CommandContext, *, clicks: int = 1, button: str = "left", hover_only: bool = False
+) -> Press:
+    """The click (or hover) as a ``Press``: the input its ref's lookup may give at once."""
+
+    def events(x: float, y: float) -> list[tuple[str, dict[str, Any]]]:
+        if hover_only:
+            return _hover_events(ctx, Point(x, y))
+        return _click_events(Point(x, y), clicks=clicks, button=button)
+
+    return Press(events, need_enabled=not hover_only, read_after=read_options(ctx))
+
+
 async def click_element(
     ctx: CommandContext,
     el: Resolved,
@@ -103,10 +133,22 @@ async def click_element(
     button: str = "left",
     force_js: bool = False,
     hover_only: bool = False,
+    press: Press | None = None,
 ) -> dict[str, Any]:
     """Real mouse events at the element's actionable point, the state reads around them in the
     same round trip (act_by_input); ``el.click()`` when it has no point (or forced), then
-    reported as such."""
+    reported as such. ``press``: built by ``pointer_press`` with the same arguments; when the
+    lookup gave it already, its answers are read into the answer here."""
+    if press is not None and press.point is not None:  # given with the lookup
+        x, y = press.point
+        held = ctx.part(MousePosition)
+        held.x, held.y = x, y
+        if not hover_only:
+            held.buttons = 0
+        if press.dialog is not None:
+            return dialog_answer(el, press.dialog)
+        extra = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
+        return await input_answer(ctx, el, press.before, press.answers or [], press.count, extra)
 
     async def js(target: Resolved) -> dict[str, Any]:
         await _js_click(ctx, target, clicks)
@@ -123,18 +165,7 @@ async def click_element(
         return await act_on(ctx, el, js)
     held = ctx.part(MousePosition)
     if hover_only:
-        events: list[tuple[str, dict[str, Any]]] = [
-            (
-                "Input.dispatchMouseEvent",
-                {
-                    "type": "mouseMoved",
-                    "x": point.x,
-                    "y": point.y,
-                    "button": "none",
-                    "buttons": held.buttons,
-                },
-            )
-        ]
+        events = _hover_events(ctx, point)
     else:
         events = _click_events(point, clicks=clicks, button=button)
     held.x, held.y = point.x, point.y

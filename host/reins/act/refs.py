@@ -5,23 +5,42 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
-from reins.act.handles import Resolved, describe, find_all, handle_for_record, match_handle
+from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
 from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
+from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, current_url, registry_for, seen_for
 from reins.page.call import call_value, evaluate_params, page_call
+from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 
 __all__ = ["resolve_ref"]
 
 # A recovered candidate must beat the runner-up by this much to count as unambiguous.
 RECOVERY_MARGIN = 0.05
+
+# The record fields Identity.from_record reads: the page compares them for a Press (refcheck.js).
+_IDENTITY_FIELDS = (
+    "testid",
+    "id",
+    "aria_label",
+    "role",
+    "name",
+    "tag",
+    "parent_role",
+    "sibling_index",
+    "name_attr",
+)
+# What a Press leaves of the budget, when the read after its input did not answer, to ask the tab
+# what happened (as act/effects.py does).
+_ASK_AFTER_MS = 400
 
 
 async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
@@ -40,12 +59,41 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
     return Resolved(await match_handle(ctx, 0, session), session, via="ref", ref=entry.ref)
 
 
+def _expected_identity(
+    ctx: CommandContext, entry: RegistryEntry, gen: str | None, index: int
+) -> dict[str, Any] | None:
+    """The identity fields of the record the latest collection sent for this index, when that
+    record passes the ref's identity check: what the page must still show for a Press."""
+    held = ctx.part(SentRecords)
+    if gen is None or held.gen != gen or not 0 <= index < len(held.records):
+        return None
+    record = held.records[index]
+    if compare(entry.identity, Identity.from_record(record)) < MATCH_THRESHOLD:
+        return None
+    return {key: record.get(key) for key in _IDENTITY_FIELDS}
+
+
+def _findings(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``pressSame`` found when it refused to let the input go: the JSON text it threw."""
+    thrown = ((answer.get("exceptionDetails") or {}).get("exception") or {}).get("value")
+    try:
+        found = json.loads(thrown) if isinstance(thrown, str) else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) and "why" in found else None
+
+
 async def _by_last_snapshot(
-    ctx: CommandContext, entry: RegistryEntry, *, probe: bool
+    ctx: CommandContext, entry: RegistryEntry, *, probe: bool, press: Press | None = None
 ) -> tuple[Resolved, dict[str, Any]] | None:
     """The very node the tab's latest observation showed under this ref, if it is still attached,
     and its record now (for the identity check) — with ``probe``, also the actionability probe an
     action would start with (``Resolved.probed``): one round trip.
+
+    With ``press``, that same round trip may also give the action's input (``Press``): the
+    page checks the node's identity fields against the collection's record the host checked,
+    and its readiness at the middle of the box it was seen at, and the batch stops before the
+    input when anything differs (``stopIfThrown``, an extension that says it has it).
 
     DOM-source records carry no backend node id; the page script keeps the observed nodes with a
     generation mark, so this is the same-node fast path for them — also after a host restart,
@@ -66,34 +114,87 @@ async def _by_last_snapshot(
     # The first probe of actionable_point (align 0), for an element of the main context only
     # (an out-of-process frame's owner is scrolled into view before its probe).
     options = {"scroll": True, "align": 0, "seen": seen_box} if probe and session is None else None
-    try:
-        answers = await ctx.cdp_batch(
-            [
-                (
-                    "Runtime.evaluate",
-                    evaluate_params(
-                        page_call("sameNode", gen, index),
-                        timeout,
-                        by_value=False,
-                        object_group="reins",
-                    ),
+    commands: list[tuple[str, dict[str, Any]]] = [
+        (
+            "Runtime.evaluate",
+            evaluate_params(
+                page_call("sameNode", gen, index), timeout, by_value=False, object_group="reins"
+            ),
+        ),
+        (
+            "Runtime.evaluate",
+            evaluate_params(
+                page_call("probeSame", gen, index, options), timeout, await_promise=True
+            ),
+        ),
+    ]
+    each: list[dict[str, Any]] = [{}, {}]
+    expect = (
+        _expected_identity(ctx, entry, gen, index)
+        if press is not None and options is not None and ctx.host.link.has("stopIfThrown")
+        else None
+    )
+    if press is not None and expect is not None and seen_box is not None:
+        point = (seen_box[0] + seen_box[2] / 2, seen_box[1] + seen_box[3] / 2)
+        events = press.events(*point)
+        after_ms = ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS)
+        commands[1] = (
+            "Runtime.evaluate",
+            evaluate_params(
+                page_call(
+                    "pressSame", gen, index, options, expect, list(point), press.need_enabled
                 ),
-                (
-                    "Runtime.evaluate",
-                    evaluate_params(
-                        page_call("probeSame", gen, index, options), timeout, await_promise=True
-                    ),
-                ),
-            ],
-            session_id=session,
-            sequential=True,
+                timeout,
+                await_promise=True,
+            ),
         )
-        if len(answers) != 2 or isinstance(answers[0], ReinsError):
+        commands += [
+            *events,
+            (
+                "Runtime.evaluate",
+                evaluate_params(
+                    page_call("readHeld", gen, index, "after", press.read_after),
+                    max(1, after_ms),
+                    await_promise=True,
+                ),
+            ),
+        ]
+        each = [
+            {"noWait": True},
+            {"stopIfThrown": True},
+            *({"noWait": True} for _ in events[:-1]),
+            {},
+            {},
+        ]
+    else:
+        press = None
+    try:
+        answers = await until_dialog(
+            ctx.cdp_batch(
+                commands,
+                session_id=session,
+                sequential=True,
+                each=each,
+                answer_within_ms=None if press is None else after_ms,
+            ),
+            ctx.part(DialogWatch) if press is not None else None,
+        )
+        if len(answers) < 2 or isinstance(answers[0], ReinsError):
             return None
         remote = call_value(answers[0], what="same node", by_value=False)
-        found = (
-            None if isinstance(answers[1], ReinsError) else call_value(answers[1], what="describe")
-        )
+        found = None
+        if isinstance(answers[1], ReinsError):
+            pass
+        elif press is not None and answers[1].get("exceptionDetails"):
+            found = _findings(answers[1])
+        else:
+            found = call_value(answers[1], what="describe")
+    except DialogOpened as opened:
+        # The input was given (the page let it go) and opened a dialog: that is the answer.
+        assert press is not None
+        press.point, press.dialog = point, opened.dialog
+        ctx.note("press_with_lookup")
+        return Resolved("", session, via="ref", ref=entry.ref), {}
     except ReinsError:
         return None
     handle = remote.get("objectId") if isinstance(remote, dict) else None
@@ -103,6 +204,14 @@ async def _by_last_snapshot(
     resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
     if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
         resolved.probed = found["probe"]
+    if press is not None and isinstance(found, dict) and "why" not in found:
+        before = found.get("before")
+        press.point, press.count, press.answers = point, len(events), answers[2:]
+        press.before = before if isinstance(before, dict) else None
+        resolved.probed = None
+        ctx.note("press_with_lookup")
+    elif press is not None:
+        ctx.note("press_with_lookup_refused")
     return resolved, record
 
 
@@ -177,9 +286,12 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
     )
 
 
-async def resolve_ref(ctx: CommandContext, target: Target, *, probe: bool = False) -> Resolved:
+async def resolve_ref(
+    ctx: CommandContext, target: Target, *, probe: bool = False, press: Press | None = None
+) -> Resolved:
     """The element ``target`` (a ref) names now. ``probe``: an action that starts with
-    ``actionable_point`` follows; its first probe rides along with the same-node lookup."""
+    ``actionable_point`` follows; its first probe rides along with the same-node lookup.
+    ``press``: that action's input may ride along too (``Press.given`` says whether it did)."""
     state = ctx.part(ObserveState)
     if state.registry is None:  # a host restart: load from disk
         state.registry_url = await current_url(ctx)
@@ -189,7 +301,11 @@ async def resolve_ref(ctx: CommandContext, target: Target, *, probe: bool = Fals
         # A hash ref's locator is positional or text-based: after a re-render it can land on a
         # look-alike (another row's "Edit") that verifies at full confidence. Only the identity
         # search, which refuses ties, may pick among look-alikes.
-        same = await _by_last_snapshot(ctx, entry, probe=probe)
+        same = await _by_last_snapshot(ctx, entry, probe=probe, press=press)
+        if same is not None and press is not None and press.given:
+            # The input went to this node on the page's word that its identity fields are the
+            # ones checked here: it is the answer, never resolved again (nor given twice).
+            return same[0]
         if same is not None and await _verified(ctx, entry, *same) >= MATCH_THRESHOLD:
             return same[0]
         attempts = (_by_backend,) if entry.signal == "hash" else (_by_backend, _by_locator)

@@ -140,6 +140,10 @@ class ExtensionLink:
                 out.append(from_cdp_error(method, item.get("error") or {}))
         return out
 
+    def has(self, feature: str) -> bool:
+        """Did the extension say in its hello that it does ``feature`` (an older one did not)?"""
+        return self.hello is not None and feature in self.hello.features
+
     @property
     def pending_count(self) -> int:
         """Requests sent to the extension that nothing has answered, failed or given up on yet."""

@@ -105,6 +105,9 @@ class Hello(BaseModel):
     instance: str | None = Field(default=None, pattern=_TOKEN)
     # Which run of the browser: tab ids mean something only within one.
     session: str | None = Field(default=None, pattern=_TOKEN)
+    # What this extension does that older ones did not (FEATURES in background.js), such as
+    # "stopIfThrown": a sequential batch that ends where the page threw.
+    features: list[str] = Field(default_factory=list, max_length=32)
 
 
 class CdpEvent(BaseModel):

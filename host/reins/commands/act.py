@@ -16,7 +16,7 @@ from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
-from reins.act.pointer import MousePosition, click_element, mouse_event
+from reins.act.pointer import MousePosition, click_element, mouse_event, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
@@ -74,11 +74,12 @@ class ClickArgs(SmartArgs):
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
+    press = None if args.mode == "js" else pointer_press(ctx, clicks=clicks, button=args.button)
     el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=args.mode != "js"
+        ctx, args.target, args.frame, args.smart(), probe=args.mode != "js", press=press
     )
     return await click_element(
-        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
+        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js", press=press
     )
 
 
@@ -97,8 +98,11 @@ async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
 @command("hover", SmartArgs, idempotent=True, cli_args=("target",))
 async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     """Move the mouse over TARGET."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
-    return await click_element(ctx, el, hover_only=True)
+    press = pointer_press(ctx, hover_only=True)
+    el = await resolve_for_action(
+        ctx, args.target, args.frame, args.smart(), probe=True, press=press
+    )
+    return await click_element(ctx, el, hover_only=True, press=press)
 
 
 class FillArgs(SmartArgs):

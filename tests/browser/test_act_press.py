@@ -1,0 +1,124 @@
+"""A click by ref given in the round trip that looks the ref up (act/refs.py, ``Press``): only when
+the page finds the very node the latest `state` showed, with the identity the host checked, ready
+and hit at the middle of the box it was seen at; otherwise the batch stops before any input and
+the click goes the usual way. Either way the page receives exactly one click per command.
+
+The page is the oracle: its log of clicks, its text, the dialog it opened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._act_support import page_log
+from .conftest import Browser
+
+
+def _events(browser: Browser) -> dict[str, int]:
+    return browser.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
+
+
+def _count(events: dict[str, int], name: str) -> int:
+    return events.get(name, 0)
+
+
+def test_a_click_by_ref_after_state_is_given_with_the_lookup(browser: Browser, page: Any) -> None:
+    tab = str(page("static/effects.html")[0])
+    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")
+    assert "@changes " in shown["text"], shown["text"]
+    before = _events(browser)
+    for n in (1, 2, 3):
+        body = browser.ok("click", "@changes", "--tab", tab)
+        assert body["method"] == "cdp" and body["ref"] == "@changes", body
+        assert body["effect"].get("dom_changed_elsewhere", 0) >= 1, body
+        assert browser.js("return document.querySelector('#out').textContent") == f"changed {n}"
+    after = _events(browser)
+    assert _count(after, "press_with_lookup") == _count(before, "press_with_lookup") + 3, after
+    assert page_log(browser) == ["changes:click"] * 3
+    # A click whose handler changes nothing answers so, from the same single round trip.
+    body = browser.ok("click", "@quiet", "--tab", tab)
+    body = browser.ok("click", "@quiet", "--tab", tab)
+    assert body["effect"] == {} and body["warnings"] == ["no_effect"], body
+    assert page_log(browser)[-2:] == ["quiet:click", "quiet:click"]
+
+
+def test_a_moved_or_covered_or_renamed_element_stops_the_batch_before_the_input(
+    browser: Browser, page: Any
+) -> None:
+    tab = str(page("static/effects.html")[0])
+    browser.ok("state", "--tab", tab, "--max-tokens", "0")
+
+    def refused_then_clicked_once(change: str, expect_log: list[str]) -> dict[str, Any]:
+        before = _events(browser)
+        browser.js(change)
+        code, body = browser.cli("click", "@changes", "--tab", tab, "--timeout-ms", "3000")
+        after = _events(browser)
+        assert _count(after, "press_with_lookup_refused") == (
+            _count(before, "press_with_lookup_refused") + 1
+        ), (change, after)
+        assert _count(after, "press_with_lookup") == _count(before, "press_with_lookup")
+        assert page_log(browser) == expect_log, (change, body)
+        return {"code": code, **body}
+
+    # Moved down the page: the middle of where it was seen is not on it any more.
+    moved = refused_then_clicked_once(
+        "document.querySelector('section').style.marginTop = '160px'", ["changes:click"]
+    )
+    assert moved["code"] == 0 and moved["method"] == "cdp", moved
+    browser.js("window.__log.length = 0; document.querySelector('section').style.marginTop = ''")
+    browser.ok("state", "--tab", tab, "--max-tokens", "0")
+
+    # Covered where it was seen: nothing reaches the page; the usual path says what covers it.
+    covered = refused_then_clicked_once(
+        "const c = document.createElement('div'); c.id = 'veil';"
+        "c.style.cssText = 'position:fixed;inset:0;background:rgba(0,0,0,.2)';"
+        "document.body.append(c)",
+        [],
+    )
+    assert covered["code"] == 1 and covered["error"]["code"] == "obscured", covered
+    browser.js("document.getElementById('veil').remove()")
+    browser.ok("state", "--tab", tab, "--max-tokens", "0")
+
+    # The same node now shows another name: the page's check refuses; the host's own identity
+    # check decides, and the click is given once at most.
+    renamed = refused_then_clicked_once(
+        "document.querySelector('#changes').textContent = 'Changes something else'",
+        ["changes:click"],
+    )
+    assert renamed["code"] == 0, renamed
+
+
+def test_a_click_given_with_the_lookup_that_opens_a_dialog_answers_the_dialog(
+    browser: Browser, page: Any
+) -> None:
+    tab = str(page("static/dialogs.html")[0])
+    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
+    ref = next(w for line in shown.splitlines() if "Delete expense" in line for w in line.split())
+    assert ref.startswith("@"), shown
+    before = _events(browser)
+    body = browser.ok("click", ref, "--tab", tab)
+    assert body["effect"]["dialog"]["type"] == "confirm", body
+    assert "dialog_open" in body["warnings"]
+    assert _count(_events(browser), "press_with_lookup") == _count(before, "press_with_lookup") + 1
+    browser.ok("dialog", "dismiss", "--tab", tab)
+    assert page_log(browser) == ["confirm:false"]
+
+
+def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
+    browser: Browser, page: Any
+) -> None:
+    tab = str(page("static/actions.html")[0])
+    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
+    ref = next(w for line in shown.splitlines() if "Mouse target" in line for w in line.split())
+    assert ref.startswith("@"), shown
+    start = _count(_events(browser), "press_with_lookup")
+    browser.ok("hover", ref, "--tab", tab)
+    assert page_log(browser) == ["mouse-target:mouseenter"]
+    browser.ok("dblclick", ref, "--tab", tab)
+    assert page_log(browser)[1:] == [
+        "mouse-target:click",
+        "mouse-target:click",
+        "mouse-target:dblclick",
+    ]
+    browser.ok("click", ref, "--tab", tab, "--button", "right")
+    assert page_log(browser)[-1] == "mouse-target:contextmenu"
+    assert _count(_events(browser), "press_with_lookup") == start + 3

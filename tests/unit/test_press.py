@@ -1,0 +1,148 @@
+"""The input an action gives with its ref's lookup (act/refs.py, ``Press``): what the host sends.
+
+Input rides in the lookup's batch only behind a page-side check the extension stops at
+(``stopIfThrown``): never with an extension that did not say it has that, never without the
+record the identity check passed, and never twice. The host runs for real (Host, ExtensionLink,
+CommandContext); the extension is a function answering each batch as Chrome would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from reins.act.handles import Press
+from reins.act.refs import _by_last_snapshot
+from reins.bridge.context import CommandContext, Host
+from reins.bridge.deadline import Deadline
+from reins.bridge.link import ExtensionLink
+from reins.bridge.protocol import Hello, Request, parse_extension_message
+from reins.observe.entries import Bounds, Locator, RegistryEntry
+from reins.observe.identity import Identity
+from reins.observe.sent import SentRecords
+from reins.observe.store import ObserveState, SeenAt
+from reins.page.call import page_function
+
+TAB = 3
+RECORD = {"tag": "button", "role": "button", "name": "Save", "id": "save", "sibling_index": 0}
+
+
+class Extension:
+    """Answers every batch: a handle for sameNode, then ``second`` for the check, the rest ok."""
+
+    def __init__(self, features: list[str], second: dict[str, Any]) -> None:
+        self.batches: list[list[dict[str, Any]]] = []
+        self.second = second
+        self.link = ExtensionLink(send=self._send)
+        self.link.hello = Hello(type="hello", features=features)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        commands = message["commands"]
+        self.batches.append(commands)
+        answers: list[dict[str, Any]] = [
+            {"ok": True, "result": {"result": {"type": "object", "objectId": "node-1"}}},
+            {"ok": True, "result": self.second},
+        ]
+        if "exceptionDetails" not in self.second:  # the page let the input go: all answered
+            answers += [{"ok": True, "result": {}} for _ in commands[2:-1]]
+            answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
+        reply = {"id": message["id"], "ok": True, "result": answers}
+        asyncio.get_running_loop().call_soon(self.link.receive, reply)
+
+
+def _entry() -> RegistryEntry:
+    return RegistryEntry(
+        ref="@save",
+        identity=Identity.from_record(RECORD),
+        source="dom",
+        frame=None,
+        locator=Locator("#save", "byId"),
+        backend_node_id=None,
+        bounds=Bounds(10, 20, 100, 30),
+        first_seen=0.0,
+        last_seen=0.0,
+        document_id="doc-1",
+    )
+
+
+def _press() -> Press:
+    return Press(
+        lambda x, y: [("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})]
+    )
+
+
+def _lookup(ext: Extension, press: Press, *, held: list[dict[str, Any]] | None) -> Any:
+    async def main() -> Any:
+        host = Host("test", Path("/nonexistent"), ext.link)
+        ctx = CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
+        ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
+        if held is not None:
+            ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
+        return await _by_last_snapshot(ctx, _entry(), probe=True, press=press)
+
+    return asyncio.run(main())
+
+
+_READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "before": {"u": 1}}}}
+
+
+def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None:
+    ext, press = Extension(["stopIfThrown"], _READY), _press()
+    resolved, record = _lookup(ext, press, held=[RECORD])
+    [batch] = ext.batches
+    assert [c["method"] for c in batch] == [
+        "Runtime.evaluate",
+        "Runtime.evaluate",
+        "Input.dispatchMouseEvent",
+        "Runtime.evaluate",
+    ]
+    assert batch[1].get("stopIfThrown") is True
+    assert page_function("pressSame") in batch[1]["params"]["expression"]
+    assert batch[2]["params"]["x"] == 60 and batch[2]["params"]["y"] == 35
+    assert press.point == (60, 35) and press.before == {"u": 1} and press.count == 1
+    assert resolved.object_id == "node-1" and record == RECORD
+
+
+def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:
+    ext, press = Extension([], {"result": {"value": {"record": RECORD, "probe": None}}}), _press()
+    _lookup(ext, press, held=[RECORD])
+    [batch] = ext.batches
+    assert [c["method"] for c in batch] == ["Runtime.evaluate", "Runtime.evaluate"]
+    assert page_function("probeSame") in batch[1]["params"]["expression"] and not press.given
+
+
+def test_no_input_rides_without_a_record_that_passes_the_identity_check() -> None:
+    probe_only = {"result": {"value": {"record": RECORD, "probe": None}}}
+    for held in (None, [], [{**RECORD, "name": "Delete", "id": "delete", "role": "link"}]):
+        ext, press = Extension(["stopIfThrown"], probe_only), _press()
+        _lookup(ext, press, held=held)
+        assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, held
+        assert not press.given
+
+
+def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> None:
+    found = {"record": RECORD, "probe": {"state": "ok", "cover": "div#veil"}, "why": "covered"}
+    thrown = {"exceptionDetails": {"exception": {"type": "string", "value": json.dumps(found)}}}
+    ext, press = Extension(["stopIfThrown"], thrown), _press()
+    resolved, record = _lookup(ext, press, held=[RECORD])
+    assert not press.given and press.answers is None
+    assert record == RECORD and resolved.probed == found["probe"]
+
+
+def test_a_refusal_that_is_not_the_checks_own_findings_is_no_lookup() -> None:
+    thrown = {"exceptionDetails": {"exception": {"type": "string", "value": "not json"}}}
+    ext, press = Extension(["stopIfThrown"], thrown), _press()
+    assert _lookup(ext, press, held=[RECORD]) is None and not press.given
+
+
+def test_hello_features_are_read_and_bounded() -> None:
+    hello = parse_extension_message({"type": "hello", "features": ["stopIfThrown"]})
+    assert isinstance(hello, Hello) and hello.features == ["stopIfThrown"]
+    older = parse_extension_message({"type": "hello"})
+    assert isinstance(older, Hello) and older.features == []
+    link = ExtensionLink(send=lambda message: None)
+    assert not link.has("stopIfThrown")
+    link.hello = older
+    assert not link.has("stopIfThrown")
