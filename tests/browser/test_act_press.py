@@ -122,3 +122,27 @@ def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
     browser.ok("click", ref, "--tab", tab, "--button", "right")
     assert page_log(browser)[-1] == "mouse-target:contextmenu"
     assert _count(_events(browser), "press_with_lookup") == start + 3
+
+
+def test_the_functions_held_for_one_document_are_not_used_in_the_next(
+    browser: Browser, page: Any
+) -> None:
+    """The second click in a document calls the functions the first compiled there (by handle);
+    after a reload, and after going to another page and back, the click still lands once."""
+    tab, url = page("static/effects.html")
+    t = str(tab)
+    start = _count(_events(browser), "press_with_lookup")
+    for _ in range(2):
+        browser.ok("state", "--tab", t, "--max-tokens", "0")
+        for _ in range(3):
+            browser.ok("click", "@quiet", "--tab", t)
+        assert page_log(browser) == ["quiet:click"] * 3
+        browser.ok("reload", "--tab", t)
+    browser.ok("state", "--tab", t, "--max-tokens", "0")
+    browser.ok("click", "@quiet", "--tab", t)
+    browser.ok("click", "@away", "--tab", t)  # a link: another document
+    browser.ok("back", "--tab", t)
+    code, body = browser.cli("click", "@quiet", "--tab", t)
+    assert code == 0 and body["ref"] == "@quiet", body
+    assert page_log(browser)[-1] == "quiet:click"
+    assert _count(_events(browser), "press_with_lookup") >= start + 8

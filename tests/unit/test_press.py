@@ -23,7 +23,7 @@ from reins.observe.entries import Bounds, Locator, RegistryEntry
 from reins.observe.identity import Identity
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt
-from reins.page.call import page_function
+from reins.page.call import FUNCTION_GROUP, HeldFunctions, page_function
 
 TAB = 3
 RECORD = {"tag": "button", "role": "button", "name": "Save", "id": "save", "sibling_index": 0}
@@ -34,6 +34,7 @@ class Extension:
 
     def __init__(self, features: list[str], second: dict[str, Any]) -> None:
         self.batches: list[list[dict[str, Any]]] = []
+        self.held: HeldFunctions | None = None
         self.second = second
         self.link = ExtensionLink(send=self._send)
         self.link.hello = Hello(type="hello", features=features)
@@ -46,8 +47,15 @@ class Extension:
             {"ok": True, "result": self.second},
         ]
         if "exceptionDetails" not in self.second:  # the page let the input go: all answered
-            answers += [{"ok": True, "result": {}} for _ in commands[2:-1]]
-            answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
+            for i, command in enumerate(commands[2:], 2):
+                params = command["params"]
+                if params.get("objectGroup") == FUNCTION_GROUP:  # compiled to be held
+                    remote = {"type": "function", "objectId": f"fn-{i}"}
+                    answers.append({"ok": True, "result": {"result": remote}})
+                elif command["method"].startswith("Runtime."):  # the read after
+                    answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
+                else:
+                    answers.append({"ok": True, "result": {}})
         reply = {"id": message["id"], "ok": True, "result": answers}
         asyncio.get_running_loop().call_soon(self.link.receive, reply)
 
@@ -73,14 +81,25 @@ def _press() -> Press:
     )
 
 
-def _lookup(ext: Extension, press: Press, *, held: list[dict[str, Any]] | None) -> Any:
+def _lookup(
+    ext: Extension, press: Press, *, held: list[dict[str, Any]] | None, times: int = 1
+) -> Any:
+    """``times`` lookups in one host, each with a new Press like ``press``; the last answer."""
+
     async def main() -> Any:
         host = Host("test", Path("/nonexistent"), ext.link)
-        ctx = CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
-        ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
-        if held is not None:
-            ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
-        return await _by_last_snapshot(ctx, _entry(), probe=True, press=press)
+        answer = None
+        for _ in range(times):
+            ctx = CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
+            ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
+            if held is not None:
+                ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
+            each = Press(press.events)
+            answer = await _by_last_snapshot(ctx, _entry(), probe=True, press=each)
+            press.point, press.before, press.count = each.point, each.before, each.count
+            press.answers = each.answers
+            ext.held = ctx.part(HeldFunctions)
+        return answer
 
     return asyncio.run(main())
 
@@ -97,12 +116,33 @@ def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None
         "Runtime.evaluate",
         "Input.dispatchMouseEvent",
         "Runtime.evaluate",
+        "Runtime.evaluate",  # the two functions compiled, to be held for the next press
+        "Runtime.evaluate",
     ]
     assert batch[1].get("stopIfThrown") is True
     assert page_function("pressSame") in batch[1]["params"]["expression"]
     assert batch[2]["params"]["x"] == 60 and batch[2]["params"]["y"] == 35
     assert press.point == (60, 35) and press.before == {"u": 1} and press.count == 1
+    assert len(press.answers or []) == 2  # the event and the read after, not the definitions
     assert resolved.object_id == "node-1" and record == RECORD
+
+
+def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> None:
+    ext, press = Extension(["stopIfThrown"], _READY), _press()
+    _lookup(ext, press, held=[RECORD], times=2)
+    first, second = ext.batches
+    assert ext.held is not None and ext.held.held("doc-1", "pressSame", "readHeld")
+    assert [c["method"] for c in second] == [
+        "Runtime.evaluate",
+        "Runtime.callFunctionOn",
+        "Input.dispatchMouseEvent",
+        "Runtime.callFunctionOn",
+    ]
+    assert second[1]["params"]["objectId"] == "fn-4" and second[1].get("stopIfThrown") is True
+    assert second[3]["params"]["objectId"] == "fn-5"
+    # A few hundred bytes instead of the declarations.
+    assert len(json.dumps(second)) * 5 < len(json.dumps(first))
+    assert press.given and press.before == {"u": 1}
 
 
 def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:

@@ -18,7 +18,14 @@ from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, current_url, registry_for, seen_for
-from reins.page.call import call_value, evaluate_params, page_call
+from reins.page.call import (
+    HeldFunctions,
+    call_value,
+    define_params,
+    evaluate_params,
+    held_call_params,
+    page_call,
+)
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 
 __all__ = ["resolve_ref"]
@@ -38,6 +45,8 @@ _IDENTITY_FIELDS = (
     "sibling_index",
     "name_attr",
 )
+# The page functions a Press calls, held by handle once a document has had one (page/call.py).
+_HELD = ("pressSame", "readHeld")
 # What a Press leaves of the budget, when the read after its input did not answer, to ask the tab
 # what happened (as act/effects.py does).
 _ASK_AFTER_MS = 400
@@ -71,6 +80,25 @@ def _expected_identity(
     if compare(entry.identity, Identity.from_record(record)) < MATCH_THRESHOLD:
         return None
     return {key: record.get(key) for key in _IDENTITY_FIELDS}
+
+
+def _keep_defined(
+    held: HeldFunctions, document_id: str, answers: list[dict[str, Any] | ReinsError]
+) -> None:
+    """Keep the handles the end of a press batch compiled (``_HELD``, in order), if all came."""
+    handles: dict[str, str] = {}
+    for name, answer in zip(_HELD, answers, strict=False):
+        if isinstance(answer, ReinsError):
+            return
+        try:
+            remote = call_value(answer, what="define", by_value=False)
+        except ReinsError:
+            return
+        if not isinstance(remote, dict) or remote.get("type") != "function":
+            return
+        handles[name] = str(remote.get("objectId") or "")
+    if len(handles) == len(_HELD) and all(handles.values()):
+        held.keep(document_id, handles)
 
 
 def _findings(answer: dict[str, Any]) -> dict[str, Any] | None:
@@ -134,31 +162,34 @@ async def _by_last_snapshot(
         if press is not None and options is not None and ctx.host.link.has("stopIfThrown")
         else None
     )
+    held = ctx.part(HeldFunctions)
+    defining = False
     if press is not None and expect is not None and seen_box is not None:
         point = (seen_box[0] + seen_box[2] / 2, seen_box[1] + seen_box[3] / 2)
         events = press.events(*point)
-        after_ms = ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS)
-        commands[1] = (
-            "Runtime.evaluate",
-            evaluate_params(
-                page_call(
-                    "pressSame", gen, index, options, expect, list(point), press.need_enabled
-                ),
-                timeout,
-                await_promise=True,
-            ),
-        )
-        commands += [
-            *events,
-            (
+        after_ms = max(1, ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS))
+        check = (gen, index, options, expect, list(point), press.need_enabled)
+        after = (gen, index, "after", press.read_after)
+        if held.held(seen.document_id, *_HELD):
+            commands[1] = (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["pressSame"], *check, await_promise=True),
+            )
+            read_after = (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["readHeld"], *after, await_promise=True),
+            )
+        else:  # the first in this document: sent whole, then compiled to be held for the next
+            commands[1] = (
                 "Runtime.evaluate",
-                evaluate_params(
-                    page_call("readHeld", gen, index, "after", press.read_after),
-                    max(1, after_ms),
-                    await_promise=True,
-                ),
-            ),
-        ]
+                evaluate_params(page_call("pressSame", *check), timeout, await_promise=True),
+            )
+            read_after = (
+                "Runtime.evaluate",
+                evaluate_params(page_call("readHeld", *after), after_ms, await_promise=True),
+            )
+            defining = True
+        commands += [*events, read_after]
         each = [
             {"noWait": True},
             {"stopIfThrown": True},
@@ -166,6 +197,9 @@ async def _by_last_snapshot(
             {},
             {},
         ]
+        if defining:
+            commands += [("Runtime.evaluate", define_params(name)) for name in _HELD]
+            each += [{"noWait": True}, {}]
     else:
         press = None
     try:
@@ -184,7 +218,7 @@ async def _by_last_snapshot(
         remote = call_value(answers[0], what="same node", by_value=False)
         found = None
         if isinstance(answers[1], ReinsError):
-            pass
+            held.forget()  # a handle of a context that went away
         elif press is not None and answers[1].get("exceptionDetails"):
             found = _findings(answers[1])
         else:
@@ -206,7 +240,10 @@ async def _by_last_snapshot(
         resolved.probed = found["probe"]
     if press is not None and isinstance(found, dict) and "why" not in found:
         before = found.get("before")
-        press.point, press.count, press.answers = point, len(events), answers[2:]
+        given = answers[2 : 2 + len(events) + 1]
+        if defining:
+            _keep_defined(held, seen.document_id, answers[2 + len(events) + 1 :])
+        press.point, press.count, press.answers = point, len(events), given
         press.before = before if isinstance(before, dict) else None
         resolved.probed = None
         ctx.note("press_with_lookup")

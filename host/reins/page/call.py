@@ -28,25 +28,29 @@ import functools
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.deadline import HEADROOM_MS, Deadline
 
 __all__ = [
+    "FUNCTION_GROUP",
     "SOURCE_URL",
+    "HeldFunctions",
     "ScriptStopped",
     "UserScript",
     "call_function",
     "call_params",
     "call_value",
+    "define_params",
     "evaluate",
     "evaluate_handle",
     "evaluate_params",
     "exception_error",
+    "held_call_params",
     "page_call",
     "page_constant",
     "page_function",
@@ -77,6 +81,64 @@ def page_function(name: str) -> str:
         return str(_bundle()["functions"][name])
     except KeyError:
         raise ReinsError(f"no page function {name!r}: rebuild pagescripts") from None
+
+
+# ---- page functions held by handle ----------------------------------------------------------------
+#
+# A command's bytes cost about 1 ms per KiB on their way through chrome.debugger (docs/benchmarks.md),
+# and a declaration is several KiB. Where one document gets the same call many times (a click by
+# ref, in `batch`), the function is compiled once in the document's main context and held by its
+# handle (a RemoteObject in FUNCTION_GROUP, which nothing releases: it goes with the context). The
+# page cannot reach the function through any of its objects; a call by handle sends a few hundred
+# bytes. Unlike Runtime.evaluate, Runtime.callFunctionOn has no V8 timeout: the callers bound their
+# wait for the answer (a batch's answerWithinMs).
+
+FUNCTION_GROUP = "reins-functions"
+_BY_HANDLE = "function () { return this.apply(null, arguments); }"
+
+
+@dataclass
+class HeldFunctions(TabPart):
+    """Handles to page functions compiled in one document's main context (``define_params``)."""
+
+    document_id: str | None = None
+    handles: dict[str, str] = field(default_factory=dict)
+
+    def held(self, document_id: str, *names: str) -> bool:
+        return self.document_id == document_id and all(n in self.handles for n in names)
+
+    def keep(self, document_id: str, handles: dict[str, str]) -> None:
+        if self.document_id != document_id:
+            self.document_id, self.handles = document_id, {}
+        self.handles.update(handles)
+
+    def forget(self) -> None:
+        self.document_id, self.handles = None, {}
+
+    def on_detach(self) -> None:
+        self.forget()
+
+
+def define_params(name: str) -> dict[str, Any]:
+    """The ``Runtime.evaluate`` parameters that compile page function ``name`` and answer its
+    handle (read it with ``call_value(..., by_value=False)``)."""
+    return {
+        "expression": f"({page_function(name)})",
+        "returnByValue": False,
+        "objectGroup": FUNCTION_GROUP,
+    }
+
+
+def held_call_params(handle: str, *args: Any, await_promise: bool = False) -> dict[str, Any]:
+    """The ``Runtime.callFunctionOn`` parameters that call a held page function with JSON
+    ``args`` (for a batch; ``call_value`` reads its answer)."""
+    return {
+        "objectId": handle,
+        "functionDeclaration": _BY_HANDLE,
+        "arguments": [{"value": arg} for arg in args],
+        "returnByValue": True,
+        "awaitPromise": await_promise,
+    }
 
 
 def page_constant(name: str) -> str:
