@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import Browser
 
 
@@ -179,12 +181,18 @@ def test_state_lists_elements_whose_only_sign_is_a_click_listener(
     assert "Next" not in [str(item.get("name")) for item in again["refs"]], again["refs"]
 
 
+def _refs_by_name(browser: Browser, tab: int) -> dict[str, str]:
+    answer = browser.call("state", {}, tab=tab)
+    assert answer.get("ok"), answer
+    return {str(item.get("name")): item["ref"] for item in answer["refs"]}
+
+
 def test_a_listener_bound_later_is_found_with_or_without_a_dom_change(
     browser: Browser, page: Any
 ) -> None:
     """The candidates are searched again only after the document changed, scrolled or resized;
     Chrome is asked about them at every observation, so a handler bound to an element already
-    there (no DOM change at all) is found too."""
+    there (no DOM change at all) is found too — and its ref takes a click the handler sees."""
     tab, _ = page("static/engines.html")
     names = _state_names(browser, tab)
     assert "Just a sentence nobody clicks." not in names
@@ -192,15 +200,37 @@ def test_a_listener_bound_later_is_found_with_or_without_a_dom_change(
     browser.js(
         "const p = [...document.querySelectorAll('p')]"
         ".find((n) => n.textContent.trim() === 'Just a sentence nobody clicks.');"
-        "p.addEventListener('click', () => {});"
+        "p.addEventListener('click', () => window.__log.push('late-p'));"
     )
-    assert "Just a sentence nobody clicks." in _state_names(browser, tab)
+    refs = _refs_by_name(browser, tab)
+    assert "Just a sentence nobody clicks." in refs
+    code, body = _act(browser, tab, "click", refs["Just a sentence nobody clicks."])
+    assert code == 0 and body["ok"], body
+    assert _log(browser)[-1:] == ["late-p"]
     # A new leaf with a listener (a DOM change): found as well.
     browser.js(
         "const s = document.createElement('span'); s.textContent = 'Late chip';"
-        "s.addEventListener('click', () => {}); document.body.prepend(s);"
+        "s.addEventListener('click', () => window.__log.push('late-chip'));"
+        "document.body.prepend(s);"
     )
-    assert "Late chip" in _state_names(browser, tab)
+    refs = _refs_by_name(browser, tab)
+    code, body = _act(browser, tab, "click", refs["Late chip"])
+    assert code == 0 and body["ok"], body
+    assert _log(browser)[-1:] == ["late-chip"]
+
+
+@pytest.mark.parametrize(
+    "junk",
+    ["'junk'", "{candidates: 'x', marked: 1, watched: null, dirty: false}", "null", "[]"],
+)
+def test_a_page_that_writes_over_the_listener_slot_only_gets_a_fresh_search(
+    browser: Browser, page: Any, junk: str
+) -> None:
+    tab, _ = page("static/engines.html")
+    assert "Prev" in _state_names(browser, tab)
+    browser.js(f"window[Symbol.for('reins.listened')] = {junk}")
+    names = _state_names(browser, tab)
+    assert "Prev" in names and "Just a sentence nobody clicks." not in names
 
 
 def test_raw_cdp_cannot_read_listeners(browser: Browser, page: Any) -> None:

@@ -19,7 +19,6 @@ from reins.bridge.memory import gc_paused
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
-from reins.observe.registry import Registry
 from reins.observe.sent import SentRecords, keys_for
 from reins.observe.store import (
     BIG_OBSERVATION,
@@ -87,14 +86,16 @@ def _register(
         if new_document and before >= BIG_OBSERVATION:
             # Once the answer is out and the command's garbage gone (copies made while it lives
             # would land among it).
-            loop.call_later(0.2, _compact, state, registry)
+            loop.call_later(0.2, _compact, state, snap.document_id)
         ctx.host.part(_Release).after_quiet(loop, ctx.host)
     return snap, records, refs
 
 
-def _compact(state: ObserveState, registry: Registry) -> None:
-    if state.registry is registry:
-        left_big_document(state, registry)
+def _compact(state: ObserveState, document_id: str) -> None:
+    # By the document, not the registry object: nothing but the tab may hold the registry then,
+    # or its big document's memory could not go.
+    if state.registry is not None and state.registry.document_id == document_id:
+        left_big_document(state)
 
 
 # How long after the last big observation the host collects and trims (``give_memory_back``):

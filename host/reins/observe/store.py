@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,16 +82,23 @@ class ObserveState(TabPart):
 BIG_OBSERVATION = 2_000
 
 
-def left_big_document(state: ObserveState, registry: Registry) -> None:
+def left_big_document(state: ObserveState) -> None:
     """The tab has left a big document: keep what the registry carries over as fresh copies.
 
     What outlives a big document (carried-over entries, tombstones, their strings) was allocated
     among its tens of thousands of records; left in place, a few survivors per memory page keep
-    every page of it (CPython frees a pool of its allocator only when all of it is free). Copied,
-    they pack into a few pages and the rest can go back to the system (``give_memory_back``,
-    which the caller runs once the answer is out)."""
-    state.registry = Registry.from_json(json.loads(json.dumps(registry.to_json())))
+    every page of it (CPython frees an arena of its allocator only when all of it is free). So the
+    registry is written out as one pickle (a single block, outside those pages), let go — with
+    nothing else holding it, its objects and the pages only they kept are freed at once — and
+    read back, packing into pages that stay in use anyway; ``give_memory_back``, which the caller
+    runs once the answer is out, returns the rest to the system."""
+    registry = state.registry
+    if registry is None:
+        return
+    saved = pickle.dumps(registry, protocol=pickle.HIGHEST_PROTOCOL)
+    state.registry = registry = None
     forget_normalized()
+    state.registry = pickle.loads(saved)  # the host's own bytes, made just above
 
 
 def _registry_file(ctx: CommandContext, url: str) -> Path:
