@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from reins._errors import ReinsError
 from reins.act.handles import Press
 from reins.act.refs import _by_last_snapshot
 from reins.bridge.context import CommandContext, Host
@@ -32,7 +34,10 @@ RECORD = {"tag": "button", "role": "button", "name": "Save", "id": "save", "sibl
 class Extension:
     """Answers every batch: a handle for sameNode, then ``second`` for the check, the rest ok."""
 
-    def __init__(self, features: list[str], second: dict[str, Any]) -> None:
+    def __init__(
+        self, features: list[str], second: dict[str, Any], fail: dict[str, Any] | None = None
+    ) -> None:
+        self.fail = fail  # the whole message answered with this error
         self.batches: list[list[dict[str, Any]]] = []
         self.held: HeldFunctions | None = None
         self.second = second
@@ -57,6 +62,8 @@ class Extension:
                 else:
                     answers.append({"ok": True, "result": {}})
         reply = {"id": message["id"], "ok": True, "result": answers}
+        if self.fail is not None:
+            reply = {"id": message["id"], "ok": False, "error": self.fail}
         asyncio.get_running_loop().call_soon(self.link.receive, reply)
 
 
@@ -186,3 +193,24 @@ def test_hello_features_are_read_and_bounded() -> None:
     assert not link.has("stopIfThrown")
     link.hello = older
     assert not link.has("stopIfThrown")
+
+
+def test_an_input_given_is_the_answer_whatever_the_check_answered() -> None:
+    # pressSame did not throw, so the extension went on with the input: even an odd value is no
+    # reason to look the ref up (and click) again.
+    ext, press = Extension(["stopIfThrown"], {"result": {"value": "odd"}}), _press()
+    resolved, record = _lookup(ext, press, held=[RECORD])
+    assert press.given and press.before is None and record == {}
+    assert resolved.object_id == "node-1" and len(ext.batches) == 1
+
+
+def test_a_press_batch_that_fails_whole_is_not_looked_up_again() -> None:
+    failure = {"code": "cdp_error", "message": "the extension lost the batch"}
+    ext, press = Extension(["stopIfThrown"], _READY, fail=failure), _press()
+    with pytest.raises(ReinsError) as raised:
+        _lookup(ext, press, held=[RECORD])
+    assert raised.value.code == "cdp_error" and len(ext.batches) == 1
+    closed = {"code": "target_closed", "message": "No tab with id"}
+    ext, press = Extension(["stopIfThrown"], _READY, fail=closed), _press()
+    _lookup(ext, press, held=[RECORD])
+    assert press.given and isinstance((press.answers or [None])[0], ReinsError)

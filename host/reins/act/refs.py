@@ -213,42 +213,71 @@ async def _by_last_snapshot(
             ),
             ctx.part(DialogWatch) if press is not None else None,
         )
-        if len(answers) < 2 or isinstance(answers[0], ReinsError):
-            return None
-        remote = call_value(answers[0], what="same node", by_value=False)
-        found = None
-        if isinstance(answers[1], ReinsError):
-            held.forget()  # a handle of a context that went away
-        elif press is not None and answers[1].get("exceptionDetails"):
-            found = _findings(answers[1])
-        else:
-            found = call_value(answers[1], what="describe")
     except DialogOpened as opened:
         # The input was given (the page let it go) and opened a dialog: that is the answer.
         assert press is not None
         press.point, press.dialog = point, opened.dialog
         ctx.note("press_with_lookup")
         return Resolved("", session, via="ref", ref=entry.ref), {}
+    except ReinsError as exc:
+        if press is None:
+            return None
+        # The batch failed as a whole: its input may have gone in, so the action is not looked up
+        # or given again; it answers what happened (a closed tab) or this failure.
+        if exc.code != "target_closed":
+            raise
+        press.point, press.count, press.answers = point, len(events), [exc]
+        return Resolved("", session, via="ref", ref=entry.ref), {}
+    if len(answers) < 2 or isinstance(answers[0], ReinsError):
+        return None  # the batch stopped there: nothing after it was sent
+    second = answers[1]
+    if press is not None and not isinstance(second, ReinsError):
+        if not second.get("exceptionDetails"):
+            # pressSame answered without throwing, so the extension went on with the input:
+            # whatever the answers say, this is the element it was given to (never looked up,
+            # nor given, again).
+            try:
+                value = call_value(second, what="press")
+            except ReinsError:
+                value = None
+            given = value if isinstance(value, dict) else {}
+            before = given.get("before")
+            if defining:
+                _keep_defined(held, seen.document_id, answers[2 + len(events) + 1 :])
+            press.point, press.count = point, len(events)
+            press.answers = answers[2 : 2 + len(events) + 1]
+            press.before = before if isinstance(before, dict) else None
+            ctx.note("press_with_lookup")
+            remote_now = answers[0].get("result") or {}
+            resolved = Resolved(
+                str(remote_now.get("objectId") or ""),
+                session,
+                via="ref",
+                ref=entry.ref,
+                seen_box=seen_box,
+            )
+            record_now = given.get("record")
+            return resolved, record_now if isinstance(record_now, dict) else {}
+    try:
+        remote = call_value(answers[0], what="same node", by_value=False)
+        found = None
+        if isinstance(second, ReinsError):
+            held.forget()  # a handle of a context that went away
+        elif press is not None:
+            found = _findings(second)
+        else:
+            found = call_value(second, what="describe")
     except ReinsError:
         return None
     handle = remote.get("objectId") if isinstance(remote, dict) else None
     record = found.get("record") if isinstance(found, dict) else None
+    if press is not None:
+        ctx.note("press_with_lookup_refused")
     if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
         return None
     resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
     if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
         resolved.probed = found["probe"]
-    if press is not None and isinstance(found, dict) and "why" not in found:
-        before = found.get("before")
-        given = answers[2 : 2 + len(events) + 1]
-        if defining:
-            _keep_defined(held, seen.document_id, answers[2 + len(events) + 1 :])
-        press.point, press.count, press.answers = point, len(events), given
-        press.before = before if isinstance(before, dict) else None
-        resolved.probed = None
-        ctx.note("press_with_lookup")
-    elif press is not None:
-        ctx.note("press_with_lookup_refused")
     return resolved, record
 
 
