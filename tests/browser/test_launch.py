@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from reins.setup.install import extension_dir
 
 from .conftest import Browser, Site
 from .support import run_cli
@@ -82,3 +84,33 @@ def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> No
     assert answers[5]["value"] == "Loaded!"
     assert proc.code == 1  # some lines failed
     assert "Loaded!" in browser.js("return document.body.innerText")
+
+
+def test_a_relaunch_after_the_extension_changed_runs_the_new_extension(
+    scratch_home: Path, tmp_path: Path
+) -> None:
+    """Chrome keeps the extension's first service worker across restarts of a profile; `reins
+    launch` drops the profile's worker store when the extension's files changed, so an updated
+    reins runs its updated extension (its hello says what the files say)."""
+    home = scratch_home
+    ext = tmp_path / "extension"
+    shutil.copytree(extension_dir(), ext)
+    env = {"REINS_EXTENSION_DIR": str(ext)}
+
+    def features() -> list[str]:
+        run = run_cli(home, "launch", "--headless", "--profile", "solo", env=env, timeout=90)
+        assert run.code == 0, run.stderr
+        status = run_cli(home, "status", "--profile", "solo", env=env).json_lines()[0]
+        _reins(home, "shutdown", "--profile", "solo")
+        return list(status["extension"]["features"])
+
+    assert "stopIfThrown" in features()
+    assert features() == ["stopIfThrown"]  # unchanged files: the same worker, nothing dropped
+    background = ext / "background.js"
+    text = background.read_text()
+    marked = text.replace(
+        'const FEATURES = ["stopIfThrown"];', 'const FEATURES = ["stopIfThrown", "test-mark"];'
+    )
+    assert marked != text
+    background.write_text(marked)
+    assert features() == ["stopIfThrown", "test-mark"]

@@ -6,6 +6,7 @@ its own NativeMessagingHosts folder), the launcher, the browser's log and its pi
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -187,6 +188,8 @@ def launch(
     else:
         ensure_private_dir(data_dir, root=home)
     _register(home, pdir, data_dir, name)
+    if not user_data_dir:
+        _fresh_extension_worker(pdir, data_dir)
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
     proc = subprocess.Popen(
@@ -219,6 +222,40 @@ def launch(
         hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
         f"--user-data-dir {data_dir}`",
     )
+
+
+def _extension_digest() -> str:
+    """What the extension's files are now: their names and bytes, hashed."""
+    root = extension_dir()
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _fresh_extension_worker(pdir: Path, data_dir: Path) -> bool:
+    """Before starting reins's own profile: if the extension's files changed since the last
+    launch (a reins update), drop the profile's service-worker store so Chrome runs the new code.
+
+    Chrome keeps running the extension service worker it registered first: with the files
+    changed, even with a new manifest version, restart after restart (measured here: the
+    extension said its old `hello` features; see docs/architecture.md, "Start-up and
+    upgrades"). The store holds only service workers (the extension's, and any of the sites the
+    agent visited in this profile: caches that come back), no cookies or storage. Answers whether
+    it was dropped."""
+    digest = _extension_digest()
+    mark = pdir / "extension.sha256"
+    try:
+        before = mark.read_text().strip()
+    except OSError:
+        before = None
+    workers = data_dir / "Default" / "Service Worker"
+    dropped = before != digest and workers.exists()
+    if dropped:
+        shutil.rmtree(workers, ignore_errors=True)
+    write_private(mark, digest.encode())
+    return dropped
 
 
 def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
