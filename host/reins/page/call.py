@@ -85,8 +85,9 @@ def page_function(name: str) -> str:
 
 # ---- page functions held by handle ----------------------------------------------------------------
 #
-# A command's bytes cost about 1 ms per KiB on their way through chrome.debugger (docs/benchmarks.md),
-# and a declaration is several KiB. Where one document gets the same call many times (a click by
+# Each Runtime.evaluate of a declaration several KiB long is a new script for the page (≈ 2–3 ms
+# more than a call by handle, measured host-side: docs/benchmarks.md). Where one document gets the
+# same call many times (a click by
 # ref, in `batch`), the function is compiled once in the document's main context and held by its
 # handle (a RemoteObject in FUNCTION_GROUP, which nothing releases: it goes with the context). The
 # page cannot reach the function through any of its objects; a call by handle sends a few hundred
