@@ -114,3 +114,35 @@ def test_a_relaunch_after_the_extension_changed_runs_the_new_extension(
     assert marked != text
     background.write_text(marked)
     assert features() == ["stopIfThrown", "test-mark"]
+
+
+def test_doctor_says_when_the_running_extension_is_older_than_the_host(
+    scratch_home: Path, tmp_path: Path
+) -> None:
+    """An extension that does not say `stopIfThrown` (as before it existed): the host still
+    works with it, and `reins doctor` says to reload it."""
+    home = scratch_home
+    ext = tmp_path / "extension"
+    shutil.copytree(extension_dir(), ext)
+    background = ext / "background.js"
+    old = background.read_text().replace(
+        'const FEATURES = ["stopIfThrown"];', "const FEATURES = [];"
+    )
+    background.write_text(old)
+    env = {"REINS_EXTENSION_DIR": str(ext)}
+    run = run_cli(home, "launch", "--headless", "--profile", "solo", env=env, timeout=90)
+    assert run.code == 0, run.stderr
+    report = run_cli(home, "doctor", "--profile", "solo", env=env, timeout=90).json_lines()[0]
+    by_name = {c["name"]: c for c in report["checks"]}
+    assert by_name["extension connected"]["ok"] is True, by_name
+    stale = by_name["extension up to date"]
+    assert stale["ok"] is False and "stopIfThrown" in stale["detail"], stale
+    assert "chrome://extensions" in stale["fix"]
+    # The files brought up to date: the relaunch runs them, and doctor is content.
+    background.write_text((extension_dir() / "background.js").read_text())
+    _reins(home, "shutdown", "--profile", "solo")
+    run = run_cli(home, "launch", "--headless", "--profile", "solo", env=env, timeout=90)
+    assert run.code == 0, run.stderr
+    report = run_cli(home, "doctor", "--profile", "solo", env=env, timeout=90).json_lines()[0]
+    by_name = {c["name"]: c for c in report["checks"]}
+    assert by_name["extension up to date"]["ok"] is True, by_name

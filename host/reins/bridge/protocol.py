@@ -96,6 +96,11 @@ class ExtensionAnswer(BaseModel):
 _TOKEN = r"^[A-Za-z0-9-]{1,64}$"
 
 
+# What this host asks of the extension beyond the first version's protocol (Hello.features): an
+# extension without one of these is older than the host (`reins doctor` says so).
+EXTENSION_FEATURES = ("stopIfThrown",)
+
+
 class Hello(BaseModel):
     type: Literal["hello"]
     version: str = "?"

@@ -333,6 +333,7 @@ def doctor(
     names = live_profiles()
     connected = False
     detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
+    answer: dict[str, Any] = {}
     if names:
         try:
             answer = request(
@@ -353,6 +354,23 @@ def doctor(
             f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}",
         )
     )
+    if connected:
+        from reins.bridge.protocol import EXTENSION_FEATURES
+
+        said = (answer.get("extension") or {}).get("features") or []
+        missing = [f for f in EXTENSION_FEATURES if f not in said]
+        checks.append(
+            _check(
+                "extension up to date",
+                not missing,
+                "it does "
+                + (", ".join(said) or "none of the newer features")
+                + (f"; this reins also uses {', '.join(missing)}" if missing else ""),
+                "Chrome keeps running the extension code it started with: press reload on reins "
+                "in chrome://extensions (a `reins launch` profile: `reins shutdown`, then "
+                "`reins launch`)",
+            )
+        )
     ok, detail = _probe_mcp()
     checks.append(
         _check(
