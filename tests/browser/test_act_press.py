@@ -21,6 +21,14 @@ def _count(events: dict[str, int], name: str) -> int:
     return events.get(name, 0)
 
 
+def _ref_of(browser: Browser, tab: str, text: str) -> str:
+    """`state` of the tab, and the ref on the line that shows ``text``."""
+    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
+    ref = next(w for line in shown.splitlines() if text in line for w in line.split())
+    assert ref.startswith("@"), shown
+    return str(ref)
+
+
 def test_a_click_by_ref_after_state_is_given_with_the_lookup(browser: Browser, page: Any) -> None:
     tab = str(page("static/effects.html")[0])
     shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")
@@ -91,9 +99,7 @@ def test_a_click_given_with_the_lookup_that_opens_a_dialog_answers_the_dialog(
     browser: Browser, page: Any
 ) -> None:
     tab = str(page("static/dialogs.html")[0])
-    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
-    ref = next(w for line in shown.splitlines() if "Delete expense" in line for w in line.split())
-    assert ref.startswith("@"), shown
+    ref = _ref_of(browser, tab, "Delete expense")
     before = _events(browser)
     body = browser.ok("click", ref, "--tab", tab)
     assert body["effect"]["dialog"]["type"] == "confirm", body
@@ -107,9 +113,7 @@ def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
     browser: Browser, page: Any
 ) -> None:
     tab = str(page("static/actions.html")[0])
-    shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
-    ref = next(w for line in shown.splitlines() if "Mouse target" in line for w in line.split())
-    assert ref.startswith("@"), shown
+    ref = _ref_of(browser, tab, "Mouse target")
     start = _count(_events(browser), "press_with_lookup")
     browser.ok("hover", ref, "--tab", tab)
     assert page_log(browser) == ["mouse-target:mouseenter"]
