@@ -17,7 +17,7 @@ from reins.act.keyboard import chord_events, parse_keys, send_keys, typing_event
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
-from reins.page.call import call_function
+from reins.page.call import call_function, call_params, call_value
 from reins.page.poll import poll_until
 
 __all__ = ["PICKER_FORMATS", "fill_element", "picker_refusal", "select_options", "set_checked"]
@@ -63,19 +63,32 @@ async def fill_element(
 
     async def do(target: Resolved) -> dict[str, Any]:
         await actionable_point(ctx, target, need_editable=True)
-        try:
-            await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
-        except ReinsError:
-            pass  # focus() in the page script below covers elements CDP will not focus
-        ready = await call_function(
-            ctx,
-            target.object_id,
-            "enterField",
-            "end" if append else "all",
-            text,
+        mode = "end" if append else "all"
+        # CDP's focus, then the page script's, in one round trip; a focus CDP refuses ends the
+        # batch there, and focus() in the page script covers such elements.
+        answers = await ctx.cdp_batch(
+            [
+                ("DOM.focus", {"objectId": target.object_id}),
+                (
+                    "Runtime.callFunctionOn",
+                    call_params(target.object_id, "enterField", mode, text),
+                ),
+            ],
             session_id=target.session_id,
-            what="prepare field",
+            sequential=True,
         )
+        if len(answers) == 2 and not isinstance(answers[1], ReinsError):
+            ready = call_value(answers[1], what="prepare field")
+        else:
+            ready = await call_function(
+                ctx,
+                target.object_id,
+                "enterField",
+                mode,
+                text,
+                session_id=target.session_id,
+                what="prepare field",
+            )
         if not isinstance(ready, dict) or not ready.get("ok"):
             why = ready.get("why") if isinstance(ready, dict) else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
@@ -87,10 +100,17 @@ async def fill_element(
             events += typing_events(text)
         elif text:
             events.append(("Input.insertText", {"text": text}))
-        await send_keys(ctx, events)
-        kept = await call_function(
-            ctx, target.object_id, "fieldValue", session_id=target.session_id
+        # What the field kept, read in the round trip of the last key.
+        answer = await send_keys(
+            ctx,
+            events,
+            then=(
+                "Runtime.callFunctionOn",
+                call_params(target.object_id, "fieldValue"),
+                target.session_id,
+            ),
         )
+        kept = call_value(answer or {}, what="field value")
         expected = (original + text) if append else text
         if kept != expected:
             raise ActionError(

@@ -168,16 +168,36 @@ def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
-async def send_keys(ctx: CommandContext, events: list[Event]) -> None:
+async def send_keys(
+    ctx: CommandContext,
+    events: list[Event],
+    *,
+    then: tuple[str, dict[str, Any], str | None] | None = None,
+) -> dict[str, Any] | None:
     """Send key events in order, each after the page handled the previous one, a few hundred per
-    round trip; the first failure is raised."""
-    for start in range(0, len(events), _BATCH):
-        part = events[start : start + _BATCH]
-        answers = await ctx.cdp_batch(part, sequential=True)
+    round trip; the first failure is raised. ``then`` (method, params, session): one more command
+    in the last round trip, once the page handled the last key; its answer is returned."""
+    parts = [events[start : start + _BATCH] for start in range(0, len(events), _BATCH)] or [[]]
+    for n, part in enumerate(parts):
+        batch = list(part)
+        each: list[dict[str, Any]] = [{} for _ in part]
+        last = then is not None and n == len(parts) - 1
+        if last and then is not None:
+            method, params, session = then
+            batch.append((method, params))
+            each.append({"sessionId": session} if session else {})
+        if not batch:
+            continue
+        answers = await ctx.cdp_batch(batch, sequential=True, each=each)
         if any(isinstance(a, ReinsError) for a in answers):
             raise _first_failure(answers)
-        if len(answers) < len(part):
+        if len(answers) < len(batch):
             raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
+        if last:
+            answer = answers[-1]
+            assert not isinstance(answer, ReinsError)
+            return answer
+    return None
 
 
 async def press_keys(ctx: CommandContext, chord: KeyChord) -> None:

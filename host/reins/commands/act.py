@@ -116,7 +116,7 @@ async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     Date, time, datetime-local, month, week, color and range inputs take VALUE in their own
     format (2020-03-02, 13:45, 2020-03-02T13:45, 2020-03, 2020-W10, #ff8800, a number), set as
     their picker sets it."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
     return await fill_element(ctx, el, args.value)
 
 
@@ -126,7 +126,7 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
 
     Characters no key types (é, emoji, CJK) are inserted as text; a key the page cancels
     inserts nothing (fill_mismatch with what the field kept)."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart())
+    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
     return await fill_element(ctx, el, args.value, append=True)
 
 
