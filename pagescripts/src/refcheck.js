@@ -13,9 +13,6 @@ export async function probeSame(generation, index, opts) {
   return { record: describeElement(el), probe: opts ? await probe(el, opts) : null };
 }
 
-// The record fields the host's identity check reads (observe/identity.py, Identity.from_record).
-const IDENTITY = ["testid", "id", "aria_label", "role", "name", "tag", "parent_role", "sibling_index", "name_attr"];
-
 // Why the element may not take input at `point` now, or null: the probe's findings, then the
 // point itself (the middle of the box it was seen at) must reach the element.
 function unready(el, found, point, needEnabled) {
@@ -38,8 +35,9 @@ export async function pressSame(generation, index, opts, expect, point, needEnab
   const record = describeElement(el);
   const found = { record, probe: await probe(el, opts) };
   let why = el.ownerDocument === document ? null : "in a frame";
-  for (const key of IDENTITY) {
-    if (why === null && (record?.[key] ?? null) !== (expect?.[key] ?? null)) why = "identity: " + key;
+  // `expect` names every field the host's identity check reads (act/refs.py, _IDENTITY_FIELDS).
+  for (const key of Object.keys(expect ?? {})) {
+    if (why === null && (record?.[key] ?? null) !== (expect[key] ?? null)) why = "identity: " + key;
   }
   why = why ?? unready(el, found.probe, point, needEnabled);
   if (why !== null) throw JSON.stringify({ ...found, why });

@@ -131,8 +131,9 @@ def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
 def test_the_functions_held_for_one_document_are_not_used_in_the_next(
     browser: Browser, page: Any
 ) -> None:
-    """The second click in a document calls the functions the first compiled there (by handle);
-    after a reload, and after going to another page and back, the click still lands once."""
+    """Clicks by ref with the functions a document's first press compiled there (what that batch
+    sends is checked in tests/unit/test_press.py): within the document, after a reload, and after
+    going to another page and back, each click still lands once."""
     tab, url = page("static/effects.html")
     t = str(tab)
     start = _count(_events(browser), "press_with_lookup")

@@ -11,12 +11,20 @@ import asyncio
 from typing import Any
 
 from reins._errors import ReinsError
-from reins.act.locate import Resolved
+from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function, call_params, call_value, evaluate, page_call
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 
-__all__ = ["act_by_input", "act_on", "dialog_answer", "effect_of", "input_answer", "read_options"]
+__all__ = [
+    "ASK_AFTER_MS",
+    "act_by_input",
+    "act_on",
+    "dialog_answer",
+    "effect_of",
+    "input_answer",
+    "read_options",
+]
 
 
 # What an action may change is read before and after it by one page call each (``readState``,
@@ -30,7 +38,7 @@ __all__ = ["act_by_input", "act_on", "dialog_answer", "effect_of", "input_answer
 _PENDING_WAIT_MS = 500
 # What a batch of input events leaves of the budget to ask the tab, when the read after them did
 # not answer, what happened.
-_ASK_AFTER_MS = 400
+ASK_AFTER_MS = 400
 # A navigation the action started: how long to wait for the new document before answering
 # `navigation_started` instead of `navigated`.
 _ARRIVAL_S = 1.0
@@ -218,7 +226,7 @@ async def act_by_input(
                 each=each,
                 # the read after the input may not answer (a page busy right after it): the batch
                 # still answers in time to ask the tab what happened
-                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS),
+                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
             ),
             ctx.part(DialogWatch),
         )
@@ -236,7 +244,7 @@ async def act_by_input(
             return _tab_closed(el)
         raise first
     try:
-        before = _value(answers[0], "read state")
+        before = _value(first, "read state")
     except ReinsError:
         before = None  # the input was given all the same: its effect is unknown
     return await input_answer(ctx, el, before, answers[1:], len(events), extra)

@@ -178,11 +178,11 @@ async def send_keys(
     round trip; the first failure is raised. ``then`` (method, params, session): one more command
     in the last round trip, once the page handled the last key; its answer is returned."""
     parts = [events[start : start + _BATCH] for start in range(0, len(events), _BATCH)] or [[]]
+    answer: dict[str, Any] | None = None
     for n, part in enumerate(parts):
         batch = list(part)
         each: list[dict[str, Any]] = [{} for _ in part]
-        last = then is not None and n == len(parts) - 1
-        if last and then is not None:
+        if then is not None and n == len(parts) - 1:
             method, params, session = then
             batch.append((method, params))
             each.append({"sessionId": session} if session else {})
@@ -193,11 +193,10 @@ async def send_keys(
             raise _first_failure(answers)
         if len(answers) < len(batch):
             raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
-        if last:
-            answer = answers[-1]
-            assert not isinstance(answer, ReinsError)
-            return answer
-    return None
+        last = answers[-1]
+        if len(batch) > len(part) and not isinstance(last, ReinsError):
+            answer = last
+    return answer
 
 
 async def press_keys(ctx: CommandContext, chord: KeyChord) -> None:

@@ -88,12 +88,19 @@ async def _mouse(
     answers = await ctx.cdp_batch(
         events, sequential=True, each=[{"noWait": True}] * (len(events) - 1)
     )
-    held = ctx.part(MousePosition)
-    held.x, held.y, held.buttons = point.x, point.y, 0
+    _moved_to(ctx, point.x, point.y, released=True)
     if any(isinstance(answer, ReinsError) for answer in answers):
         raise _first_failure(answers)
     if len(answers) < len(events):
         raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
+
+
+def _moved_to(ctx: CommandContext, x: float, y: float, *, released: bool) -> None:
+    """Where the mouse is after input reins gave (a click ends with every button up)."""
+    held = ctx.part(MousePosition)
+    held.x, held.y = x, y
+    if released:
+        held.buttons = 0
 
 
 def _hover_events(ctx: CommandContext, point: Point) -> list[tuple[str, dict[str, Any]]]:
@@ -141,10 +148,7 @@ async def click_element(
     lookup gave it already, its answers are read into the answer here."""
     if press is not None and press.point is not None:  # given with the lookup
         x, y = press.point
-        held = ctx.part(MousePosition)
-        held.x, held.y = x, y
-        if not hover_only:
-            held.buttons = 0
+        _moved_to(ctx, x, y, released=not hover_only)
         if press.dialog is not None:
             return dialog_answer(el, press.dialog)
         extra = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
@@ -163,14 +167,11 @@ async def click_element(
         if hover_only:
             raise ResolutionError("the element has no box to hover", code="not_visible")
         return await act_on(ctx, el, js)
-    held = ctx.part(MousePosition)
     if hover_only:
         events = _hover_events(ctx, point)
     else:
         events = _click_events(point, clicks=clicks, button=button)
-    held.x, held.y = point.x, point.y
-    if not hover_only:
-        held.buttons = 0
+    _moved_to(ctx, point.x, point.y, released=not hover_only)
     extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
     return await act_by_input(ctx, el, events, extra)
 

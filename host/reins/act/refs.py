@@ -6,18 +6,21 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, fields
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
+from reins.act.effects import ASK_AFTER_MS
 from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
 from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
+from reins.bridge.protocol import STOP_IF_THROWN
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
-from reins.observe.store import ObserveState, current_url, registry_for, seen_for
+from reins.observe.store import ObserveState, SeenAt, current_url, registry_for, seen_for
 from reins.page.call import (
     HeldFunctions,
     call_value,
@@ -33,23 +36,11 @@ __all__ = ["resolve_ref"]
 # A recovered candidate must beat the runner-up by this much to count as unambiguous.
 RECOVERY_MARGIN = 0.05
 
-# The record fields Identity.from_record reads: the page compares them for a Press (refcheck.js).
-_IDENTITY_FIELDS = (
-    "testid",
-    "id",
-    "aria_label",
-    "role",
-    "name",
-    "tag",
-    "parent_role",
-    "sibling_index",
-    "name_attr",
-)
+# The record fields Identity.from_record reads (named as its fields): the page compares them for a
+# Press (refcheck.js, pressSame, goes by the keys it is given).
+_IDENTITY_FIELDS = tuple(f.name for f in fields(Identity))
 # The page functions a Press calls, held by handle once a document has had one (page/call.py).
 _HELD = ("pressSame", "readHeld")
-# What a Press leaves of the budget, when the read after its input did not answer, to ask the tab
-# what happened (as act/effects.py does).
-_ASK_AFTER_MS = 400
 
 
 async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
@@ -111,6 +102,112 @@ def _findings(answer: dict[str, Any]) -> dict[str, Any] | None:
     return found if isinstance(found, dict) and "why" in found else None
 
 
+@dataclass
+class _PressPlan:
+    """How a Press rides in the lookup batch: where its input goes, and what the batch holds
+    after the check (``pressSame``, the batch's second command)."""
+
+    point: tuple[float, float]
+    events: list[tuple[str, dict[str, Any]]]
+    check: tuple[str, dict[str, Any]]
+    after: tuple[str, dict[str, Any]]
+    after_ms: int
+    # The first press in this document: the batch ends by compiling ``_HELD`` to be held.
+    defining: bool
+
+    def tail(self) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
+        """The commands after the check (the input, the read after, the definitions), and what
+        each of them adds to its command."""
+        commands = [*self.events, self.after]
+        each: list[dict[str, Any]] = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
+        if self.defining:
+            commands += [("Runtime.evaluate", define_params(name)) for name in _HELD]
+            each += [{"noWait": True}, {}]
+        return commands, each
+
+
+def _plan_press(
+    ctx: CommandContext,
+    press: Press,
+    entry: RegistryEntry,
+    seen: SeenAt,
+    index: int,
+    options: dict[str, Any] | None,
+    timeout: int,
+) -> _PressPlan | None:
+    """The Press in this lookup's batch, or None when it cannot ride (an extension that cannot
+    stop the batch, an element of a frame, no record that passes the identity check)."""
+    gen = seen.gens.get("main")
+    seen_box = options.get("seen") if options is not None else None
+    if seen_box is None or not ctx.host.link.has(STOP_IF_THROWN):
+        return None
+    expect = _expected_identity(ctx, entry, gen, index)
+    if expect is None:
+        return None
+    point = (seen_box[0] + seen_box[2] / 2, seen_box[1] + seen_box[3] / 2)
+    after_ms = max(1, ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS))
+    check_args = (gen, index, options, expect, list(point), press.need_enabled)
+    after_args = (gen, index, "after", press.read_after)
+    held = ctx.part(HeldFunctions)
+    if held.held(seen.document_id, *_HELD):
+        return _PressPlan(
+            point,
+            press.events(*point),
+            (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["pressSame"], *check_args, await_promise=True),
+            ),
+            (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["readHeld"], *after_args, await_promise=True),
+            ),
+            after_ms,
+            defining=False,
+        )
+    return _PressPlan(  # the first in this document: sent whole, then compiled to be held
+        point,
+        press.events(*point),
+        (
+            "Runtime.evaluate",
+            evaluate_params(page_call("pressSame", *check_args), timeout, await_promise=True),
+        ),
+        (
+            "Runtime.evaluate",
+            evaluate_params(page_call("readHeld", *after_args), after_ms, await_promise=True),
+        ),
+        after_ms,
+        defining=True,
+    )
+
+
+def _given(
+    ctx: CommandContext,
+    press: Press,
+    plan: _PressPlan,
+    answers: list[dict[str, Any] | ReinsError],
+    checked: dict[str, Any],
+    document_id: str,
+) -> dict[str, Any]:
+    """``pressSame`` answered (``checked``) without throwing, so the extension went on with the
+    input: note it in ``press`` (and keep the functions the batch compiled). Answers the check's
+    record."""
+    try:
+        value = call_value(checked, what="press")
+    except ReinsError:
+        value = None
+    found = value if isinstance(value, dict) else {}
+    count = len(plan.events)
+    if plan.defining:
+        _keep_defined(ctx.part(HeldFunctions), document_id, answers[2 + count + 1 :])
+    before = found.get("before")
+    press.point, press.count = plan.point, count
+    press.answers = answers[2 : 2 + count + 1]
+    press.before = before if isinstance(before, dict) else None
+    ctx.note("press_with_lookup")
+    record = found.get("record")
+    return record if isinstance(record, dict) else {}
+
+
 async def _by_last_snapshot(
     ctx: CommandContext, entry: RegistryEntry, *, probe: bool, press: Press | None = None
 ) -> tuple[Resolved, dict[str, Any]] | None:
@@ -142,6 +239,11 @@ async def _by_last_snapshot(
     # The first probe of actionable_point (align 0), for an element of the main context only
     # (an out-of-process frame's owner is scrolled into view before its probe).
     options = {"scroll": True, "align": 0, "seen": seen_box} if probe and session is None else None
+    plan = (
+        _plan_press(ctx, press, entry, seen, index, options, timeout)
+        if press is not None and session is None
+        else None
+    )
     commands: list[tuple[str, dict[str, Any]]] = [
         (
             "Runtime.evaluate",
@@ -149,7 +251,9 @@ async def _by_last_snapshot(
                 page_call("sameNode", gen, index), timeout, by_value=False, object_group="reins"
             ),
         ),
-        (
+        plan.check
+        if plan is not None
+        else (
             "Runtime.evaluate",
             evaluate_params(
                 page_call("probeSame", gen, index, options), timeout, await_promise=True
@@ -157,51 +261,10 @@ async def _by_last_snapshot(
         ),
     ]
     each: list[dict[str, Any]] = [{}, {}]
-    expect = (
-        _expected_identity(ctx, entry, gen, index)
-        if press is not None and options is not None and ctx.host.link.has("stopIfThrown")
-        else None
-    )
-    held = ctx.part(HeldFunctions)
-    defining = False
-    if press is not None and expect is not None and seen_box is not None:
-        point = (seen_box[0] + seen_box[2] / 2, seen_box[1] + seen_box[3] / 2)
-        events = press.events(*point)
-        after_ms = max(1, ctx.deadline.remaining_ms(headroom_ms=_ASK_AFTER_MS))
-        check = (gen, index, options, expect, list(point), press.need_enabled)
-        after = (gen, index, "after", press.read_after)
-        if held.held(seen.document_id, *_HELD):
-            commands[1] = (
-                "Runtime.callFunctionOn",
-                held_call_params(held.handles["pressSame"], *check, await_promise=True),
-            )
-            read_after = (
-                "Runtime.callFunctionOn",
-                held_call_params(held.handles["readHeld"], *after, await_promise=True),
-            )
-        else:  # the first in this document: sent whole, then compiled to be held for the next
-            commands[1] = (
-                "Runtime.evaluate",
-                evaluate_params(page_call("pressSame", *check), timeout, await_promise=True),
-            )
-            read_after = (
-                "Runtime.evaluate",
-                evaluate_params(page_call("readHeld", *after), after_ms, await_promise=True),
-            )
-            defining = True
-        commands += [*events, read_after]
-        each = [
-            {"noWait": True},
-            {"stopIfThrown": True},
-            *({"noWait": True} for _ in events[:-1]),
-            {},
-            {},
-        ]
-        if defining:
-            commands += [("Runtime.evaluate", define_params(name)) for name in _HELD]
-            each += [{"noWait": True}, {}]
-    else:
-        press = None
+    if plan is not None:
+        tail, tail_each = plan.tail()
+        commands += tail
+        each = [{"noWait": True}, {"stopIfThrown": True}, *tail_each]
     try:
         answers = await until_dialog(
             ctx.cdp_batch(
@@ -209,61 +272,43 @@ async def _by_last_snapshot(
                 session_id=session,
                 sequential=True,
                 each=each,
-                answer_within_ms=None if press is None else after_ms,
+                answer_within_ms=None if plan is None else plan.after_ms,
             ),
-            ctx.part(DialogWatch) if press is not None else None,
+            ctx.part(DialogWatch) if plan is not None else None,
         )
     except DialogOpened as opened:
         # The input was given (the page let it go) and opened a dialog: that is the answer.
-        assert press is not None
-        press.point, press.dialog = point, opened.dialog
+        assert press is not None and plan is not None
+        press.point, press.dialog = plan.point, opened.dialog
         ctx.note("press_with_lookup")
         return Resolved("", session, via="ref", ref=entry.ref), {}
     except ReinsError as exc:
-        if press is None:
+        if press is None or plan is None:
             return None
         # The batch failed as a whole: its input may have gone in, so the action is not looked up
         # or given again; it answers what happened (a closed tab) or this failure.
         if exc.code != "target_closed":
             raise
-        press.point, press.count, press.answers = point, len(events), [exc]
+        press.point, press.count, press.answers = plan.point, len(plan.events), [exc]
         return Resolved("", session, via="ref", ref=entry.ref), {}
     if len(answers) < 2 or isinstance(answers[0], ReinsError):
         return None  # the batch stopped there: nothing after it was sent
     second = answers[1]
-    if press is not None and not isinstance(second, ReinsError):
+    if press is not None and plan is not None and not isinstance(second, ReinsError):
         if not second.get("exceptionDetails"):
-            # pressSame answered without throwing, so the extension went on with the input:
-            # whatever the answers say, this is the element it was given to (never looked up,
-            # nor given, again).
-            try:
-                value = call_value(second, what="press")
-            except ReinsError:
-                value = None
-            given = value if isinstance(value, dict) else {}
-            before = given.get("before")
-            if defining:
-                _keep_defined(held, seen.document_id, answers[2 + len(events) + 1 :])
-            press.point, press.count = point, len(events)
-            press.answers = answers[2 : 2 + len(events) + 1]
-            press.before = before if isinstance(before, dict) else None
-            ctx.note("press_with_lookup")
+            # Whatever the answers say, this is the element the input was given to (never
+            # looked up, nor given, again).
+            record_now = _given(ctx, press, plan, answers, second, seen.document_id)
             remote_now = answers[0].get("result") or {}
-            resolved = Resolved(
-                str(remote_now.get("objectId") or ""),
-                session,
-                via="ref",
-                ref=entry.ref,
-                seen_box=seen_box,
-            )
-            record_now = given.get("record")
-            return resolved, record_now if isinstance(record_now, dict) else {}
+            handle_now = str(remote_now.get("objectId") or "")
+            resolved = Resolved(handle_now, session, via="ref", ref=entry.ref, seen_box=seen_box)
+            return resolved, record_now
     try:
         remote = call_value(answers[0], what="same node", by_value=False)
         found = None
         if isinstance(second, ReinsError):
-            held.forget()  # a handle of a context that went away
-        elif press is not None:
+            ctx.part(HeldFunctions).forget()  # a handle of a context that went away
+        elif plan is not None:
             found = _findings(second)
         else:
             found = call_value(second, what="describe")
@@ -271,7 +316,7 @@ async def _by_last_snapshot(
         return None
     handle = remote.get("objectId") if isinstance(remote, dict) else None
     record = found.get("record") if isinstance(found, dict) else None
-    if press is not None:
+    if plan is not None:
         ctx.note("press_with_lookup_refused")
     if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
         return None

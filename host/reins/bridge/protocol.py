@@ -19,7 +19,9 @@ from reins._errors import UsageError
 from reins.bridge.jsonwire import load
 
 __all__ = [
+    "EXTENSION_FEATURES",
     "MAX_REQUEST_BYTES",
+    "STOP_IF_THROWN",
     "ExtensionAnswer",
     "ExtensionNotice",
     "Request",
@@ -98,7 +100,9 @@ _TOKEN = r"^[A-Za-z0-9-]{1,64}$"
 
 # What this host asks of the extension beyond the first version's protocol (Hello.features): an
 # extension without one of these is older than the host (`reins doctor` says so).
-EXTENSION_FEATURES = ("stopIfThrown",)
+# "stopIfThrown": a sequential batch ends where the page threw (an input waits on a check).
+STOP_IF_THROWN = "stopIfThrown"
+EXTENSION_FEATURES = (STOP_IF_THROWN,)
 
 
 class Hello(BaseModel):

@@ -234,7 +234,7 @@ def _extension_digest() -> str:
     return digest.hexdigest()
 
 
-def _fresh_extension_worker(pdir: Path, data_dir: Path) -> bool:
+def _fresh_extension_worker(pdir: Path, data_dir: Path) -> None:
     """Before starting reins's own profile: if the extension's files changed since the last
     launch (a reins update), drop the profile's service-worker store so Chrome runs the new code.
 
@@ -242,8 +242,7 @@ def _fresh_extension_worker(pdir: Path, data_dir: Path) -> bool:
     changed, even with a new manifest version, restart after restart (measured here: the
     extension said its old `hello` features; see docs/architecture.md, "Start-up and
     upgrades"). The store holds only service workers (the extension's, and any of the sites the
-    agent visited in this profile: caches that come back), no cookies or storage. Answers whether
-    it was dropped."""
+    agent visited in this profile: caches that come back), no cookies or storage."""
     digest = _extension_digest()
     mark = pdir / "extension.sha256"
     try:
@@ -251,11 +250,9 @@ def _fresh_extension_worker(pdir: Path, data_dir: Path) -> bool:
     except OSError:
         before = None
     workers = data_dir / "Default" / "Service Worker"
-    dropped = before != digest and workers.exists()
-    if dropped:
+    if before != digest and workers.exists():
         shutil.rmtree(workers, ignore_errors=True)
     write_private(mark, digest.encode())
-    return dropped
 
 
 def _register(home: Path, pdir: Path, data_dir: Path, name: str) -> None:
