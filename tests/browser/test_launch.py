@@ -70,6 +70,7 @@ def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> No
                 f"wait --text Loaded! --tab {tab}",
                 f"click @nosuchref --tab {tab}",
                 "not-a-command",
+                f"fill '#name' 'an unclosed quote --tab {tab}",
                 f"eval 'document.querySelector(\"#loaded\").textContent' --tab {tab}",
             ]
         )
@@ -77,11 +78,13 @@ def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> No
     )
     proc = run_cli(browser.home, "batch", as_json=False, stdin=lines)
     answers = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [a["ok"] for a in answers] == [True, True, True, False, False, True]
+    assert [a["ok"] for a in answers] == [True, True, True, False, False, False, True]
     assert answers[0]["refs"], "state answered its refs"
     assert answers[3]["error"]["code"] == "not_found"
     assert answers[4]["error"]["code"] == "bad_request"
-    assert answers[5]["value"] == "Loaded!"
+    unclosed = answers[5]["error"]
+    assert unclosed["code"] == "bad_request" and "No closing quotation" in unclosed["message"]
+    assert answers[6]["value"] == "Loaded!"
     assert proc.code == 1  # some lines failed
     assert "Loaded!" in browser.js("return document.body.innerText")
 

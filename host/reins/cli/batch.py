@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
 import click
 
-from reins._errors import ReinsError
+from reins._errors import ReinsError, UsageError
 from reins.cli.options import GLOBALS, global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 
@@ -20,6 +21,64 @@ _NOT_A_LINE = {
     "batch": "batch does not nest",
     "mcp": "mcp is a server on stdin/stdout, not a batch line",
 }
+
+
+# One piece of a line as POSIX `shlex.split` reads it: a run of plain characters, a '…' string, a
+# "…" string (in which a backslash escapes only " and itself), a backslash and the character it
+# escapes, a run of separators (shlex's whitespace: space, tab, CR, LF; not every Unicode space).
+# Nothing matching at a position is an unclosed quote or a trailing backslash.
+_PIECE = re.compile(
+    r"""(?P<plain>[^ \t\r\n'"\\]+)"""
+    r"""|'(?P<single>[^']*)'"""
+    r'''|"(?P<double>(?:[^"\\]|\\.)*)"'''
+    r"""|\\(?P<escaped>.)"""
+    r"""|(?P<gap>[ \t\r\n]+)""",
+    re.DOTALL,
+)
+_DOUBLE_ESCAPE = re.compile(r'\\(["\\])')
+_ENDS_ESCAPING = re.compile(r'(?:[^"\\]|\\.)*\\', re.DOTALL)
+
+
+def _unreadable(line: str, at: int) -> str:
+    """shlex's words for what stopped it at ``at``: a backslash with nothing after it (also the
+    last character of an unclosed "…"), or a quote never closed."""
+    rest = line[at + 1 :]
+    if line[at] == "\\" or (line[at] == '"' and _ENDS_ESCAPING.fullmatch(rest)):
+        return "No escaped character"
+    return "No closing quotation"
+
+
+def split_line(line: str) -> list[str]:
+    """A batch line's words, exactly as ``shlex.split(line)`` gives them (the CLI syntax), with the
+    per-character work done by ``re``: shlex reads one character at a time in Python, ≈ 32 ms for
+    a 35 KB `eval` line (docs/benchmarks.md). Where shlex raises ValueError, this raises
+    UsageError with shlex's message."""
+    words: list[str] = []
+    word: list[str] | None = None  # None: between words ('' is a word: an empty quote)
+    at, end = 0, len(line)
+    while at < end:
+        piece = _PIECE.match(line, at)
+        if piece is None:
+            raise UsageError(
+                _unreadable(line, at),
+                hint="close the quote, or end the line with a character after the backslash",
+            )
+        at = piece.end()
+        kind = piece.lastgroup or "plain"
+        if kind == "gap":
+            if word is not None:
+                words.append("".join(word))
+                word = None
+            continue
+        text = piece.group(kind)
+        if kind == "double":
+            text = _DOUBLE_ESCAPE.sub(r"\1", text)
+        if word is None:
+            word = []
+        word.append(text)
+    if word is not None:
+        words.append("".join(word))
+    return words
 
 
 def _bad_line(message: str) -> None:
@@ -65,8 +124,6 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
     in order; a failed line does not stop the rest. Blank lines and # comments are skipped.
     Example: printf 'state\\nclick @save\\n' | reins batch
     """
-    import shlex
-
     from reins.bridge.client import Connection, find_socket
 
     root = ctx.find_root().command  # every line goes through the same commands as the CLI's
@@ -83,7 +140,7 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
             if not line or line.startswith("#"):
                 continue
             try:
-                argv = shlex.split(line)
+                argv = split_line(line)
                 if argv and argv[0] in _NOT_A_LINE:
                     _bad_line(_NOT_A_LINE[argv[0]])
                     failures += 1
@@ -97,11 +154,12 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
                 )
             except BatchLineFailed:
                 failures += 1
-            except (click.ClickException, ValueError) as exc:
+            except (click.ClickException, UsageError, ValueError) as exc:
                 failures += 1
-                message = (
-                    exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
-                )
+                if isinstance(exc, click.ClickException):
+                    message = exc.format_message()
+                else:
+                    message = exc.message if isinstance(exc, UsageError) else str(exc)
                 _bad_line(f"{line!r}: {message}")
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
