@@ -132,16 +132,20 @@ def test_the_functions_held_for_one_document_are_not_used_in_the_next(
     browser: Browser, page: Any
 ) -> None:
     """Clicks by ref with the functions a document's first press compiled there (what that batch
-    sends is checked in tests/unit/test_press.py): within the document, after a reload, and after
-    going to another page and back, each click still lands once."""
+    sends is checked in tests/unit/test_press.py; the host counts the presses that used them):
+    within the document, after a reload, and after going to another page and back, each click
+    still lands once."""
     tab, url = page("static/effects.html")
     t = str(tab)
     start = _count(_events(browser), "press_with_lookup")
     for _ in range(2):
         browser.ok("state", "--tab", t, "--max-tokens", "0")
+        held = _count(_events(browser), "press_by_held_functions")
         for _ in range(3):
             browser.ok("click", "@quiet", "--tab", t)
         assert page_log(browser) == ["quiet:click"] * 3
+        # The document's first press compiles the functions; the next two call them by handle.
+        assert _count(_events(browser), "press_by_held_functions") == held + 2
         browser.ok("reload", "--tab", t)
     browser.ok("state", "--tab", t, "--max-tokens", "0")
     browser.ok("click", "@quiet", "--tab", t)

@@ -199,6 +199,8 @@ def _given(
     count = len(plan.events)
     if plan.defining:
         _keep_defined(ctx.part(HeldFunctions), document_id, answers[2 + count + 1 :])
+    else:
+        ctx.note("press_by_held_functions")
     before = found.get("before")
     press.point, press.count = plan.point, count
     press.answers = answers[2 : 2 + count + 1]
