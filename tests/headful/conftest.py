@@ -256,6 +256,20 @@ class AgentTab:
             what="that it is hidden",
         )
 
+    def assert_still_hidden(self, cover: int | None) -> None:
+        """The tab is as hidden from the person as ``hide`` left it: still in the background,
+        its window still minimized, or the person's application (``cover``) still on top."""
+        person = self.browser.person
+        if self.mode == "background":
+            tabs = {t["id"]: t for t in self.browser.reins.ok("tabs")["tabs"]}
+            assert tabs[self.tab_id]["active"] is False, "the agent's tab was brought to the front"
+        elif self.mode == "minimized":
+            assert person.is_minimized(), "the minimized window was shown"
+        else:
+            assert cover is not None and person.stacking()[-1] == cover, (
+                "the browser window was raised over the person's application"
+            )
+
     def reported(self, kind: str, **match: Any) -> dict[str, Any]:
         return self.beacons.wait(
             self.tag,

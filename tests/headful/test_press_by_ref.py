@@ -65,13 +65,4 @@ def test_a_click_by_ref_in_a_hidden_tab_is_given_with_its_lookup(
         "a click by ref in a hidden tab went the usual way (or was refused)"
     )
 
-    # The person's view is theirs still.
-    tabs = {t["id"]: t for t in user_browser.reins.ok("tabs")["tabs"]}
-    if mode == "background":
-        assert tabs[tab.tab_id]["active"] is False, "the agent's tab was brought to the front"
-    elif mode == "minimized":
-        assert person.is_minimized(), "the minimized window was shown"
-    else:
-        assert cover is not None and person.stacking()[-1] == cover, (
-            "the browser window was raised over the person's application"
-        )
+    tab.assert_still_hidden(cover)  # the person's view is theirs still
