@@ -256,10 +256,11 @@ class AgentTab:
             what="that it is hidden",
         )
 
-    def assert_still_hidden(self, cover: int | None) -> None:
+    def assert_still_hidden(self) -> None:
         """The tab is as hidden from the person as ``hide`` left it: still in the background,
-        its window still minimized, or the person's application (``cover``) still on top."""
+        its window still minimized, or the person's application still on top of it."""
         person = self.browser.person
+        cover = person.cover_window()
         if self.mode == "background":
             tabs = {t["id"]: t for t in self.browser.reins.ok("tabs")["tabs"]}
             assert tabs[self.tab_id]["active"] is False, "the agent's tab was brought to the front"

@@ -158,8 +158,10 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
                 failures += 1
                 if isinstance(exc, click.ClickException):
                     message = exc.format_message()
+                elif isinstance(exc, UsageError):
+                    message = exc.message  # with its hint
                 else:
-                    message = exc.message if isinstance(exc, UsageError) else str(exc)
+                    message = str(exc)
                 _bad_line(f"{line!r}: {message}")
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
