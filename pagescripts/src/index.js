@@ -58,7 +58,7 @@ export function collect(options) {
     const { el, record, scope } = items[i];
     record.i = i;
     if (withSelectors) {
-      const { selectors, best } = selectorsFor(el, scope);
+      const { selectors, best } = selectorsFor(el, scope, state.compact);
       record.selectors = selectors;
       record.best = best;
     }

@@ -19,8 +19,12 @@ export function rootCaches() {
   return { values: new Map(), queries: new Map(), texts: new Map(), steps: new Map() };
 }
 
-export function selectorsFor(el, scope) {
+// bestOnly: only the best selector is wanted (the compact record sends no other), so the kinds
+// are tried in BEST_ORDER and the first unique one ends the search; `selectors` then holds the
+// kinds tried. The best is the one the full computation would choose.
+export function selectorsFor(el, scope, bestOnly = false) {
   const tag = el.localName;
+  if (bestOnly) return bestSelector(el, tag, scope);
   const byId = idSelector(el, scope);
   const byTestId = valueSelector(el, scope, "data-testid", '"');
   const byText = textSelector(el, tag, scope);
@@ -42,6 +46,36 @@ export function selectorsFor(el, scope) {
     best = "byPath";
   }
   return { selectors, best };
+}
+
+function bestSelector(el, tag, scope) {
+  const selectors = {};
+  for (const key of BEST_ORDER) {
+    const found = selectorOf(key, el, tag, scope);
+    selectors[key] = found;
+    if (found !== null && found.count === 1) return { selectors, best: key };
+  }
+  selectors.byPath = { sel: structuralPath(el, scope), count: 1 };
+  return { selectors, best: "byPath" };
+}
+
+function selectorOf(key, el, tag, scope) {
+  switch (key) {
+    case "byTestId":
+      return valueSelector(el, scope, "data-testid", '"');
+    case "byId":
+      return idSelector(el, scope);
+    case "byText":
+      return textSelector(el, tag, scope);
+    case "byAriaLabel":
+      return valueSelector(el, scope, "aria-label", "'");
+    case "byCSS":
+      return classSelector(el, tag, scope);
+    default: {
+      const role = el.getAttribute("role");
+      return role && role.trim() ? querySelector(`[role=${cssString(role, "'")}]`, scope) : null;
+    }
+  }
 }
 
 // A selector for a shadow host or an iframe inside its own root: its id when unique, else a path.

@@ -65,12 +65,14 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
   }
   const reasons = detect(el, tag, style, pointer, parentPointer, explicitRole);
   let role = null;
-  if (reasons !== null && !hiddenNow(el, tag, style, ancestry)) {
+  // display:contents: no box of its own (hiddenNow keeps it; describe reads its zero box).
+  const rect = reasons !== null && style.display !== "contents" ? el.getBoundingClientRect() : null;
+  if (reasons !== null && !hiddenNow(el, tag, style, ancestry, rect)) {
     if (state.items.length >= state.maxElements) {
       state.truncated = true;
       return;
     }
-    const record = describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole);
+    const record = describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole, rect);
     role = record.role;
     state.items.push({ el, record, scope });
   }
@@ -88,7 +90,16 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
   if (style.contentVisibility === "hidden") return;
   if (el.shadowRoot) walkChildren(state, el.shadowRoot, shadowScope(scope, el), pointer, inner);
   if (tag === "iframe" || tag === "frame") enterFrame(state, el, style, scope);
+  if (tag === "select" && !optionsInPage(el, style)) return;
   walkChildren(state, el, scope, pointer, inner);
+}
+
+// A drop-down <select> shows its options in a picker of its own, not in the page: they have no
+// box, so none is ever listed, and a long list (countries, time zones) can be most of a form's
+// nodes. A list box (multiple, or size > 1) and a customizable select (appearance: base-select,
+// whose picker is page content) render them.
+function optionsInPage(el, style) {
+  return el.multiple || el.size > 1 || style.appearance === "base-select";
 }
 
 // Hidden at this moment, so never listed: no box (zero size), visibility other than visible,
@@ -96,9 +107,9 @@ function visit(state, el, sibling, scope, parentPointer, ancestry) {
 // rendered for a reason checkVisibility knows (a content-visibility:hidden ancestor). A native
 // control hidden that way behind a visible <label> is what a person uses through the label (the
 // styled checkbox): it stays.
-function hiddenNow(el, tag, style, ancestry) {
-  if (style.display === "contents") return false; // no box of its own; its children have them
-  const rect = el.getBoundingClientRect();
+// rect: the element's getBoundingClientRect(), null for display:contents.
+function hiddenNow(el, tag, style, ancestry, rect) {
+  if (rect === null) return false; // display:contents: no box of its own; its children have them
   if (rect.width <= 0 || rect.height <= 0 || style.visibility !== "visible") return true;
   if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return true;
   if (!ancestry.faded && style.opacity !== "0" && !clippedAway(style)) return false;
@@ -187,13 +198,15 @@ function isEditingHost(el) {
   return parent === null || !parent.isContentEditable;
 }
 
-function describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole) {
+// box: the element's getBoundingClientRect() if the caller has it (taken before the names and
+// states are read, none of which moves anything), else null.
+function describe(state, el, tag, style, scope, ancestry, sibling, reasons, explicitRole, box) {
   const isSvg = el.namespaceURI === SVG_NS;
   const role = roleOf(el, tag);
   const text = visibleText(el, tag);
   const name = accessibleName(el, tag, role, scope) || text;
   const states = statesOf(el, tag, scope);
-  const rect = el.getBoundingClientRect();
+  const rect = box || el.getBoundingClientRect();
   const x = rect.left + scope.offsetX;
   const y = rect.top + scope.offsetY;
   const hasBox = rect.width > 0 && rect.height > 0;
@@ -583,7 +596,7 @@ export function describeOne(el) {
   const reasons = detect(el, el.localName, style, style.cursor === "pointer", false, explicitRole) || [];
   const state = { width: win.innerWidth, height: win.innerHeight };
   const record = describe(state, el, el.localName, style, scope,
-    { role: parentRole, section: null, faded: false }, sibling, reasons, explicitRole);
+    { role: parentRole, section: null, faded: false }, sibling, reasons, explicitRole, null);
   record.connected = el.isConnected;
   return record;
 }

@@ -39,6 +39,8 @@ def test_an_unchanged_record_keeps_its_entry_without_a_new_identity() -> None:
         assert after.identity is before[ref].identity
         assert after.locator is before[ref].locator
         assert (after.first_seen, after.last_seen) == (0.0, 5.0)
+        # Not even a new entry: its time moved in place (``RegistryEntry.seen``).
+        assert after is before[ref]
 
 
 def test_a_kept_entry_takes_the_new_box() -> None:

@@ -229,16 +229,26 @@ class Registry:
             keys = [record_key(r, chains) for r in records]
         unique = unique_keys(keys)
         last = self._last_seen.get(source)
-        kept: list[tuple[int, RegistryEntry]] = []
         identities_kept: list[Identity | None] = [None] * count
         if last is not None and last.document_id == document_id:
             for key, i in unique.items():
                 entry = last.reusable(key, self._entries, source)
-                if entry is not None and entry.ref not in claimed:
-                    refs[i] = entry.ref
-                    claimed.add(entry.ref)
-                    kept.append((i, entry))
-                    identities_kept[i] = entry.identity
+                if entry is None or entry.ref in claimed:
+                    continue
+                refs[i] = entry.ref
+                claimed.add(entry.ref)
+                identities_kept[i] = entry.identity
+                box, was = records[i].get("box"), entry.bounds
+                same_box = (
+                    was is not None
+                    and type(box) is list
+                    and len(box) == 4
+                    and box[0] == was.x
+                    and box[1] == was.y
+                    and box[2] == was.width
+                    and box[3] == was.height
+                )  # what an element that did not move has: no new Bounds for it
+                entry.seen(now, None if same_box else Bounds.from_box(box))
         # The rest are identified in full (kept records have their entry's identity, equal to
         # what their record gives, for the uniqueness counts of step 1b).
         pending = Pending.of(
@@ -264,20 +274,6 @@ class Registry:
             refs[i] = ref
 
         result = [ref for ref in refs if ref is not None]
-        for i, entry in kept:
-            box, was = records[i].get("box"), entry.bounds
-            same_box = (
-                was is not None
-                and type(box) is list
-                and len(box) == 4
-                and box[0] == was.x
-                and box[1] == was.y
-                and box[2] == was.width
-                and box[3] == was.height
-            )  # what an element that did not move has: no new Bounds for it
-            self._entries[entry.ref] = entry.seen_again(
-                now, was if same_box else Bounds.from_box(box)
-            )
         for i in pending.indexes:
             self._record(
                 result[i],
