@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins.setup.install import extension_dir
+from reins.setup.install import extension_dir, mimalloc_library
 
 from .conftest import Browser, Site
 from .support import run_cli
@@ -57,6 +57,30 @@ def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None
         os.kill(pid, 0)
     code, out = _reins(home, "status", "--json")
     assert code == 3 and out[0]["error"]["code"] == "no_host"
+
+
+def test_the_host_the_browser_starts_runs_on_mimalloc_when_the_system_has_it(
+    scratch_home: Path, site: Site
+) -> None:
+    # The launcher `reins launch` writes is what the browser runs; the host's own memory map
+    # (/proc) says which allocator it got. The bootstrap installs mimalloc; without it the host
+    # runs on CPython's allocator, and this says so.
+    code, out = _reins(scratch_home, "launch", "--headless", "--profile", "solo", "--json")
+    assert code == 0, out
+    code, out = _reins(scratch_home, "navigate", site.url("static/big.html?n=300"), "--json")
+    assert code == 0, out
+    code, out = _reins(scratch_home, "state", "--json")
+    assert code == 0 and len(out[0]["refs"]) == 300
+    code, out = _reins(scratch_home, "status", "--json")
+    pid = out[0]["host"]["pid"]
+    mapped = Path(f"/proc/{pid}/maps").read_text()
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    library = mimalloc_library()
+    if library is not None:
+        assert str(library) in mapped
+        assert b"PYTHONMALLOC=malloc" in environ
+    else:
+        assert "libmimalloc" not in mapped and b"PYTHONMALLOC=malloc" not in environ
 
 
 def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> None:

@@ -17,6 +17,7 @@ from reins.setup.install import (
     doctor,
     install,
     manifest_dirs,
+    mimalloc_library,
     uninstall,
     write_launcher,
     write_manifest,
@@ -125,6 +126,55 @@ def test_only_a_launcher_for_a_browser_reins_starts_says_every_tab_is_reins(tmp_
     )
     assert _env_of_launcher(own, {"PATH": path, "REINS_LAUNCHED": "1"})["REINS_LAUNCHED"] == "0"
     assert _env_of_launcher(launched, {"PATH": path})["REINS_LAUNCHED"] == "1"
+
+
+@linux_only
+def test_mimalloc_is_found_under_the_names_distributions_give_it(tmp_path: Path) -> None:
+    empty, lib64, lib = tmp_path / "none", tmp_path / "lib64", tmp_path / "lib"
+    for folder in (empty, lib64, lib):
+        folder.mkdir()
+    assert mimalloc_library([empty]) is None
+    (lib / "libmimalloc.so").write_bytes(b"")
+    (lib64 / "libmimalloc.so.2").write_bytes(b"")
+    assert mimalloc_library([empty, lib64, lib]) == lib64 / "libmimalloc.so.2"
+    assert mimalloc_library([empty, lib]) == lib / "libmimalloc.so"
+    # One that others may write (or in a folder they may write) is code they could swap in.
+    (lib64 / "libmimalloc.so.2").chmod(0o666)
+    assert mimalloc_library([lib64, lib]) == lib / "libmimalloc.so"
+    lib.chmod(0o777)
+    assert mimalloc_library([lib64, lib]) is None
+
+
+@linux_only
+def test_launcher_runs_the_host_on_mimalloc_while_the_library_is_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library = tmp_path / "odd dir" / "libmimalloc.so.2"
+    library.parent.mkdir()
+    library.write_bytes(b"")
+    monkeypatch.setattr("reins.setup.install.mimalloc_library", lambda: library)
+    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st", profile="p")
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    env = _env_of_launcher(launcher, {"PATH": path, "LD_PRELOAD": "/opt/other.so"})
+    assert env["LD_PRELOAD"] == f"{library}:/opt/other.so"  # the user's own preload kept
+    assert env["PYTHONMALLOC"] == "malloc"  # CPython's small objects go to it as well
+    assert env["MIMALLOC_PURGE_DELAY"] == env["MIMALLOC_RESET_DELAY"] == "0"
+    assert _env_of_launcher(launcher, {"PATH": path})["LD_PRELOAD"] == str(library)
+    # Removed after the launcher was written: the host starts on CPython's allocator.
+    library.unlink()
+    env = _env_of_launcher(launcher, {"PATH": path})
+    assert "LD_PRELOAD" not in env and "PYTHONMALLOC" not in env
+
+
+@linux_only
+def test_launcher_without_mimalloc_runs_the_host_on_cpythons_allocator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("reins.setup.install.mimalloc_library", lambda: None)
+    launcher = write_launcher(tmp_path / "bin" / "reins-host-p", home=tmp_path / "st", profile="p")
+    assert "LD_PRELOAD" not in launcher.read_text()
+    env = _env_of_launcher(launcher, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    assert "LD_PRELOAD" not in env and "PYTHONMALLOC" not in env
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")

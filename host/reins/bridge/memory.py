@@ -8,6 +8,12 @@ is free. ``tune_allocator`` fixes the threshold (large buffers always mmap'd, un
 and keeps one malloc arena for the host's few threads; ``give_memory_back`` collects and trims.
 Measured in docs/benchmarks.md ("Memory").
 
+Where the system has mimalloc the launcher runs the host on it instead (``PYTHONMALLOC=malloc``
+with mimalloc preloaded, freed pages returned at once: ``setup.install.mimalloc_library``), which
+is what takes the host back down after a big page: CPython's allocator keeps an arena that one
+survivor holds. glibc's tuning and trim then act on a heap nothing uses, at no cost; the
+collection still frees the cycles.
+
 ``gc_paused`` holds CPython's cycle collector while an observation builds its tens of thousands
 of records, entries and views: each collection it would trigger there walks every young object
 and, as the heap grows, the whole heap, and finds no garbage (the records are acyclic). A
