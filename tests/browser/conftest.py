@@ -119,6 +119,10 @@ class Browser:
         assert code == 0 and body.get("ok"), f"reins {' '.join(args)} -> {code} {body}"
         return body
 
+    def events(self) -> dict[str, int]:
+        """The host's event counters (`reins stats`): collect_delta, press_with_lookup, …"""
+        return self.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
+
     # -- reins through the socket directly --
     def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
         from reins._paths import socket_path

@@ -13,10 +13,6 @@ from ._act_support import page_log
 from .conftest import Browser
 
 
-def _events(browser: Browser) -> dict[str, int]:
-    return browser.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
-
-
 def _count(events: dict[str, int], name: str) -> int:
     return events.get(name, 0)
 
@@ -33,13 +29,13 @@ def test_a_click_by_ref_after_state_is_given_with_the_lookup(browser: Browser, p
     tab = str(page("static/effects.html")[0])
     shown = browser.ok("state", "--tab", tab, "--max-tokens", "0")
     assert "@changes " in shown["text"], shown["text"]
-    before = _events(browser)
+    before = browser.events()
     for n in (1, 2, 3):
         body = browser.ok("click", "@changes", "--tab", tab)
         assert body["method"] == "cdp" and body["ref"] == "@changes", body
         assert body["effect"].get("dom_changed_elsewhere", 0) >= 1, body
         assert browser.js("return document.querySelector('#out').textContent") == f"changed {n}"
-    after = _events(browser)
+    after = browser.events()
     assert _count(after, "press_with_lookup") == _count(before, "press_with_lookup") + 3, after
     assert page_log(browser) == ["changes:click"] * 3
     # A click whose handler changes nothing answers so, from the same single round trip.
@@ -56,10 +52,10 @@ def test_a_moved_or_covered_or_renamed_element_stops_the_batch_before_the_input(
     browser.ok("state", "--tab", tab, "--max-tokens", "0")
 
     def refused_then_clicked_once(change: str, expect_log: list[str]) -> dict[str, Any]:
-        before = _events(browser)
+        before = browser.events()
         browser.js(change)
         code, body = browser.cli("click", "@changes", "--tab", tab, "--timeout-ms", "3000")
-        after = _events(browser)
+        after = browser.events()
         assert _count(after, "press_with_lookup_refused") == (
             _count(before, "press_with_lookup_refused") + 1
         ), (change, after)
@@ -100,11 +96,11 @@ def test_a_click_given_with_the_lookup_that_opens_a_dialog_answers_the_dialog(
 ) -> None:
     tab = str(page("static/dialogs.html")[0])
     ref = _ref_of(browser, tab, "Delete expense")
-    before = _events(browser)
+    before = browser.events()
     body = browser.ok("click", ref, "--tab", tab)
     assert body["effect"]["dialog"]["type"] == "confirm", body
     assert "dialog_open" in body["warnings"]
-    assert _count(_events(browser), "press_with_lookup") == _count(before, "press_with_lookup") + 1
+    assert _count(browser.events(), "press_with_lookup") == _count(before, "press_with_lookup") + 1
     browser.ok("dialog", "dismiss", "--tab", tab)
     assert page_log(browser) == ["confirm:false"]
 
@@ -114,7 +110,7 @@ def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
 ) -> None:
     tab = str(page("static/actions.html")[0])
     ref = _ref_of(browser, tab, "Mouse target")
-    start = _count(_events(browser), "press_with_lookup")
+    start = _count(browser.events(), "press_with_lookup")
     browser.ok("hover", ref, "--tab", tab)
     assert page_log(browser) == ["mouse-target:mouseenter"]
     browser.ok("dblclick", ref, "--tab", tab)
@@ -125,7 +121,7 @@ def test_hover_dblclick_and_right_click_by_ref_are_given_with_the_lookup(
     ]
     browser.ok("click", ref, "--tab", tab, "--button", "right")
     assert page_log(browser)[-1] == "mouse-target:contextmenu"
-    assert _count(_events(browser), "press_with_lookup") == start + 3
+    assert _count(browser.events(), "press_with_lookup") == start + 3
 
 
 def test_the_functions_held_for_one_document_are_not_used_in_the_next(
@@ -137,15 +133,15 @@ def test_the_functions_held_for_one_document_are_not_used_in_the_next(
     still lands once."""
     tab, url = page("static/effects.html")
     t = str(tab)
-    start = _count(_events(browser), "press_with_lookup")
+    start = _count(browser.events(), "press_with_lookup")
     for _ in range(2):
         browser.ok("state", "--tab", t, "--max-tokens", "0")
-        held = _count(_events(browser), "press_by_held_functions")
+        held = _count(browser.events(), "press_by_held_functions")
         for _ in range(3):
             browser.ok("click", "@quiet", "--tab", t)
         assert page_log(browser) == ["quiet:click"] * 3
         # The document's first press compiles the functions; the next two call them by handle.
-        assert _count(_events(browser), "press_by_held_functions") == held + 2
+        assert _count(browser.events(), "press_by_held_functions") == held + 2
         browser.ok("reload", "--tab", t)
     browser.ok("state", "--tab", t, "--max-tokens", "0")
     browser.ok("click", "@quiet", "--tab", t)
@@ -154,4 +150,4 @@ def test_the_functions_held_for_one_document_are_not_used_in_the_next(
     code, body = browser.cli("click", "@quiet", "--tab", t)
     assert code == 0 and body["ref"] == "@quiet", body
     assert page_log(browser)[-1] == "quiet:click"
-    assert _count(_events(browser), "press_with_lookup") >= start + 8
+    assert _count(browser.events(), "press_with_lookup") >= start + 8

@@ -111,6 +111,8 @@ def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> No
     assert answers[6]["value"] == "Loaded!"
     assert proc.code == 1  # some lines failed
     assert "Loaded!" in browser.js("return document.body.innerText")
+    # The page as the oracle: the unreadable line filled nothing.
+    assert browser.js("return document.querySelector('#name').value") == ""
 
 
 def test_a_relaunch_after_the_extension_changed_runs_the_new_extension(

@@ -11,10 +11,6 @@ from .conftest import Browser
 _FORGET = "delete window[Symbol.for('reins.lastSent')]"
 
 
-def _events(browser: Browser) -> dict[str, int]:
-    return browser.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
-
-
 def _seen(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     return body["text"], body["refs"]
 
@@ -26,7 +22,7 @@ def test_a_repeated_state_is_sent_as_a_delta_and_equals_a_full_one(
     t = str(tab)
     first = browser.ok("state", "--tab", t, "--max-tokens", "0")
     assert "@btn4 " in first["text"]
-    before = _events(browser)
+    before = browser.events()
 
     browser.js(
         "document.getElementById('btn-4').textContent = 'Renamed three';"
@@ -36,7 +32,7 @@ def test_a_repeated_state_is_sent_as_a_delta_and_equals_a_full_one(
         "window.scrollBy(0, 400);"
     )
     delta = browser.ok("state", "--tab", t, "--max-tokens", "0")
-    after = _events(browser)
+    after = browser.events()
     assert after.get("collect_delta", 0) == before.get("collect_delta", 0) + 1, after
     # The page is the oracle: what it shows now.
     assert browser.js("return document.getElementById('btn-4').textContent") == "Renamed three"
@@ -47,7 +43,7 @@ def test_a_repeated_state_is_sent_as_a_delta_and_equals_a_full_one(
     # The same page collected in full (the page script forgets what it sent): the same answer.
     browser.js(_FORGET)
     full = browser.ok("state", "--tab", t, "--max-tokens", "0")
-    assert _events(browser).get("collect_full", 0) == after.get("collect_full", 0) + 1
+    assert browser.events().get("collect_full", 0) == after.get("collect_full", 0) + 1
     assert _seen(delta) == _seen(full)
 
 
@@ -57,14 +53,14 @@ def test_a_page_that_tampers_with_what_the_script_kept_gets_a_full_collection(
     tab, _ = page("static/big.html", n=50)
     t = str(tab)
     first = browser.ok("state", "--tab", t, "--max-tokens", "0")
-    before = _events(browser)
+    before = browser.events()
     # A hostile page points every record at an index the host never received.
     browser.js(
         "const kept = window[Symbol.for('reins.lastSent')];"
         "for (const key of kept.index.keys()) kept.index.set(key, 1000000);"
     )
     again = browser.ok("state", "--tab", t, "--max-tokens", "0")
-    after = _events(browser)
+    after = browser.events()
     assert after.get("collect_delta_refused", 0) == before.get("collect_delta_refused", 0) + 1
     assert after.get("collect_full", 0) == before.get("collect_full", 0) + 1
     assert _seen(again) == _seen(first)
@@ -83,9 +79,9 @@ def test_a_repeated_ax_state_keeps_chromes_answers_only_for_the_same_nodes(
         return int(next(r for r in body["refs"] if r["ref"] == ref)["backend_node_id"])
 
     first = ax()
-    before = _events(browser).get("ax_answers_carried", 0)
+    before = browser.events().get("ax_answers_carried", 0)
     again = ax()
-    assert _events(browser).get("ax_answers_carried", 0) == before + 1
+    assert browser.events().get("ax_answers_carried", 0) == before + 1
     assert _seen(again) == _seen(first)
     # The same text from another node (a re-render): Chrome is asked about the new node.
     browser.js(
