@@ -76,11 +76,16 @@ def test_the_host_the_browser_starts_runs_on_mimalloc_when_the_system_has_it(
     mapped = Path(f"/proc/{pid}/maps").read_text()
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     library = mimalloc_library()
+    # And `status` says which one, as the host itself finds it.
     if library is not None:
         assert str(library) in mapped
         assert b"PYTHONMALLOC=malloc" in environ
+        assert out[0]["host"]["allocator"] == "mimalloc"
     else:
         assert "libmimalloc" not in mapped and b"PYTHONMALLOC=malloc" not in environ
+        assert out[0]["host"]["allocator"] == "pymalloc"
+    shown = run_cli(scratch_home, "status", profile=None, as_json=False).stdout
+    assert f"allocator {'mimalloc' if library is not None else 'pymalloc'}" in shown
 
 
 def test_batch_runs_lines_over_one_connection(browser: Browser, page: Any) -> None:

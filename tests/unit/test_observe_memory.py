@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import pickle
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -12,6 +15,7 @@ from reins.observe.diff import lines_of
 from reins.observe.registry import Registry
 from reins.observe.render import RefView
 from reins.observe.store import MapCache, ObserveState, left_big_document
+from reins.setup.install import mimalloc_library
 
 
 def _records(n: int, prefix: str = "btn") -> list[dict[str, object]]:
@@ -73,3 +77,24 @@ def test_leaving_a_big_document_keeps_fresh_copies_of_what_is_carried_over(
 def test_the_allocator_calls_are_harmless() -> None:
     tune_allocator()
     give_memory_back()
+
+
+def _allocator_with(env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", "from reins.bridge.memory import allocator; print(allocator())"],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_the_host_names_the_allocator_it_runs_on() -> None:
+    assert _allocator_with({}) == "pymalloc"
+    assert _allocator_with({"PYTHONMALLOC": "malloc"}) == "malloc"
+    library = mimalloc_library()
+    if library is not None:  # the bootstrap installs it
+        env = {"PYTHONMALLOC": "malloc", "LD_PRELOAD": str(library)}
+        assert _allocator_with(env) == "mimalloc"

@@ -28,10 +28,11 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import os
 from collections.abc import Iterator
 from typing import Final
 
-__all__ = ["gc_paused", "give_memory_back", "tune_allocator"]
+__all__ = ["allocator", "gc_paused", "give_memory_back", "tune_allocator"]
 
 _M_MMAP_THRESHOLD: Final = -3  # glibc malloc.h
 _M_ARENA_MAX: Final = -8
@@ -47,6 +48,19 @@ def _libc() -> ctypes.CDLL | None:
         return None
     # Not glibc (musl, macOS): neither call exists, and nothing is tuned.
     return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+
+
+@functools.cache
+def allocator() -> str:
+    """Which allocator this process's Python objects live in: "mimalloc" (preloaded by the
+    launcher), "malloc" (``PYTHONMALLOC=malloc`` without it) or "pymalloc" (CPython's own)."""
+    if os.environ.get("PYTHONMALLOC") != "malloc":
+        return "pymalloc"
+    try:
+        own = ctypes.CDLL(None)
+    except OSError:
+        return "malloc"
+    return "mimalloc" if hasattr(own, "mi_version") else "malloc"
 
 
 def tune_allocator() -> None:

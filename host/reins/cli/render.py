@@ -18,7 +18,8 @@ def status(a: Answer) -> str:
     ext = a.get("extension") or {}
     tab = a.get("tab") or {}
     lines = [
-        f"host      {a['host']['version']} pid {a['host']['pid']} profile {a['host']['profile']}",
+        f"host      {a['host']['version']} pid {a['host']['pid']} profile {a['host']['profile']}"
+        + (f" allocator {a['host']['allocator']}" if a["host"].get("allocator") else ""),
         f"extension {'connected ' + str(ext.get('version')) if a.get('connected') else 'not connected'}"
         + (" (paused)" if a.get("paused") else ""),
     ]

@@ -17,6 +17,7 @@ from reins._errors import (
 )
 from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext, Host
+from reins.bridge.memory import allocator
 from reins.page.crash import CrashWatch, is_crashed
 from reins.page.dialogs import watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
@@ -60,6 +61,7 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
             "pid": os.getpid(),
             "profile": host.profile,
             "home": str(host.home),
+            "allocator": allocator(),
         },
         "connected": link.connected.is_set(),
         "paused": link.paused,
