@@ -19,42 +19,21 @@ export function rootCaches() {
   return { values: new Map(), queries: new Map(), texts: new Map(), steps: new Map() };
 }
 
+// The kinds in the order the full record lists them (the interaction map's JSON keeps it).
+const LISTED = ["byId", "byTestId", "byText", "byCSS", "byRole", "byAriaLabel"];
+
 // bestOnly: only the best selector is wanted (the compact record sends no other), so the kinds
 // are tried in BEST_ORDER and the first unique one ends the search; `selectors` then holds the
 // kinds tried. The best is the one the full computation would choose.
 export function selectorsFor(el, scope, bestOnly = false) {
   const tag = el.localName;
-  if (bestOnly) return bestSelector(el, tag, scope);
-  const byId = idSelector(el, scope);
-  const byTestId = valueSelector(el, scope, "data-testid", '"');
-  const byText = textSelector(el, tag, scope);
-  const byCSS = classSelector(el, tag, scope);
-  const role = el.getAttribute("role");
-  const byRole = role && role.trim() ? querySelector(`[role=${cssString(role, "'")}]`, scope) : null;
-  const byAriaLabel = valueSelector(el, scope, "aria-label", "'");
-  const selectors = { byId, byTestId, byText, byCSS, byRole, byAriaLabel };
-  let best = null;
-  for (const key of BEST_ORDER) {
-    if (selectors[key] !== null && selectors[key].count === 1) {
-      best = key;
-      break;
-    }
-  }
-  if (best === null) {
-    // Unique by construction (a child chain from a unique anchor), so not counted by a query.
-    selectors.byPath = { sel: structuralPath(el, scope), count: 1 };
-    best = "byPath";
-  }
-  return { selectors, best };
-}
-
-function bestSelector(el, tag, scope) {
   const selectors = {};
+  if (!bestOnly) for (const key of LISTED) selectors[key] = selectorOf(key, el, tag, scope);
   for (const key of BEST_ORDER) {
-    const found = selectorOf(key, el, tag, scope);
-    selectors[key] = found;
-    if (found !== null && found.count === 1) return { selectors, best: key };
+    if (!(key in selectors)) selectors[key] = selectorOf(key, el, tag, scope);
+    if (selectors[key] !== null && selectors[key].count === 1) return { selectors, best: key };
   }
+  // Unique by construction (a child chain from a unique anchor), so not counted by a query.
   selectors.byPath = { sel: structuralPath(el, scope), count: 1 };
   return { selectors, best: "byPath" };
 }

@@ -114,7 +114,9 @@ def mimalloc_library(dirs: list[Path] | None = None) -> Path | None:
 
 def _trusted(path: Path) -> bool:
     """Root's or the user's, and writable by nobody else: a library the host preloads is code
-    that runs as the user in every host, so nobody else may replace it."""
+    that runs as the user in every host, so nobody else may replace it. (Stricter than
+    ``_paths._check_parent``, which accepts a sticky world-writable folder such as /tmp: there
+    anyone may create the library's name before it exists.)"""
     try:
         st = path.stat()
     except OSError:
