@@ -12,18 +12,24 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reins._errors import UsageError
+
+if TYPE_CHECKING:  # pathlib is imported where a Path is made: the CLI's client path goes without
+    from pathlib import Path  # it (7 ms of a `reins status`; docs/benchmarks.md)
 
 __all__ = [
     "EXTENSION_ID",
     "HOST_NAME",
     "ensure_private_dir",
+    "home_str",
     "open_private_append",
     "profile_dir",
     "reins_home",
     "socket_dir",
+    "socket_dir_str",
+    "socket_file",
     "socket_path",
     "write_private",
 ]
@@ -34,14 +40,26 @@ _PROFILE_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def reins_home() -> Path:
+def home_str() -> str:
+    """REINS_HOME as an absolute path string (what `reins_home` wraps in a Path)."""
     env = os.environ.get("REINS_HOME")
     if env:
-        return Path(env).expanduser().absolute()
+        return _absolute(os.path.expanduser(env))
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"
     )
-    return Path(base) / "reins"
+    return os.path.join(_absolute(base), "reins")
+
+
+def _absolute(path: str) -> str:
+    # Path.absolute()'s rule: joined to the working directory, `..` left for the kernel to resolve
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+
+
+def reins_home() -> Path:
+    from pathlib import Path
+
+    return Path(home_str())
 
 
 def _unsafe(path: Path, why: str) -> UsageError:
@@ -132,6 +150,16 @@ def socket_dir(home: Path | None = None) -> Path:
 
 def socket_path(profile: str, home: Path | None = None) -> Path:
     return socket_dir(home) / f"{profile}.sock"
+
+
+def socket_dir_str(home: str | os.PathLike[str] | None = None) -> str:
+    """`socket_dir` as a string, for the CLI's client (no pathlib)."""
+    return os.path.join(os.fspath(home) if home is not None else home_str(), "run")
+
+
+def socket_file(profile: str, home: str | os.PathLike[str] | None = None) -> str:
+    """`socket_path` as a string, for the CLI's client (no pathlib)."""
+    return os.path.join(socket_dir_str(home), f"{profile}.sock")
 
 
 def profile_dir(profile: str, home: Path | None = None) -> Path:

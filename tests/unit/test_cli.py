@@ -167,6 +167,7 @@ _IMPORT_PROBE = """
 import json, sys
 import reins.cli
 from reins.cli import main
+code = 0  # a success returns without SystemExit
 try:
     main(["--json", "status"], standalone_mode=True)
 except SystemExit as exc:
@@ -207,6 +208,57 @@ def test_client_path_imports_nothing_heavy(tmp_path: Path) -> None:
         "asyncio",
     }
     assert host_side & modules == set()
+
+
+def test_answered_status_imports_neither_socket_nor_pathlib(tmp_path: Path) -> None:
+    """A `reins status` that reaches a host (here a hand-built one on the socket: one request line
+    in, one answer line out) runs on `_socket` and string paths: `socket` and pathlib (with the
+    urllib.parse and ipaddress it pulls in) cost ~12 ms of each start (docs/benchmarks.md)."""
+    import socket
+    import threading
+
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(run / "launch.sock"))
+    server.listen(1)
+    seen: list[dict[str, object]] = []
+
+    def host() -> None:
+        conn, _ = server.accept()
+        with conn:
+            line = conn.makefile("rb").readline()
+            seen.append(json.loads(line))
+            answer = {"id": seen[0]["id"], "ok": True, "host": {"pid": 1}}
+            conn.sendall(json.dumps(answer).encode() + b"\n")
+
+    thread = threading.Thread(target=host, daemon=True)
+    thread.start()
+    env = dict(os.environ, REINS_HOME=str(tmp_path))
+    env.pop("REINS_PROFILE", None)
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _IMPORT_PROBE.replace('"status"', '"--profile", "launch", "status"'),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        thread.join(timeout=10)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert json.loads(lines[0])["host"] == {"pid": 1}  # the host's answer, printed
+    assert seen and seen[0]["cmd"] == "status"
+    probe = json.loads(lines[-1])
+    assert probe["code"] == 0
+    modules = set(probe["modules"])
+    assert {"socket", "pathlib", "urllib.parse", "ipaddress"} & modules == set()
 
 
 def test_import_of_cli_alone_is_light() -> None:

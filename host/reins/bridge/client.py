@@ -1,22 +1,30 @@
 """The lean socket client the CLI (and `reins mcp`) uses: standard library only, no pydantic, no
-host modules."""
+host modules.
+
+It is on the path of every CLI call, so it imports the least it can: `_socket`, the C module the
+`socket` module wraps (`socket` itself costs ~5 ms at each start, building its enums), and paths as
+strings (pathlib and what it pulls in, urllib.parse and ipaddress, cost ~7 ms more). Paths come in as
+`str` or `os.PathLike` and go out as `str`."""
 
 from __future__ import annotations
 
+import _socket
 import itertools
 import json
 import os
-import socket
 import struct
 from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from reins._errors import ConnectionFailure, ReinsError
-from reins._paths import reins_home, socket_dir, socket_path
+from reins._paths import home_str, socket_dir_str, socket_file
 
 if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is not light
+    import socket
+
     from reins.bridge.names import KnownProfile
+
+StrPath = Union[str, "os.PathLike[str]"]
 
 __all__ = [
     "Connection",
@@ -43,27 +51,27 @@ def answer_wait_s(budget_ms: int) -> float:
     return budget_s + min(5.0, 1.0 + budget_s / 4)
 
 
-def _peer_creds(sock: socket.socket) -> tuple[int, int] | None:
+def _peer_creds(sock: socket.socket | _socket.socket) -> tuple[int, int] | None:
     """(pid, uid) of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
-    if not hasattr(socket, "SO_PEERCRED"):
+    if not hasattr(_socket, "SO_PEERCRED"):
         return None  # macOS and others: the 0700 directory is the guard there
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, _gid = struct.unpack("3i", creds)
     return int(pid), int(uid)
 
 
-def peer_uid(sock: socket.socket) -> int | None:
+def peer_uid(sock: socket.socket | _socket.socket) -> int | None:
     """The uid of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
     creds = _peer_creds(sock)
     return None if creds is None else creds[1]
 
 
-def socket_alive(path: Path) -> bool:
+def socket_alive(path: StrPath) -> bool:
     """Does a host answer on this socket (as opposed to a file left by one that died)?"""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     probe.settimeout(0.5)
     try:
-        probe.connect(str(path))
+        probe.connect(os.fspath(path))
         return True
     except OSError:
         return False
@@ -71,11 +79,19 @@ def socket_alive(path: Path) -> bool:
         probe.close()
 
 
-def live_profiles(home: Path | None = None) -> list[str]:
-    directory = socket_dir(home)
-    if not directory.is_dir():
+def live_profiles(home: StrPath | None = None) -> list[str]:
+    directory = socket_dir_str(home)
+    try:
+        names = os.listdir(directory)
+    except OSError:  # no such directory (no host ever ran here), or not one
         return []
-    return sorted(p.stem for p in directory.glob("*.sock") if socket_alive(p))
+    return sorted(
+        name[: -len(".sock")]
+        for name in names
+        if name.endswith(".sock")
+        and name != ".sock"
+        and socket_alive(os.path.join(directory, name))
+    )
 
 
 def _bring_back(profile: KnownProfile) -> str:
@@ -88,11 +104,13 @@ def _bring_back(profile: KnownProfile) -> str:
     )
 
 
-def _how_to_start(home: Path, profile: str | None) -> str:
+def _how_to_start(home: StrPath, profile: str | None) -> str:
     """What to do when no host answers, for the way that browser is started."""
+    from pathlib import Path
+
     from reins.bridge.names import known_profiles
 
-    known = known_profiles(home)
+    known = known_profiles(Path(home))
     if profile is not None and profile in known:
         return f"profile {profile}: {_bring_back(known[profile])}"
     listed = "; ".join(f"profile {p.name}: {_bring_back(p)}" for p in known.values())
@@ -104,14 +122,14 @@ def _how_to_start(home: Path, profile: str | None) -> str:
     )
 
 
-def find_socket(profile: str | None, home: Path | None = None) -> Path:
+def find_socket(profile: str | None, home: StrPath | None = None) -> str:
     if profile:
-        path = socket_path(profile, home)
-        if not path.exists():
+        path = socket_file(profile, home)
+        if not os.path.exists(path):
             raise ConnectionFailure(
                 f"no reins host for profile {profile!r}",
                 code="no_host",
-                hint=_how_to_start(home or reins_home(), profile),
+                hint=_how_to_start(home or home_str(), profile),
             )
         return path
     names = live_profiles(home)
@@ -119,7 +137,7 @@ def find_socket(profile: str | None, home: Path | None = None) -> Path:
         raise ConnectionFailure(
             "no reins host is running",
             code="no_host",
-            hint=_how_to_start(home or reins_home(), None),
+            hint=_how_to_start(home or home_str(), None),
         )
     if len(names) > 1:
         raise ConnectionFailure(
@@ -128,16 +146,17 @@ def find_socket(profile: str | None, home: Path | None = None) -> Path:
             code="ambiguous_profile",
             details={"profiles": names},
         )
-    return socket_path(names[0], home)
+    return socket_file(names[0], home)
 
 
 class Connection:
     """One socket connection; several requests may go over it in turn (``reins batch``)."""
 
-    def __init__(self, path: Path) -> None:
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    def __init__(self, path: StrPath) -> None:
+        path = os.fspath(path)
+        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
-            self._sock.connect(str(path))
+            self._sock.connect(path)
         except OSError as exc:
             self._sock.close()
             raise ConnectionFailure(
@@ -153,7 +172,8 @@ class Connection:
                 f"the socket {path} belongs to a process of uid {uid}, not to you; refusing to "
                 "talk to it",
                 code="no_host",
-                hint=f"remove it and check who can write to {path.parent} (it must be yours, 0700)",
+                hint=f"remove it and check who can write to {os.path.dirname(path)} (it must be "
+                "yours, 0700)",
             )
         self._buffer = b""
         self._ids: Iterator[int] = itertools.count(1)
@@ -165,7 +185,7 @@ class Connection:
         """End a call waiting in another thread (a cancelled MCP request): its recv returns at
         once, and the host, seeing the disconnect, cancels the command."""
         try:
-            self._sock.shutdown(socket.SHUT_RDWR)
+            self._sock.shutdown(_socket.SHUT_RDWR)
         except OSError:
             pass  # already closed, or never connected further than this
         self._sock.close()
