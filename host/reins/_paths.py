@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 from reins._errors import UsageError
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pathlib is imported where a Path is made: the CLI's client 
 __all__ = [
     "EXTENSION_ID",
     "HOST_NAME",
+    "StrPath",
     "ensure_private_dir",
     "home_str",
     "open_private_append",
@@ -38,6 +39,7 @@ HOST_NAME = "dev.reins.host"
 EXTENSION_ID = "hlbjhcdhfpclgnhcihccgjneokjkeibl"
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+StrPath = Union[str, "os.PathLike[str]"]  # what the string-path helpers below take
 
 
 def home_str() -> str:
@@ -144,22 +146,26 @@ def open_private_append(path: Path) -> int:
     return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o600)
 
 
-def socket_dir(home: Path | None = None) -> Path:
-    return (home or reins_home()) / "run"
-
-
-def socket_path(profile: str, home: Path | None = None) -> Path:
-    return socket_dir(home) / f"{profile}.sock"
-
-
-def socket_dir_str(home: str | os.PathLike[str] | None = None) -> str:
-    """`socket_dir` as a string, for the CLI's client (no pathlib)."""
+def socket_dir_str(home: StrPath | None = None) -> str:
+    """Where the control sockets are, as a string: the CLI's client uses it without pathlib."""
     return os.path.join(os.fspath(home) if home is not None else home_str(), "run")
 
 
-def socket_file(profile: str, home: str | os.PathLike[str] | None = None) -> str:
-    """`socket_path` as a string, for the CLI's client (no pathlib)."""
+def socket_file(profile: str, home: StrPath | None = None) -> str:
+    """A profile's control socket, as a string (see `socket_dir_str`)."""
     return os.path.join(socket_dir_str(home), f"{profile}.sock")
+
+
+def socket_dir(home: Path | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(socket_dir_str(home))
+
+
+def socket_path(profile: str, home: Path | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(socket_file(profile, home))
 
 
 def profile_dir(profile: str, home: Path | None = None) -> Path:

@@ -169,7 +169,7 @@ import reins.cli
 from reins.cli import main
 code = 0  # a success returns without SystemExit
 try:
-    main(["--json", "status"], standalone_mode=True)
+    main(["--json", *sys.argv[1:], "status"], standalone_mode=True)
 except SystemExit as exc:
     code = exc.code
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
@@ -222,6 +222,7 @@ def test_answered_status_imports_neither_socket_nor_pathlib(tmp_path: Path) -> N
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(run / "launch.sock"))
     server.listen(1)
+    server.settimeout(30)  # the thread ends even if the CLI never connects
     seen: list[dict[str, object]] = []
 
     def host() -> None:
@@ -238,11 +239,7 @@ def test_answered_status_imports_neither_socket_nor_pathlib(tmp_path: Path) -> N
     env.pop("REINS_PROFILE", None)
     try:
         done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                _IMPORT_PROBE.replace('"status"', '"--profile", "launch", "status"'),
-            ],
+            [sys.executable, "-c", _IMPORT_PROBE, "--profile", "launch"],
             env=env,
             capture_output=True,
             text=True,

@@ -14,17 +14,13 @@ import json
 import os
 import struct
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from reins._errors import ConnectionFailure, ReinsError
-from reins._paths import home_str, socket_dir_str, socket_file
+from reins._paths import StrPath, home_str, socket_dir_str, socket_file
 
 if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is not light
-    import socket
-
     from reins.bridge.names import KnownProfile
-
-StrPath = Union[str, "os.PathLike[str]"]
 
 __all__ = [
     "Connection",
@@ -51,7 +47,7 @@ def answer_wait_s(budget_ms: int) -> float:
     return budget_s + min(5.0, 1.0 + budget_s / 4)
 
 
-def _peer_creds(sock: socket.socket | _socket.socket) -> tuple[int, int] | None:
+def _peer_creds(sock: _socket.socket) -> tuple[int, int] | None:
     """(pid, uid) of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
     if not hasattr(_socket, "SO_PEERCRED"):
         return None  # macOS and others: the 0700 directory is the guard there
@@ -60,8 +56,9 @@ def _peer_creds(sock: socket.socket | _socket.socket) -> tuple[int, int] | None:
     return int(pid), int(uid)
 
 
-def peer_uid(sock: socket.socket | _socket.socket) -> int | None:
-    """The uid of the process at the other end of a connected Unix socket (Linux SO_PEERCRED)."""
+def peer_uid(sock: _socket.socket) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket (Linux SO_PEERCRED);
+    the host's `socket.socket` is one too (a subclass)."""
     creds = _peer_creds(sock)
     return None if creds is None else creds[1]
 
