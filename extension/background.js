@@ -25,7 +25,7 @@
 
 import { DetachReasons, Ownership } from "./ownership.js";
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, eventParams, NAVIGATING_METHODS } from "./policy.js";
-import { aroundPresses } from "./userfocus.js";
+import { aroundPresses, presses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
@@ -165,7 +165,7 @@ async function onHostMessage(msg) {
   }
   if (typeof msg?.id === "undefined") return;
   try {
-    const result = await aroundPresses(msg, () => handle(msg));
+    const result = await aroundPresses(msg, (windowsNoted) => handle(msg, windowsNoted));
     answer(msg.id, { id: msg.id, ok: true, result });
   } catch (err) {
     answer(msg.id, { id: msg.id, ok: false, error: errorOf(err) });
@@ -192,14 +192,17 @@ function classify(err) {
   return "cdp_error";
 }
 
-async function handle(msg) {
+// windowsNoted: when the message presses, the promise of the user's windows noted before any
+// press (userfocus.js); a press is sent only once it has settled.
+async function handle(msg, windowsNoted = null) {
   if (msg.type === "status") return status();
   if (paused) throw new Refusal("paused", "reins is paused in the extension popup");
+  if (windowsNoted !== null && !(msg.type === "cdp_batch" && msg.sequential)) await windowsNoted;
   switch (msg.type) {
     case "cdp":
       return cdp(msg.tabId, msg.sessionId, msg.method, msg.params ?? {});
     case "cdp_batch":
-      if (msg.sequential) return cdpSequence(msg);
+      if (msg.sequential) return cdpSequence(msg, windowsNoted);
       return Promise.all(
         msg.commands.map((c) =>
           cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
@@ -255,7 +258,8 @@ async function handle(msg) {
 // late answer is dropped), so the host learns which of the commands were answered.
 // `stopIfThrown` (a Runtime.evaluate or callFunctionOn): when the page threw, the batch ends
 // with that answer (an extension that does this says so in hello: FEATURES).
-async function cdpSequence(msg) {
+// windowsNoted: awaited before the first press is sent (the commands before it run meanwhile).
+async function cdpSequence(msg, windowsNoted = null) {
   const out = [];
   let inFlight = [];
   const limit = Number(msg.answerWithinMs) > 0 ? Date.now() + Number(msg.answerWithinMs) : null;
@@ -272,6 +276,10 @@ async function cdpSequence(msg) {
     return answers ?? [{ ok: false, error: { code: "timeout", message: "no answer within the time the host gave the batch" } }];
   };
   for (const c of msg.commands) {
+    if (windowsNoted !== null && presses(c)) {
+      await windowsNoted;
+      windowsNoted = null;
+    }
     inFlight.push(
       cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
         (result) => ({ ok: true, result }),

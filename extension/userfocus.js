@@ -10,23 +10,27 @@
 // call). Focus emulation (allowlist.js) lets the hidden tab render; this keeps a press from
 // showing it.
 
-// Runs one host message, keeping the user's windows when it presses in a tab.
+// Runs one host message, keeping the user's windows when it presses in a tab. `run` gets a
+// promise of the windows as they were (null when nothing presses): the note is taken while the
+// message's first commands run, and whoever sends a press awaits it first (cdpSequence in
+// background.js), so the note is still of the windows before any press.
 export function aroundPresses(msg, run) {
   const commands = msg.type === "cdp" ? [msg] : msg.type === "cdp_batch" ? msg.commands ?? [] : [];
-  return typeof msg.tabId === "number" && presses(commands) ? keepUserWindows(msg.tabId, run) : run();
+  return typeof msg.tabId === "number" && commands.some(presses) ? keepUserWindows(msg.tabId, run) : run(null);
 }
 
-function presses(commands) {
-  return commands.some((c) =>
-    (c.method === "Input.dispatchMouseEvent" && c.params?.type === "mousePressed")
-    || (c.method === "Input.dispatchTouchEvent" && c.params?.type === "touchStart"));
+// Does this command press (and so may raise the tab's window)?
+export function presses(c) {
+  return (c.method === "Input.dispatchMouseEvent" && c.params?.type === "mousePressed")
+    || (c.method === "Input.dispatchTouchEvent" && c.params?.type === "touchStart");
 }
 
 async function keepUserWindows(tabId, run) {
-  const before = await windowsBefore(tabId).catch(() => null);
+  const noted = windowsBefore(tabId).catch(() => null);
   try {
-    return await run();
+    return await run(noted);
   } finally {
+    const before = await noted;
     if (before) await restore(before).catch((err) => console.warn("reins: could not restore the window", err));
   }
 }

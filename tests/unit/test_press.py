@@ -32,39 +32,54 @@ RECORD = {"tag": "button", "role": "button", "name": "Save", "id": "save", "sibl
 
 
 class Extension:
-    """Answers every batch: a handle for sameNode, then ``second`` for the check, the rest ok."""
+    """Answers every batch as Chrome would: a handle for sameNode, ``second`` for the check
+    (probeSame, or pressSame where the batch stops if it threw), the rest ok; and a single
+    sameNode evaluate (the handle asked for after a refusal) with another handle."""
 
     def __init__(
         self, features: list[str], second: dict[str, Any], fail: dict[str, Any] | None = None
     ) -> None:
         self.fail = fail  # the whole message answered with this error
         self.batches: list[list[dict[str, Any]]] = []
+        self.singles: list[dict[str, Any]] = []
         self.held: HeldFunctions | None = None
         self.second = second
         self.link = ExtensionLink(send=self._send)
         self.link.hello = Hello(type="hello", features=features)
 
     def _send(self, message: dict[str, Any]) -> None:
-        commands = message["commands"]
-        self.batches.append(commands)
-        answers: list[dict[str, Any]] = [
-            {"ok": True, "result": {"result": {"type": "object", "objectId": "node-1"}}},
-            {"ok": True, "result": self.second},
-        ]
-        if "exceptionDetails" not in self.second:  # the page let the input go: all answered
-            for i, command in enumerate(commands[2:], 2):
-                params = command["params"]
-                if params.get("objectGroup") == FUNCTION_GROUP:  # compiled to be held
-                    remote = {"type": "function", "objectId": f"fn-{i}"}
-                    answers.append({"ok": True, "result": {"result": remote}})
-                elif command["method"].startswith("Runtime."):  # the read after
-                    answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
-                else:
-                    answers.append({"ok": True, "result": {}})
-        reply = {"id": message["id"], "ok": True, "result": answers}
+        if message["type"] == "cdp":
+            self.singles.append(message)
+            answer: Any = {"result": {"type": "object", "objectId": "node-2"}}
+        else:
+            answer = self._batch(message["commands"])
+        reply = {"id": message["id"], "ok": True, "result": answer}
         if self.fail is not None:
             reply = {"id": message["id"], "ok": False, "error": self.fail}
         asyncio.get_running_loop().call_soon(self.link.receive, reply)
+
+    def _batch(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.batches.append(commands)
+        answers: list[dict[str, Any]] = []
+        checked = False
+        for i, command in enumerate(commands):
+            params = command["params"]
+            if params.get("objectGroup") == "reins":  # sameNode: a handle
+                remote = {"type": "object", "objectId": "node-1"}
+                answers.append({"ok": True, "result": {"result": remote}})
+            elif not checked:  # the check
+                checked = True
+                answers.append({"ok": True, "result": self.second})
+                if command.get("stopIfThrown") and "exceptionDetails" in self.second:
+                    break  # the page refused: nothing after it is sent
+            elif params.get("objectGroup") == FUNCTION_GROUP:  # compiled to be held
+                remote = {"type": "function", "objectId": f"fn-{i}"}
+                answers.append({"ok": True, "result": {"result": remote}})
+            elif command["method"].startswith("Runtime."):  # the read after
+                answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
+            else:
+                answers.append({"ok": True, "result": {}})
+        return answers
 
 
 def _entry() -> RegistryEntry:
@@ -120,18 +135,21 @@ def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None
     [batch] = ext.batches
     assert [c["method"] for c in batch] == [
         "Runtime.evaluate",
-        "Runtime.evaluate",
         "Input.dispatchMouseEvent",
         "Runtime.evaluate",
         "Runtime.evaluate",  # the two functions compiled, to be held for the next press
         "Runtime.evaluate",
     ]
-    assert batch[1].get("stopIfThrown") is True
-    assert page_function("pressSame") in batch[1]["params"]["expression"]
-    assert batch[2]["params"]["x"] == 60 and batch[2]["params"]["y"] == 35
+    # The check comes first: no sameNode script runs in front of it (no handle is needed for an
+    # input given), and nothing else is asked of the page.
+    assert batch[0].get("stopIfThrown") is True
+    assert page_function("pressSame") in batch[0]["params"]["expression"]
+    assert page_function("readHeld") in batch[2]["params"]["expression"]
+    assert not any(page_function("sameNode") in json.dumps(c) for c in batch)
+    assert batch[1]["params"]["x"] == 60 and batch[1]["params"]["y"] == 35
     assert press.point == (60, 35) and press.before == {"u": 1} and press.count == 1
     assert len(press.answers or []) == 2  # the event and the read after, not the definitions
-    assert resolved.object_id == "node-1" and record == RECORD
+    assert record == RECORD and not ext.singles
 
 
 def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> None:
@@ -140,13 +158,12 @@ def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> 
     first, second = ext.batches
     assert ext.held is not None and ext.held.held("doc-1", "pressSame", "readHeld")
     assert [c["method"] for c in second] == [
-        "Runtime.evaluate",
         "Runtime.callFunctionOn",
         "Input.dispatchMouseEvent",
         "Runtime.callFunctionOn",
     ]
-    assert second[1]["params"]["objectId"] == "fn-4" and second[1].get("stopIfThrown") is True
-    assert second[3]["params"]["objectId"] == "fn-5"
+    assert second[0]["params"]["objectId"] == "fn-3" and second[0].get("stopIfThrown") is True
+    assert second[2]["params"]["objectId"] == "fn-4"
     # A few hundred bytes instead of the declarations.
     assert len(json.dumps(second)) * 5 < len(json.dumps(first))
     assert press.given and press.before == {"u": 1}
@@ -176,12 +193,22 @@ def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> N
     resolved, record = _lookup(ext, press, held=[RECORD])
     assert not press.given and press.answers is None
     assert record == RECORD and resolved.probed == found["probe"]
+    # The batch (which the extension stopped at the check) asked for no handle; the handle the
+    # action goes on with is asked for after it.
+    [batch] = ext.batches
+    assert page_function("pressSame") in batch[0]["params"]["expression"]
+    assert not any(page_function("sameNode") in json.dumps(c) for c in batch)
+    [single] = ext.singles
+    assert single["method"] == "Runtime.evaluate"
+    assert page_function("sameNode") in single["params"]["expression"]
+    assert resolved.object_id == "node-2"
 
 
 def test_a_refusal_that_is_not_the_checks_own_findings_is_no_lookup() -> None:
     thrown = {"exceptionDetails": {"exception": {"type": "string", "value": "not json"}}}
     ext, press = Extension(["stopIfThrown"], thrown), _press()
     assert _lookup(ext, press, held=[RECORD]) is None and not press.given
+    assert not ext.singles  # nothing to go on from: no handle asked for
 
 
 def test_hello_features_are_read_and_bounded() -> None:
@@ -201,7 +228,7 @@ def test_an_input_given_is_the_answer_whatever_the_check_answered() -> None:
     ext, press = Extension(["stopIfThrown"], {"result": {"value": "odd"}}), _press()
     resolved, record = _lookup(ext, press, held=[RECORD])
     assert press.given and press.before is None and record == {}
-    assert resolved.object_id == "node-1" and len(ext.batches) == 1
+    assert resolved.ref == "@save" and len(ext.batches) == 1 and not ext.singles
 
 
 def test_a_press_batch_that_fails_whole_is_not_looked_up_again() -> None:

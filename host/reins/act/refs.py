@@ -25,6 +25,7 @@ from reins.page.call import (
     HeldFunctions,
     call_value,
     define_params,
+    evaluate_handle,
     evaluate_params,
     held_call_params,
     page_call,
@@ -184,13 +185,13 @@ def _given(
     ctx: CommandContext,
     press: Press,
     plan: _PressPlan,
-    answers: list[dict[str, Any] | ReinsError],
+    tail: list[dict[str, Any] | ReinsError],
     checked: dict[str, Any],
     document_id: str,
 ) -> dict[str, Any]:
     """``pressSame`` answered (``checked``) without throwing, so the extension went on with the
-    input: note it in ``press`` (and keep the functions the batch compiled). Answers the check's
-    record."""
+    input (``tail``: the batch's answers after the check): note it in ``press`` (and keep the
+    functions the batch compiled). Answers the check's record."""
     try:
         value = call_value(checked, what="press")
     except ReinsError:
@@ -198,12 +199,12 @@ def _given(
     found = value if isinstance(value, dict) else {}
     count = len(plan.events)
     if plan.defining:
-        _keep_defined(ctx.part(HeldFunctions), document_id, answers[2 + count + 1 :])
+        _keep_defined(ctx.part(HeldFunctions), document_id, tail[count + 1 :])
     else:
         ctx.note("press_by_held_functions")
     before = found.get("before")
     press.point, press.count = plan.point, count
-    press.answers = answers[2 : 2 + count + 1]
+    press.answers = tail[: count + 1]
     press.before = before if isinstance(before, dict) else None
     ctx.note("press_with_lookup")
     record = found.get("record")
@@ -246,84 +247,102 @@ async def _by_last_snapshot(
         if press is not None and session is None
         else None
     )
-    commands: list[tuple[str, dict[str, Any]]] = [
-        (
-            "Runtime.evaluate",
-            evaluate_params(
-                page_call("sameNode", gen, index), timeout, by_value=False, object_group="reins"
-            ),
+    if press is not None and plan is not None:
+        return await _press_with_lookup(ctx, entry, press, plan, seen, index, seen_box)
+    same = (
+        "Runtime.evaluate",
+        evaluate_params(
+            page_call("sameNode", gen, index), timeout, by_value=False, object_group="reins"
         ),
-        plan.check
-        if plan is not None
-        else (
-            "Runtime.evaluate",
-            evaluate_params(
-                page_call("probeSame", gen, index, options), timeout, await_promise=True
-            ),
-        ),
-    ]
-    each: list[dict[str, Any]] = [{}, {}]
-    if plan is not None:
-        tail, tail_each = plan.tail()
-        commands += tail
-        each = [{"noWait": True}, {"stopIfThrown": True}, *tail_each]
+    )
+    check = (
+        "Runtime.evaluate",
+        evaluate_params(page_call("probeSame", gen, index, options), timeout, await_promise=True),
+    )
+    try:
+        answers = await ctx.cdp_batch([same, check], session_id=session, sequential=True)
+    except ReinsError:
+        return None
+    if len(answers) < 2 or isinstance(answers[0], ReinsError):
+        return None  # the batch stopped there: nothing after it was sent
+    if isinstance(answers[1], ReinsError):
+        ctx.part(HeldFunctions).forget()  # a handle of a context that went away
+        return None
+    try:
+        remote = call_value(answers[0], what="same node", by_value=False)
+        found = call_value(answers[1], what="describe")
+    except ReinsError:
+        return None
+    handle = remote.get("objectId") if isinstance(remote, dict) else None
+    record = found.get("record") if isinstance(found, dict) else None
+    if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
+        return None
+    resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
+    if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
+        resolved.probed = found["probe"]
+    return resolved, record
+
+
+async def _press_with_lookup(
+    ctx: CommandContext,
+    entry: RegistryEntry,
+    press: Press,
+    plan: _PressPlan,
+    seen: SeenAt,
+    index: int,
+    seen_box: list[float] | None,
+) -> tuple[Resolved, dict[str, Any]] | None:
+    """The lookup's round trip with the input in it: ``pressSame`` first (the batch stops there
+    when it throws), then the input and the read after. The element's handle is asked for only
+    when the page refused the input (the action then goes on from its findings as from
+    ``probeSame``'s); a given input needs none, and asking for it in the batch cost a script run
+    in front of every press."""
+    tail, tail_each = plan.tail()
     try:
         answers = await until_dialog(
             ctx.cdp_batch(
-                commands,
-                session_id=session,
+                [plan.check, *tail],
                 sequential=True,
-                each=each,
-                answer_within_ms=None if plan is None else plan.after_ms,
+                each=[{"stopIfThrown": True}, *tail_each],
+                answer_within_ms=plan.after_ms,
             ),
-            ctx.part(DialogWatch) if plan is not None else None,
+            ctx.part(DialogWatch),
         )
     except DialogOpened as opened:
         # The input was given (the page let it go) and opened a dialog: that is the answer.
-        assert press is not None and plan is not None
         press.point, press.dialog = plan.point, opened.dialog
         ctx.note("press_with_lookup")
-        return Resolved("", session, via="ref", ref=entry.ref), {}
+        return Resolved("", None, via="ref", ref=entry.ref), {}
     except ReinsError as exc:
-        if press is None or plan is None:
-            return None
         # The batch failed as a whole: its input may have gone in, so the action is not looked up
         # or given again; it answers what happened (a closed tab) or this failure.
         if exc.code != "target_closed":
             raise
         press.point, press.count, press.answers = plan.point, len(plan.events), [exc]
-        return Resolved("", session, via="ref", ref=entry.ref), {}
-    if len(answers) < 2 or isinstance(answers[0], ReinsError):
-        return None  # the batch stopped there: nothing after it was sent
-    second = answers[1]
-    if press is not None and plan is not None and not isinstance(second, ReinsError):
-        if not second.get("exceptionDetails"):
-            # Whatever the answers say, this is the element the input was given to (never
-            # looked up, nor given, again).
-            record_now = _given(ctx, press, plan, answers, second, seen.document_id)
-            remote_now = answers[0].get("result") or {}
-            handle_now = str(remote_now.get("objectId") or "")
-            resolved = Resolved(handle_now, session, via="ref", ref=entry.ref, seen_box=seen_box)
-            return resolved, record_now
-    try:
-        remote = call_value(answers[0], what="same node", by_value=False)
-        found = None
-        if isinstance(second, ReinsError):
-            ctx.part(HeldFunctions).forget()  # a handle of a context that went away
-        elif plan is not None:
-            found = _findings(second)
-        else:
-            found = call_value(second, what="describe")
-    except ReinsError:
+        return Resolved("", None, via="ref", ref=entry.ref), {}
+    if not answers:
         return None
-    handle = remote.get("objectId") if isinstance(remote, dict) else None
-    record = found.get("record") if isinstance(found, dict) else None
-    if plan is not None:
-        ctx.note("press_with_lookup_refused")
-    if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
+    checked = answers[0]
+    if isinstance(checked, ReinsError):
+        ctx.part(HeldFunctions).forget()  # a handle of a context that went away
         return None
-    resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
-    if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
+    if not checked.get("exceptionDetails"):
+        # Whatever the answers say, this is the element the input was given to (never looked
+        # up, nor given, again).
+        record_now = _given(ctx, press, plan, answers[1:], checked, seen.document_id)
+        return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
+    ctx.note("press_with_lookup_refused")
+    found = _findings(checked)
+    record = found.get("record") if found is not None else None
+    if found is None or not isinstance(record, dict):
+        return None
+    handle = await evaluate_handle(
+        ctx, page_call("sameNode", seen.gens.get("main"), index), what="same node"
+    )
+    if handle is None:
+        return None
+    resolved = Resolved(handle, None, via="ref", ref=entry.ref, seen_box=seen_box)
+    if isinstance(found.get("probe"), dict):
         resolved.probed = found["probe"]
     return resolved, record
 
