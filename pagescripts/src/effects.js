@@ -1,6 +1,6 @@
 // What an action may change, read before and after it (the host compares the two reads).
 
-import { nodeLabel } from "./actions.js";
+import { fieldValue, nodeLabel } from "./actions.js";
 import { EFFECT } from "./symbols.js";
 
 // A short label for the focused element: tag#id[aria-label or name]; null for none or the body.
@@ -129,7 +129,7 @@ function pending(rec) {
 // and a sign of pending work: it waits for the first change, up to options.waitMs. No fixed wait:
 // an action with no effect and no sign of more costs one task. options.settle "frame" first lets
 // the page finish the frame the action started (an action of several steps, e.g. fill, whose
-// answer checks what the field kept once the page's own handlers ran).
+// answer checks what the field kept once the page's own handlers ran; options.field adds it).
 export async function readState(el, phase, options = {}) {
   const doc = el.ownerDocument;
   const win = doc.defaultView;
@@ -202,6 +202,9 @@ export async function readState(el, phase, options = {}) {
   } catch {
     out.top = false;
   }
+  // options.field: the text the field holds now as fill checks it (fieldValue: unmasked, a
+  // contenteditable's innerText), read once the page has settled, in this same call.
+  if (options.field) out.field = fieldValue(el);
   if (rec) disarm(rec);
   return out;
 }

@@ -8,6 +8,7 @@ that opens a JavaScript dialog answers ok with the dialog as its effect.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from reins._errors import ReinsError
@@ -20,6 +21,9 @@ __all__ = [
     "ASK_AFTER_MS",
     "act_by_input",
     "act_on",
+    "act_reading_before",
+    "before_command",
+    "before_value",
     "dialog_answer",
     "effect_of",
     "input_answer",
@@ -58,15 +62,23 @@ async def _observe(
     ctx: CommandContext,
     el: Resolved,
     phase: str,
+    *,
+    field: bool = False,
 ) -> tuple[dict[str, Any] | None, ReinsError | None]:
-    """The element's state, or why it could not be read."""
+    """The element's state, or why it could not be read. ``field`` (after): with the field's text
+    as fill checks it (``field``; the caller takes it out, it is no part of the effect)."""
+    options: dict[str, Any] = {}
+    if phase == "after":
+        options = {**read_options(ctx), "settle": "frame"}
+        if field:
+            options["field"] = True
     try:
         value = await call_function(
             ctx,
             el.object_id,
             "readState",
             phase,
-            {**read_options(ctx), "settle": "frame"} if phase == "after" else {},
+            options,
             session_id=el.session_id,
             await_promise=True,
             what="read state",
@@ -188,6 +200,55 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, An
         return await until_dialog(_act_and_read(ctx, el, action, before), ctx.part(DialogWatch))
     except DialogOpened as opened:
         return dialog_answer(el, opened.dialog)
+
+
+def before_command(el: Resolved) -> tuple[str, dict[str, Any]]:
+    """The "before" state read as a batch command, for an action that sends it first in its own
+    first round trip (``act_reading_before``; ``before_value`` reads its answer)."""
+    return (
+        "Runtime.callFunctionOn",
+        call_params(el.object_id, "readState", "before", {}, await_promise=True),
+    )
+
+
+def before_value(answer: dict[str, Any] | ReinsError | None) -> dict[str, Any] | None:
+    """The state ``before_command`` read, or None when it could not (the effect is then unknown)."""
+    if answer is None or isinstance(answer, ReinsError):
+        return None
+    try:
+        return _value(answer, "read state")
+    except ReinsError:
+        return None
+
+
+async def act_reading_before(
+    ctx: CommandContext,
+    el: Resolved,
+    action: Callable[[Resolved], Awaitable[tuple[dict[str, Any] | None, dict[str, Any]]]],
+    *,
+    field: bool = False,
+) -> tuple[dict[str, Any], str | None]:
+    """``act_on`` for an action that reads the "before" state itself, in the round trip of its
+    first step (``before_command`` first in its batch): ``action(el)`` answers (the state it
+    read, its own answer fields). ``field``: the read after also reads the field's text as fill
+    checks it. Answers the action's answer and that text (None when it was not read)."""
+
+    async def run() -> tuple[dict[str, Any], str | None]:
+        try:
+            before, extra = await action(el)
+        except ReinsError as exc:
+            if exc.code != "target_closed":
+                raise
+            return _tab_closed(el), None
+        after, failure = await _observe(ctx, el, "after", field=field)
+        text = after.pop("field", None) if after is not None else None
+        answer = await _conclude(ctx, el, before, after, failure, dict(extra))
+        return answer, text if isinstance(text, str) else None
+
+    try:
+        return await until_dialog(run(), ctx.part(DialogWatch))
+    except DialogOpened as opened:
+        return dialog_answer(el, opened.dialog), None
 
 
 async def act_by_input(

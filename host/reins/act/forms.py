@@ -12,7 +12,7 @@ from typing import Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
-from reins.act.effects import act_on
+from reins.act.effects import act_on, act_reading_before, before_command, before_value
 from reins.act.keyboard import chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
@@ -59,41 +59,18 @@ async def fill_element(
     append: bool = False,
 ) -> dict[str, Any]:
     """fill (``append`` False) or type (True) ``text`` into a field, verified against what it
-    keeps."""
+    keeps. Round trips after the lookup: the probe; the "before" read, CDP's focus and the page
+    script's in one; the keys with the field's value read after the last; the read after the
+    action, which also reads the field's text once the page has settled."""
 
-    async def do(target: Resolved) -> dict[str, Any]:
+    async def do(target: Resolved) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         await actionable_point(ctx, target, need_editable=True)
-        mode = "end" if append else "all"
-        # CDP's focus, then the page script's, in one round trip; a focus CDP refuses ends the
-        # batch there, and focus() in the page script covers such elements.
-        answers = await ctx.cdp_batch(
-            [
-                ("DOM.focus", {"objectId": target.object_id}),
-                (
-                    "Runtime.callFunctionOn",
-                    call_params(target.object_id, "enterField", mode, text),
-                ),
-            ],
-            session_id=target.session_id,
-            sequential=True,
-        )
-        if len(answers) == 2 and not isinstance(answers[1], ReinsError):
-            ready = call_value(answers[1], what="prepare field")
-        else:
-            ready = await call_function(
-                ctx,
-                target.object_id,
-                "enterField",
-                mode,
-                text,
-                session_id=target.session_id,
-                what="prepare field",
-            )
+        before, ready = await _enter(ctx, target, "end" if append else "all", text)
         if not isinstance(ready, dict) or not ready.get("ok"):
             why = ready.get("why") if isinstance(ready, dict) else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
         if ready.get("picker"):
-            return _picked(ready, text)
+            return before, _picked(ready, text)
         original = str(ready.get("original") or "")
         events = chord_events(parse_keys("Delete")) if not append and original else []
         if append:
@@ -118,12 +95,53 @@ async def fill_element(
                 code="fill_mismatch",
                 details={"kept": kept, "expected": expected},
             )
-        return {"value": kept}
+        return before, {"value": kept}
 
-    result = await act_on(ctx, el, do)
+    result, settled = await act_reading_before(ctx, el, do, field=True)
     if "value" in result:
-        await _check_kept(ctx, el, str(result["value"]))
+        if settled is None:  # the read after did not answer it: ask the field itself
+            settled = await _field_now(ctx, el)
+        if settled is not None and settled != str(result["value"]):
+            # Once the page has settled (the read after waited for its frame): a page script, or
+            # the user typing into the tab, changed it since.
+            raise ActionError(
+                f"the field holds {settled!r} now, not {result['value']!r}: it changed after the "
+                "fill (the page or someone typing in this tab)",
+                code="fill_mismatch",
+                details={"kept": settled, "expected": result["value"]},
+            )
     return result
+
+
+async def _enter(
+    ctx: CommandContext, target: Resolved, mode: str, text: str
+) -> tuple[dict[str, Any] | None, Any]:
+    """The "before" read, CDP's focus and the page script's (enterField) in one round trip: the
+    state before and enterField's answer. A focus CDP refuses ends the batch there, and focus()
+    in the page script covers such elements; a "before" read that fails ends it too (the effect
+    is then unknown) and the focus goes on without it."""
+    focus = ("DOM.focus", {"objectId": target.object_id})
+    enter = ("Runtime.callFunctionOn", call_params(target.object_id, "enterField", mode, text))
+    answers = await ctx.cdp_batch(
+        [before_command(target), focus, enter], session_id=target.session_id, sequential=True
+    )
+    before = before_value(answers[0] if answers else None)
+    if before is None and len(answers) < 2:  # the read stopped the batch: focus without it
+        answers = [answers[0] if answers else {}] + await ctx.cdp_batch(
+            [focus, enter], session_id=target.session_id, sequential=True
+        )
+    if len(answers) == 3 and not isinstance(answers[2], ReinsError):
+        return before, call_value(answers[2], what="prepare field")
+    ready = await call_function(
+        ctx,
+        target.object_id,
+        "enterField",
+        mode,
+        text,
+        session_id=target.session_id,
+        what="prepare field",
+    )
+    return before, ready
 
 
 def _picked(answer: dict[str, Any], text: str) -> dict[str, Any]:
@@ -143,22 +161,16 @@ def _picked(answer: dict[str, Any], text: str) -> dict[str, Any]:
     return {"value": kept}
 
 
-async def _check_kept(ctx: CommandContext, el: Resolved, expected: str) -> None:
-    """Once the page has settled (the effect read waited for its frame): does the field still hold
-    what was typed? A page script, or the user typing into the tab, may have changed it since."""
+async def _field_now(ctx: CommandContext, el: Resolved) -> str | None:
+    """The field's text now (fieldValue), or None when the field left the page (a navigation the
+    effect reports)."""
     try:
-        settled = await call_function(
+        value = await call_function(
             ctx, el.object_id, "fieldValue", session_id=el.session_id, what="field value"
         )
     except ReinsError:
-        return  # the field left the page (a navigation the effect reports)
-    if settled != expected:
-        raise ActionError(
-            f"the field holds {settled!r} now, not {expected!r}: it changed after the fill (the "
-            "page or someone typing in this tab)",
-            code="fill_mismatch",
-            details={"kept": settled, "expected": expected},
-        )
+        return None
+    return value if isinstance(value, str) else None
 
 
 async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> dict[str, Any]:
