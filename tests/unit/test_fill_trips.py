@@ -45,13 +45,24 @@ def _function(params: dict[str, Any]) -> tuple[str, list[Any]]:
     return "?", []
 
 
+def _what(command: dict[str, Any]) -> str:
+    """A command's page function, or the key of a key event ("?" for anything else)."""
+    params = command.get("params", {})
+    if command["method"] == "Input.dispatchKeyEvent":
+        return str(params.get("key"))
+    return _function(params)[0]
+
+
 class Field:
     """A text field holding "old": answers every message, and keeps what was sent."""
 
-    def __init__(self, *, settled: str = "new", before_fails: bool = False) -> None:
+    def __init__(
+        self, *, kept: str = "new", settled: str | None = None, before_fails: bool = False
+    ) -> None:
         self.sent: list[list[tuple[str, str]]] = []  # per message: (method, page function)
         self.after_options: list[Any] = []
-        self.settled = settled
+        self.kept = kept
+        self.settled = kept if settled is None else settled
         self.before_fails = before_fails
         self.link = ExtensionLink(send=self._send)
         self.link.hello = Hello(type="hello", features=["stopIfThrown"])
@@ -66,18 +77,18 @@ class Field:
             value: Any = _STATE
         elif name == "readState":
             self.after_options.append(args[1])
-            value = {**_STATE, "value": "new", "field": self.settled}
+            value = {**_STATE, "value": self.kept, "field": self.settled}
         elif name == "enterField":
             value = {"ok": True, "original": "old"}
         elif name == "fieldValue":
-            value = "new"
+            value = self.kept
         else:
             value = _PROBE
         return {"ok": True, "result": {"result": {"value": value}}}
 
     def _send(self, message: dict[str, Any]) -> None:
         commands = message["commands"] if message["type"] == "cdp_batch" else [message]
-        self.sent.append([(c["method"], _function(c.get("params", {}))[0]) for c in commands])
+        self.sent.append([(c["method"], _what(c)) for c in commands])
         answers = []
         for c in commands:
             answers.append(self._answer(c["method"], c.get("params", {})))
@@ -91,13 +102,13 @@ class Field:
         asyncio.get_running_loop().call_soon(self.link.receive, reply)
 
 
-def _fill(field: Field) -> dict[str, Any]:
+def _fill(field: Field, text: str = "new") -> dict[str, Any]:
     async def main() -> dict[str, Any]:
         host = Host("test", Path("/nonexistent"), field.link)
         ctx = CommandContext(host, Deadline.after_ms(5000), TAB, Request(id=1, cmd="fill"))
         el = Resolved("node-1", None, via="ref", ref="@name", seen_box=[0, 0, 100, 20])
         el.probed = dict(_PROBE)
-        return await fill_element(ctx, el, "new")
+        return await fill_element(ctx, el, text)
 
     return asyncio.run(main())
 
@@ -112,8 +123,7 @@ def test_fill_is_the_focus_the_keys_and_the_read_after() -> None:
             ("Runtime.callFunctionOn", "enterField"),
         ],
         [
-            ("Input.dispatchKeyEvent", "?"),  # Delete, down and up: "old" goes
-            ("Input.dispatchKeyEvent", "?"),
+            # The whole text is selected: the text inserted replaces it (no Delete first).
             ("Input.insertText", "?"),
             ("Runtime.callFunctionOn", "fieldValue"),
         ],
@@ -143,3 +153,12 @@ def test_a_before_read_that_fails_leaves_the_focus_and_an_unknown_effect() -> No
     # The batch ended at the failed read: the focus is given on its own, then the fill goes on.
     assert field.sent[1] == [("DOM.focus", "?"), ("Runtime.callFunctionOn", "enterField")]
     assert answer["value"] == "new" and answer["effect"].get("unknown") is True
+
+
+def test_clearing_a_field_deletes_its_selected_text() -> None:
+    field = Field(kept="")
+    answer = _fill(field, "")
+    keys = field.sent[1]
+    assert keys[:-1] == [("Input.dispatchKeyEvent", "Delete")] * 2  # down and up
+    assert keys[-1] == ("Runtime.callFunctionOn", "fieldValue")
+    assert answer["value"] == "" and answer["effect"]["value"] == {"from": "old", "to": ""}

@@ -72,11 +72,15 @@ async def fill_element(
         if ready.get("picker"):
             return before, _picked(ready, text)
         original = str(ready.get("original") or "")
-        events = chord_events(parse_keys("Delete")) if not append and original else []
+        events: list[tuple[str, dict[str, Any]]] = []
         if append:
-            events += typing_events(text)
+            events = typing_events(text)
         elif text:
-            events.append(("Input.insertText", {"text": text}))
+            # The field's whole text is selected (enterField): the text inserted replaces it, as
+            # a paste over a selection does (one input event, no deletion before it).
+            events = [("Input.insertText", {"text": text})]
+        elif original:
+            events = chord_events(parse_keys("Delete"))  # clearing: the selection deleted
         # What the field kept, read in the round trip of the last key.
         answer = await send_keys(
             ctx,
