@@ -7,14 +7,24 @@ import pickle
 import subprocess
 import sys
 import weakref
+from dataclasses import dataclass, fields
 
 import pytest
+from reins._errors import ReinsError
 from reins.bridge.memory import give_memory_back, tune_allocator
 from reins.observe import store
 from reins.observe.diff import lines_of
+from reins.observe.entries import Bounds, Locator, RegistryEntry, Tombstone
+from reins.observe.identity import Identity
+from reins.observe.pickling import by_fields
 from reins.observe.registry import Registry
 from reins.observe.render import RefView
-from reins.observe.store import MapCache, ObserveState, left_big_document
+from reins.observe.store import (
+    MapCache,
+    ObserveState,
+    left_big_document,
+    let_big_document_go,
+)
 from reins.setup.install import mimalloc_library
 
 
@@ -72,6 +82,70 @@ def test_leaving_a_big_document_keeps_fresh_copies_of_what_is_carried_over(
     # The old registry (entries, identities, strings) was let go before its copies were made, so
     # the memory pages only it kept could go first.
     assert freed_first == [True]
+
+
+def test_only_a_registry_that_let_most_of_a_big_document_go_is_compacted() -> None:
+    registry = Registry()
+    registry.observe(_records(5000), now=0.0, document_id="big")
+    before = len(registry)
+    registry.observe(_records(5000), now=1.0, document_id="big-reloaded")
+    # A reload: every element claims its ref again, nothing of the big document was let go.
+    assert len(registry) == before
+    assert not let_big_document_go(before, len(registry))
+    registry.observe(_records(10, "small"), now=2.0, document_id="small")
+    assert let_big_document_go(before, len(registry))
+    assert not let_big_document_go(1000, 10)  # not a big document: nothing worth the copy
+
+
+def _every_field_set() -> list[object]:
+    identity = Identity("t", "i", "label", "button", "Save", "button", "form", 3, "save")
+    locator = Locator("#i", "byId", ("host-a",), ("iframe#f",))
+    bounds = Bounds(1.5, 2.0, 30.25, 40.0)
+    entry = RegistryEntry(
+        "save", identity, "ax", "f1", locator, 42, bounds, 1.0, 2.0, "doc", True, True, "id"
+    )
+    return [identity, locator, bounds, entry, Tombstone("gone", "evicted", "doc", 1.0, 2.0)]
+
+
+@pytest.mark.parametrize("value", _every_field_set(), ids=lambda v: type(v).__name__)
+def test_the_registry_classes_pickle_as_their_field_values(value: object) -> None:
+    names = [f.name for f in fields(value)]  # type: ignore[arg-type]
+    # One tuple of the values, not dataclasses' field-by-field state.
+    assert value.__reduce__() == (type(value), tuple(getattr(value, n) for n in names))
+    copy = pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    assert type(copy) is type(value) and copy == value and copy is not value
+
+
+def test_a_compacted_registry_still_knows_its_elements_unchanged() -> None:
+    registry = Registry()
+    records = _records(50)
+    refs = registry.observe(records, now=0.0, document_id="doc")
+    copy = pickle.loads(pickle.dumps(registry, protocol=pickle.HIGHEST_PROTOCOL))
+    assert copy.to_json() == registry.to_json()
+    entries = {ref: copy.lookup(ref) for ref in refs}
+    # Step 0 (``unchanged``) checks the entry's identity and locator by `is` against what it kept
+    # of the latest observation: the pickle keeps them the same objects, so every entry is seen
+    # again in place rather than identified anew.
+    assert copy.observe(records, now=1.0, document_id="doc") == refs
+    assert all(copy.lookup(ref) is entries[ref] for ref in refs)
+    assert all(copy.lookup(ref).last_seen == 1.0 for ref in refs)
+
+
+def test_by_fields_refuses_a_class_it_would_pickle_wrongly() -> None:
+    class Plain:
+        pass
+
+    @dataclass
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    with pytest.raises(ReinsError, match="not a dataclass"):
+        by_fields(Plain)
+    with pytest.raises(ReinsError, match="does more than set its fields"):
+        by_fields(Checked)
 
 
 def test_the_allocator_calls_are_harmless() -> None:

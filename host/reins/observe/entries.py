@@ -10,6 +10,7 @@ from typing import Any, Final, Literal, cast
 
 from reins._errors import ReinsError, UsageError
 from reins.observe.identity import REF_PREFIX, Identity, RefSignal, ref_signal
+from reins.observe.pickling import by_fields
 
 __all__ = [
     "SOURCES",
@@ -26,6 +27,7 @@ Source = Literal["dom", "ax"]
 SOURCES: Final[tuple[Source, ...]] = ("dom", "ax")
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Locator:
     """Where to find an element again: a selector unique in its root, inside shadow hosts and
@@ -80,6 +82,7 @@ class Locator:
         )
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Bounds:
     """A box in CSS pixels of the main frame's viewport."""
@@ -105,6 +108,7 @@ class Bounds:
         return [self.x, self.y, self.width, self.height]
 
 
+@by_fields
 @dataclass(slots=True)
 class RegistryEntry:
     """What the registry knows of one ref. Replaced whole (``dataclasses.replace``) whenever
@@ -180,6 +184,7 @@ class RegistryEntry:
         )
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Tombstone:
     """A ref that named an element reins no longer tracks."""

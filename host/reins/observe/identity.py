@@ -42,6 +42,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
+from reins.observe.pickling import by_fields
+
 __all__ = [
     "MATCH_THRESHOLD",
     "STRONG_MISMATCH_CAP",
@@ -98,6 +100,7 @@ def _index(value: object) -> int | None:
     return value
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Identity:
     """The identity signals of one element. Absent signals are None."""

@@ -27,6 +27,7 @@ from reins.observe.store import (
     SeenAt,
     give_memory_back,
     left_big_document,
+    let_big_document_go,
     registry_for,
     save_registry,
 )
@@ -83,7 +84,7 @@ def _register(
     save_registry(ctx, registry, snap.url, seen)
     if dropped or max(before, len(records)) >= BIG_OBSERVATION:
         loop = asyncio.get_running_loop()
-        if new_document and before >= BIG_OBSERVATION:
+        if new_document and let_big_document_go(before, len(registry)):
             # Once the answer is out and the command's garbage gone (copies made while it lives
             # would land among it).
             loop.call_later(0.2, _compact, state, snap.document_id)

@@ -35,6 +35,7 @@ __all__ = [
     "current_url",
     "give_memory_back",
     "left_big_document",
+    "let_big_document_go",
     "registry_for",
     "save_registry",
     "seen_for",
@@ -80,6 +81,15 @@ class ObserveState(TabPart):
 
 # From this many elements an observation's garbage is worth handing back to the system.
 BIG_OBSERVATION = 2_000
+
+
+def let_big_document_go(before: int, after: int) -> bool:
+    """Whether an observation of a new document left the registry with most of a big one gone
+    (``before`` and ``after`` are its sizes around the observation): then what survived is worth
+    compacting (``left_big_document``). Not after a reload of the same big page, whose elements
+    all claim their refs again: nothing was let go, and compacting 20,000 entries would hold the
+    event loop for half a second for no memory back."""
+    return before >= BIG_OBSERVATION and after * 2 <= before
 
 
 def left_big_document(state: ObserveState) -> None:
