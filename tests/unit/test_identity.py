@@ -207,3 +207,30 @@ def test_compare_edge_cases() -> None:
 def test_sibling_index_zero_is_present() -> None:
     assert compare(Identity(sibling_index=0), Identity(sibling_index=None)) == 0.0
     assert compare(Identity(sibling_index=0), Identity(sibling_index=0)) == 1.0
+
+
+def test_from_record_puts_each_signal_in_its_own_field() -> None:
+    got = Identity.from_record(
+        {
+            "testid": "t",
+            "id": "i",
+            "aria_label": "a",
+            "role": "r",
+            "name": "n",
+            "tag": "DIV",
+            "parent_role": "p",
+            "sibling_index": 4,
+            "name_attr": "na",
+        }
+    )
+    assert got == Identity(
+        testid="t",
+        id="i",
+        aria_label="a",
+        role="r",
+        name="n",
+        tag="div",
+        parent_role="p",
+        sibling_index=4,
+        name_attr="na",
+    )

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from reins._errors import ReinsError, ResolutionError, UsageError
+from reins.observe.entries import Bounds, RegistryEntry
 from reins.observe.identity import Identity, ref_for
 from reins.observe.registry import Locator, Registry
 
@@ -419,3 +421,24 @@ def test_a_duplicated_id_is_no_proof_of_identity() -> None:
     )
     assert "@dup" not in refs or refs.count("@dup") == 1
     assert len(set(refs)) == 2
+
+
+def test_a_carried_over_entry_is_the_entry_without_its_node() -> None:
+    entry = RegistryEntry(
+        "save",
+        Identity(id="save", role="button"),
+        "ax",
+        "f1",
+        Locator("#save", "byId"),
+        42,
+        Bounds(1.0, 2.0, 3.0, 4.0),
+        1.0,
+        2.0,
+        "doc",
+        False,
+        True,
+        "id",
+    )
+    assert entry.carried() == replace(
+        entry, carried_over=True, reidentified=False, backend_node_id=None
+    )

@@ -252,3 +252,40 @@ def test_the_scroll_line_says_what_is_left_each_way() -> None:
         "div.feed at its end, 400 above"
     )
     assert scroll_line([]) == ""
+
+
+def test_ref_view_from_record_puts_each_state_in_its_own_field() -> None:
+    # Every field a different value, so a field given in the wrong position shows.
+    record = {
+        "frame": "f2",
+        "tag": "div",
+        "role": "combobox",
+        "name": "Category",
+        "value": 7,
+        "states": {
+            "disabled": True,
+            "checked": "mixed",
+            "expanded": True,
+            "selected": False,
+            "focused": False,
+        },
+    }
+    got = RefView.from_record(record, "@cat")
+    assert (got.ref, got.role, got.name, got.tag, got.value, got.frame) == (
+        "@cat",
+        "combobox",
+        "Category",
+        "div",
+        "7",
+        "f2",
+    )
+    assert (got.in_viewport, got.disabled, got.checked, got.expanded, got.selected) == (
+        True,
+        True,
+        "mixed",
+        True,
+        False,
+    )
+    assert got.focused is False
+    bare = RefView.from_record({"role": "button", "states": "odd"}, "@b")
+    assert bare == RefView(ref="@b", role="button", name=None)

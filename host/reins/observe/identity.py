@@ -88,7 +88,7 @@ _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 def _text(value: object) -> str | None:
     """A string signal, whitespace-collapsed; None for absent, empty or non-string values."""
-    if not isinstance(value, str):
+    if value is None or not isinstance(value, str):
         return None
     collapsed = " ".join(value.split())
     return collapsed or None
@@ -122,18 +122,20 @@ class Identity:
         Missing keys and values of the wrong type read as absent, so a record the page script
         produced oddly never raises here.
         """
-        name = _text(record.get("name"))
-        tag = _text(record.get("tag"))
+        get = record.get
+        name = _text(get("name"))
+        tag = _text(get("tag"))
+        # Positionally, in field order: once per element of every first look.
         return cls(
-            testid=_text(record.get("testid")),
-            id=_text(record.get("id")),
-            aria_label=_text(record.get("aria_label")),
-            role=_text(record.get("role")),
-            name=name[:MAX_NAME_CHARS] if name else None,
-            tag=tag.lower() if tag else None,
-            parent_role=_text(record.get("parent_role")),
-            sibling_index=_index(record.get("sibling_index")),
-            name_attr=_text(record.get("name_attr")),
+            _text(get("testid")),
+            _text(get("id")),
+            _text(get("aria_label")),
+            _text(get("role")),
+            name[:MAX_NAME_CHARS] if name else None,
+            tag.lower() if tag else None,
+            _text(get("parent_role")),
+            _index(get("sibling_index")),
+            _text(get("name_attr")),
         )
 
     @classmethod

@@ -43,6 +43,9 @@ ELLIPSIS: Final = "…"
 MAIN_FRAME: Final = "f0"
 
 
+_NO_STATES: Mapping[str, Any] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class RefView:
     """One element as the agent sees it."""
@@ -63,23 +66,39 @@ class RefView:
     @classmethod
     def from_record(cls, record: Mapping[str, Any], ref: str) -> RefView:
         """Build from an element record (docs/element-record.md) and the ref the registry gave it."""
-        raw_states = record.get("states")
-        states: Mapping[str, Any] = raw_states if isinstance(raw_states, Mapping) else {}
-        checked = states.get("checked")
-        value = record.get("value")
+        # Once per element of every first look: a dict is checked as one before the ABC, and
+        # the fields go positionally (each keyword costs a frozen dataclass's __init__ more).
+        get = record.get
+        raw_states = get("states")
+        states: Mapping[str, Any] = (
+            raw_states
+            if type(raw_states) is dict or isinstance(raw_states, Mapping)
+            else _NO_STATES
+        )
+        value = get("value")
+        if states:
+            checked, expanded, selected = (
+                states.get("checked"),
+                states.get("expanded"),
+                states.get("selected"),
+            )
+            disabled, focused = states.get("disabled") is True, states.get("focused") is True
+        else:
+            checked = expanded = selected = None
+            disabled = focused = False
         return cls(
-            ref=ref,
-            role=_opt_str(record.get("role")),
-            name=_opt_str(record.get("name")),
-            tag=_opt_str(record.get("tag")),
-            value=value if isinstance(value, str) else (None if value is None else str(value)),
-            frame=_opt_str(record.get("frame")),
-            in_viewport=bool(record.get("in_viewport", True)),
-            disabled=states.get("disabled") is True,
-            checked=checked if isinstance(checked, (bool, str)) else None,
-            expanded=states.get("expanded") if isinstance(states.get("expanded"), bool) else None,
-            selected=states.get("selected") if isinstance(states.get("selected"), bool) else None,
-            focused=states.get("focused") is True,
+            ref,
+            _opt_str(get("role")),
+            _opt_str(get("name")),
+            _opt_str(get("tag")),
+            value if isinstance(value, str) else (None if value is None else str(value)),
+            _opt_str(get("frame")),
+            bool(get("in_viewport", True)),
+            disabled,
+            checked if isinstance(checked, (bool, str)) else None,
+            expanded if isinstance(expanded, bool) else None,
+            selected if isinstance(selected, bool) else None,
+            focused,
         )
 
 
