@@ -216,7 +216,7 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     )
     path = socket_path(profile, home)
     await _leave_to_us(path)
-    server = ControlServer(path, dispatcher.dispatch)
+    server = ControlServer(path, dispatcher.dispatch, answered=host.answered)
     await server.start()
     log.info(
         "host %s for profile %s (%s) listening on %s",
@@ -233,6 +233,7 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
         eof_wait.cancel()
         link.disconnected()
         await server.close()
+        host.answered()  # what was held for an answer is written before the worker stops
         port.close()
         log.info("host %s stopped", os.getpid())
 

@@ -104,6 +104,8 @@ class Host:
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io")
     )
     _parts: dict[type[HostPart], HostPart] = field(default_factory=dict)
+    # Background work held until an answer is out (``after_answer``), the latest per key.
+    _after: dict[object, tuple[Callable[..., Any], tuple[Any, ...]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.link.on_tab_gone(self._tab_gone)
@@ -119,6 +121,23 @@ class Host:
                 log.exception("background %s failed", getattr(fn, "__name__", fn))
 
         self._io.submit(run)
+
+    def after_answer(self, key: object, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the I/O worker once the next answer has been written to its
+        client (``answered``); a later call with the same ``key`` replaces this one.
+
+        For the writes of a command's own results (a registry of 20,000 entries): the worker's
+        ``json.dumps`` holds the GIL for its whole run — C code gives it up for no one — so,
+        started during the answer, it kept the answer from the socket for that long."""
+        self._after.pop(key, None)  # a replaced write goes to the end, after what it follows
+        self._after[key] = (fn, args)
+
+    def answered(self) -> None:
+        """An answer is out (or the host is stopping): hand the held work to the I/O worker,
+        in the order it was asked for."""
+        held, self._after = self._after, {}
+        for fn, args in held.values():
+            self.in_background(fn, *args)
 
     async def background_done(self) -> None:
         """Wait until the I/O worker has done everything asked of it before now."""

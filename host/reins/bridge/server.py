@@ -24,9 +24,18 @@ Dispatch = Callable[[Request], Awaitable[dict[str, Any]]]
 
 
 class ControlServer:
-    def __init__(self, path: Path, dispatch: Dispatch, *, max_request: int = MAX_REQUEST_BYTES):
+    def __init__(
+        self,
+        path: Path,
+        dispatch: Dispatch,
+        *,
+        max_request: int = MAX_REQUEST_BYTES,
+        answered: Callable[[], None] | None = None,
+    ):
         self.path = path
         self._dispatch = dispatch
+        # Called once each answer has been written (or its client is gone).
+        self._answered = answered
         self._max_request = max_request
         self._server: asyncio.Server | None = None
         self._inode: tuple[int, int] | None = None
@@ -136,3 +145,6 @@ class ControlServer:
                 await writer.drain()
             except (ConnectionError, OSError):
                 pass
+            finally:
+                if self._answered is not None:
+                    self._answered()

@@ -1,0 +1,72 @@
+"""The registry on disk: written after the answer, restored only into the tab that saved it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from reins.bridge.context import CommandContext, Host
+from reins.bridge.deadline import Deadline
+from reins.bridge.link import ExtensionLink
+from reins.bridge.protocol import Request
+from reins.observe.registry import Registry
+from reins.observe.store import ObserveState, registry_for, save_registry, saved_by
+
+URL = "https://app.example/expenses"
+
+
+def _ctx(host: Host, tab: int) -> CommandContext:
+    return CommandContext(host, Deadline.after_ms(5000), tab, Request(id=1, cmd="state"))
+
+
+def _host(home: Path) -> Host:
+    return Host(profile="p", home=home, link=ExtensionLink(lambda message: None))
+
+
+def _records(n: int) -> list[dict[str, object]]:
+    return [{"frame": "f0", "tag": "button", "role": "button", "name": f"B{i}"} for i in range(n)]
+
+
+def _saved_by_tab(home: Path, tab: int) -> list[str]:
+    """Observe and save in ``tab`` of a host, as `state` does; the refs it gave."""
+
+    async def run() -> list[str]:
+        host = _host(home)
+        ctx = _ctx(host, tab)
+        registry = registry_for(ctx, URL)
+        refs = registry.observe(_records(5), now=1.0, document_id="doc")
+        save_registry(ctx, registry, URL)
+        files = list((home / "registries" / "p").glob("*.json"))
+        assert files == []  # held until the answer is out
+        host.answered()
+        await host.background_done()
+        return refs
+
+    return asyncio.run(run())
+
+
+def test_a_tab_gets_back_what_it_saved_and_another_tab_starts_its_own(tmp_path: Path) -> None:
+    refs = _saved_by_tab(tmp_path, 7)
+    [saved] = (tmp_path / "registries" / "p").glob("*.json")
+    assert saved.read_bytes().startswith(b'{"tab":7,')
+    # A new host (a restart): tab 7 gets its refs back; tab 8, on the same URL, an empty one.
+    host = _host(tmp_path)
+    restored = registry_for(_ctx(host, 7), URL)
+    assert [restored.lookup(ref).ref for ref in refs] == refs
+    assert len(registry_for(_ctx(host, 8), URL)) == 0
+    assert host.tab(8).part(ObserveState).registry is not None  # kept as that tab's own
+
+
+def test_saved_by_reads_the_owner_from_the_first_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"tab": 12, **Registry().to_json()}, separators=(",", ":")))
+    assert saved_by(path, 12) and not saved_by(path, 1) and not saved_by(path, None)
+    path.write_text('{"tab":null,"version":1}')
+    assert saved_by(path, None) and not saved_by(path, 12)
+    # A file from before the owner was recorded belongs to whoever reads it, as all did then.
+    path.write_text(json.dumps(Registry().to_json()))
+    assert saved_by(path, 3)
+    with pytest.raises(OSError):
+        saved_by(tmp_path / "missing.json", 3)
