@@ -29,7 +29,7 @@ def _records(n: int) -> list[dict[str, object]]:
     return [{"frame": "f0", "tag": "button", "role": "button", "name": f"B{i}"} for i in range(n)]
 
 
-def _saved_by_tab(home: Path, tab: int) -> list[str]:
+def _observe_and_save(home: Path, tab: int) -> list[str]:
     """Observe and save in ``tab`` of a host, as `state` does; the refs it gave."""
 
     async def run() -> list[str]:
@@ -38,6 +38,8 @@ def _saved_by_tab(home: Path, tab: int) -> list[str]:
         registry = registry_for(ctx, URL)
         refs = registry.observe(_records(5), now=1.0, document_id="doc")
         save_registry(ctx, registry, URL)
+        await asyncio.sleep(0)  # a turn of the loop, and the worker idle: still nothing written
+        await host.background_done()
         files = list((home / "registries" / "p").glob("*.json"))
         assert files == []  # held until the answer is out
         host.answered()
@@ -48,7 +50,7 @@ def _saved_by_tab(home: Path, tab: int) -> list[str]:
 
 
 def test_a_tab_gets_back_what_it_saved_and_another_tab_starts_its_own(tmp_path: Path) -> None:
-    refs = _saved_by_tab(tmp_path, 7)
+    refs = _observe_and_save(tmp_path, 7)
     [saved] = (tmp_path / "registries" / "p").glob("*.json")
     assert saved.read_bytes().startswith(b'{"tab":7,')
     # A new host (a restart): tab 7 gets its refs back; tab 8, on the same URL, an empty one.

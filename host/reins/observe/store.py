@@ -200,7 +200,7 @@ def save_registry(
     """
     path = _registry_file(ctx, url)
     state = ctx.part(ObserveState)
-    payloads: list[tuple[Path, dict[str, Any]]] = []
+    payloads: list[tuple[Path, dict[str, Any]]] = []  # (file, its data)
     # A look that only saw the same elements again (new times and boxes) leaves the saved
     # registry as it is: re-encoding 20,000 entries after every look cost more than the look.
     # The tab first, so that a reader can tell whose file it is from its first bytes (saved_by).
@@ -213,13 +213,12 @@ def save_registry(
     # Encoded and written once the command's answer is out: encoding a big registry holds the
     # GIL for all of its 0.2-0.4 s (at 20,000), which, begun earlier, held the answer back. Per
     # file, the latest data wins (a batch of looks writes once).
-    for path_and_data in payloads:
-        ctx.host.after_answer(("registry", path_and_data[0]), _write_json, [path_and_data])
+    for file, data in payloads:
+        ctx.host.after_answer(("registry", file), _write_json, file, data)
 
 
-def _write_json(payloads: list[tuple[Path, dict[str, Any]]]) -> None:
-    for path, data in payloads:
-        write_private(path, json.dumps(data, separators=(",", ":")).encode())
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    write_private(path, json.dumps(data, separators=(",", ":")).encode())
 
 
 def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
