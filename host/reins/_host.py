@@ -233,7 +233,7 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
         eof_wait.cancel()
         link.disconnected()
         await server.close()
-        host.answered()  # what was held for an answer is written before the worker stops
+        host.release_held()  # what was held for an answer is written before the worker stops
         port.close()
         log.info("host %s stopped", os.getpid())
 

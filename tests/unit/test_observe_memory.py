@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 import subprocess
 import sys
 import weakref
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import pytest
 from reins._errors import ReinsError
+from reins.bridge.context import CommandContext, Host
+from reins.bridge.deadline import Deadline
+from reins.bridge.link import ExtensionLink
 from reins.bridge.memory import give_memory_back, tune_allocator
+from reins.bridge.protocol import Request
 from reins.observe import store
+from reins.observe.collect import PageSnapshot
 from reins.observe.diff import lines_of
 from reins.observe.entries import Bounds, Locator, RegistryEntry, Tombstone
 from reins.observe.identity import Identity
+from reins.observe.page import _register
 from reins.observe.pickling import by_fields
 from reins.observe.registry import Registry
 from reins.observe.render import RefView
@@ -172,3 +180,45 @@ def test_the_host_names_the_allocator_it_runs_on() -> None:
     if library is not None:  # the bootstrap installs it
         env = {"PYTHONMALLOC": "malloc", "LD_PRELOAD": str(library)}
         assert _allocator_with(env) == "mimalloc"
+
+
+def test_leaving_a_big_document_compacts_once_that_commands_answer_is_out(
+    tmp_path: Path,
+) -> None:
+    """The compaction waits for the answer of the look that left the big document (not another
+    request's, not a timer), then runs on the host's loop."""
+    host = Host(profile="p", home=tmp_path, link=ExtensionLink(lambda message: None))
+    look = CommandContext(host, Deadline.after_ms(5000), 3, Request(id=1, cmd="state"))
+    state = look.part(ObserveState)
+    big = Registry()
+    big.observe(_records(5000), now=0.0, document_id="big")
+    state.registry, state.registry_url = big, "https://app.example/"
+
+    def snapshot(n: int, document: str) -> tuple[PageSnapshot, list[dict[str, object]]]:
+        records = _records(n, document)
+        snap = PageSnapshot(
+            url="https://app.example/",
+            title="",
+            viewport={},
+            frames=[],
+            elements=records,
+            truncated=False,
+            document_id=document,
+            timestamp=0.0,
+            homes=[(None, i) for i in range(n)],
+        )
+        return snap, records
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        _register(look, *snapshot(10, "small"), "dom")
+        await asyncio.sleep(0.3)  # longer than the timer this used to be
+        kept_while_unanswered = state.registry is big
+        host.answered(Request(id=2, cmd="tabs"))  # another client's answer
+        await asyncio.sleep(0)
+        kept_after_another = state.registry is big
+        host.answered(look.request)
+        await asyncio.sleep(0)
+        return kept_while_unanswered, kept_after_another, state.registry is not big
+
+    assert asyncio.run(scenario()) == (True, True, True)
+    assert state.registry is not None and state.registry.document_id == "small"

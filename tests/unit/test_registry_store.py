@@ -10,7 +10,7 @@ import pytest
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
-from reins.bridge.protocol import Request
+from reins.bridge.protocol import Hello, Request
 from reins.observe.registry import Registry
 from reins.observe.store import ObserveState, registry_for, save_registry, saved_by
 
@@ -21,19 +21,23 @@ def _ctx(host: Host, tab: int) -> CommandContext:
     return CommandContext(host, Deadline.after_ms(5000), tab, Request(id=1, cmd="state"))
 
 
-def _host(home: Path) -> Host:
-    return Host(profile="p", home=home, link=ExtensionLink(lambda message: None))
+def _host(home: Path, run: str | None = None) -> Host:
+    """A host of profile p; ``run``: the browser run its extension's hello names."""
+    link = ExtensionLink(lambda message: None)
+    if run is not None:
+        link.hello = Hello(type="hello", session=run)
+    return Host(profile="p", home=home, link=link)
 
 
 def _records(n: int) -> list[dict[str, object]]:
     return [{"frame": "f0", "tag": "button", "role": "button", "name": f"B{i}"} for i in range(n)]
 
 
-def _observe_and_save(home: Path, tab: int) -> list[str]:
+def _observe_and_save(home: Path, tab: int, browser_run: str | None = None) -> list[str]:
     """Observe and save in ``tab`` of a host, as `state` does; the refs it gave."""
 
     async def run() -> list[str]:
-        host = _host(home)
+        host = _host(home, browser_run)
         ctx = _ctx(host, tab)
         registry = registry_for(ctx, URL)
         refs = registry.observe(_records(5), now=1.0, document_id="doc")
@@ -42,7 +46,10 @@ def _observe_and_save(home: Path, tab: int) -> list[str]:
         await host.background_done()
         files = list((home / "registries" / "p").glob("*.json"))
         assert files == []  # held until the answer is out
-        host.answered()
+        host.answered(Request(id=1, cmd="state"))  # another request's answer: still held
+        await host.background_done()
+        assert list((home / "registries" / "p").glob("*.json")) == []
+        host.answered(ctx.request)
         await host.background_done()
         return refs
 
@@ -72,3 +79,33 @@ def test_saved_by_reads_the_owner_from_the_first_bytes(tmp_path: Path) -> None:
     assert saved_by(path, 3)
     with pytest.raises(OSError):
         saved_by(tmp_path / "missing.json", 3)
+
+
+def test_after_a_browser_restart_the_page_gets_its_registry_back_whatever_its_tab_id(
+    tmp_path: Path,
+) -> None:
+    """Tab ids start again with each run of the browser: a registry saved in an earlier run goes
+    to the tab that looks at its page; within one run only the tab that saved it reads it."""
+    refs = _observe_and_save(tmp_path, 7, browser_run="run-1")
+    [saved] = (tmp_path / "registries" / "p").glob("*.json")
+    assert saved.read_bytes().startswith(b'{"tab":7,"session":"run-1",')
+    same_run = _host(tmp_path, "run-1")
+    assert len(registry_for(_ctx(same_run, 8), URL)) == 0  # another tab of the same run
+    restored = registry_for(_ctx(same_run, 7), URL)  # a host restart, same browser run
+    assert [restored.lookup(ref).ref for ref in refs] == refs
+    next_run = _host(tmp_path, "run-2")  # the browser restarted: the tab is 3 now
+    again = registry_for(_ctx(next_run, 3), URL)
+    assert [again.lookup(ref).ref for ref in refs] == refs
+
+
+def test_saved_by_reads_the_browser_run_from_the_first_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(
+        json.dumps(
+            {"tab": 2147483647, "session": "a" * 64, **Registry().to_json()}, separators=(",", ":")
+        )
+    )
+    assert saved_by(path, 2147483647, "a" * 64)
+    assert not saved_by(path, 5, "a" * 64)
+    assert saved_by(path, 5, "b" * 64)  # an earlier run of the browser
+    assert not saved_by(path, 5, None)  # the run unknown: only the tab can tell

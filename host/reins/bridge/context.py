@@ -82,6 +82,16 @@ class TabState:
             part.on_detach()
 
 
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """Work held until ``request``'s answer is out (``Host.after_answer``)."""
+
+    request: object
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    on_loop: bool
+
+
 @dataclass
 class Host:
     """One host process's state: its profile, the extension link, the tabs it has driven."""
@@ -104,8 +114,9 @@ class Host:
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io")
     )
     _parts: dict[type[HostPart], HostPart] = field(default_factory=dict)
-    # Background work held until an answer is out (``after_answer``), the latest per key.
-    _after: dict[object, tuple[Callable[..., Any], tuple[Any, ...]]] = field(default_factory=dict)
+    # Work held until the answer of the request that asked for it is out (``after_answer``),
+    # the latest per key.
+    _after: dict[object, _Held] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.link.on_tab_gone(self._tab_gone)
@@ -122,22 +133,50 @@ class Host:
 
         self._io.submit(run)
 
-    def after_answer(self, key: object, fn: Callable[..., Any], *args: Any) -> None:
-        """Run ``fn(*args)`` on the I/O worker once the next answer has been written to its
-        client (``answered``); a later call with the same ``key`` replaces this one.
+    def after_answer(
+        self,
+        request: object,
+        key: object,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_loop: bool = False,
+    ) -> None:
+        """Run ``fn(*args)`` once the answer to ``request`` has been written to its client
+        (``answered``): on the I/O worker, or with ``on_loop`` on the event loop as soon as the
+        answering task is over (its answer and locals let go). A later call with the same ``key``
+        replaces this one, and it then waits for the later request's answer.
 
         For the writes of a command's own results (a registry of 20,000 entries): the worker's
         ``json.dumps`` holds the GIL for its whole run — C code gives it up for no one — so,
-        started during the answer, it kept the answer from the socket for that long."""
+        started during the answer, it kept the answer from the socket for that long. Held per
+        request: another client's short answer does not release it while this one still drains."""
         self._after.pop(key, None)  # a replaced write goes to the end, after what it follows
-        self._after[key] = (fn, args)
+        self._after[key] = _Held(request, fn, args, on_loop)
 
-    def answered(self) -> None:
-        """An answer is out (or the host is stopping): hand the held work to the I/O worker,
-        in the order it was asked for."""
-        held, self._after = self._after, {}
-        for fn, args in held.values():
-            self.in_background(fn, *args)
+    def answered(self, request: object) -> None:
+        """The answer to ``request`` is out (or its client is gone): hand what it held over, in
+        the order it was asked for."""
+        mine = [key for key, held in self._after.items() if held.request is request]
+        self._release([self._after.pop(key) for key in mine])
+
+    def release_held(self) -> None:
+        """The host is stopping: hand over everything still held (the writes must not be lost)."""
+        held, self._after = list(self._after.values()), {}
+        self._release(held)
+
+    def _release(self, held: list[_Held]) -> None:
+        loop: asyncio.AbstractEventLoop | None = None
+        for item in held:
+            if not item.on_loop:
+                self.in_background(item.fn, *item.args)
+                continue
+            if loop is None:
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:  # no loop (stopping): run it now
+                    item.fn(*item.args)
+                    continue
+            loop.call_soon(item.fn, *item.args)
 
     async def background_done(self) -> None:
         """Wait until the I/O worker has done everything asked of it before now."""
@@ -229,6 +268,12 @@ class CommandContext:
     def note(self, what: str) -> None:
         """Count an event for `reins stats` (a fallback taken, a ref recovered…)."""
         self.host.stats.note(what)
+
+    def after_answer(
+        self, key: object, fn: Callable[..., Any], *args: Any, on_loop: bool = False
+    ) -> None:
+        """Run ``fn(*args)`` once this command's answer is out (``Host.after_answer``)."""
+        self.host.after_answer(self.request, key, fn, *args, on_loop=on_loop)
 
     async def cdp(
         self,

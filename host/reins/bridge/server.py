@@ -30,11 +30,12 @@ class ControlServer:
         dispatch: Dispatch,
         *,
         max_request: int = MAX_REQUEST_BYTES,
-        answered: Callable[[], None] | None = None,
+        answered: Callable[[Request | None], None] | None = None,
     ):
         self.path = path
         self._dispatch = dispatch
-        # Called once each answer has been written (or its client is gone).
+        # Called with its request (None for a line that was none) once each answer has been
+        # written, or its client is gone.
         self._answered = answered
         self._max_request = max_request
         self._server: asyncio.Server | None = None
@@ -103,48 +104,52 @@ class ControlServer:
     async def _answer(
         self, line: bytes | object, writer: asyncio.StreamWriter, lock: asyncio.Lock
     ) -> None:
-        request_id: Any = None
+        request: Request | None = None
         try:
-            if line is OVERSIZED:
-                raise UsageError(
-                    f"request line exceeds {self._max_request} bytes", code="message_too_large"
-                )
-            assert isinstance(line, bytes)
-            request = parse_request(line)
-            request_id = request.id
-            body = await self._dispatch(request)
-            answer: dict[str, Any] = {**body, "request_id": request_id, "ok": True}
-        except ReinsError as exc:
-            request_id = (
-                request_id if request_id is not None else exc.details.pop("request_id", None)
-            )
-            answer = {"request_id": request_id, "ok": False, "error": exc.to_wire()}
-        except Exception as exc:  # a bug must still answer, once, and keep the server up
-            log.exception("request failed unexpectedly")
-            answer = {
-                "request_id": request_id,
-                "ok": False,
-                "error": ReinsError(f"internal error {type(exc).__name__}: {exc}").to_wire(),
-            }
-        try:
-            data = dump_line(answer)
-        except (TypeError, ValueError) as exc:  # a result that is not JSON: still one answer
-            log.exception("answer could not be encoded")
-            data = dump_line(
-                {
-                    "request_id": request_id if isinstance(request_id, str | int) else None,
-                    "ok": False,
-                    "error": ReinsError(
-                        f"internal error: the answer could not be encoded ({exc})"
-                    ).to_wire(),
-                }
-            )
-        async with lock:
+            request_id: Any = None
             try:
-                writer.write(data)
-                await writer.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                if self._answered is not None:
-                    self._answered()
+                if line is OVERSIZED:
+                    raise UsageError(
+                        f"request line exceeds {self._max_request} bytes", code="message_too_large"
+                    )
+                assert isinstance(line, bytes)
+                request = parse_request(line)
+                request_id = request.id
+                body = await self._dispatch(request)
+                answer: dict[str, Any] = {**body, "request_id": request_id, "ok": True}
+            except ReinsError as exc:
+                request_id = (
+                    request_id if request_id is not None else exc.details.pop("request_id", None)
+                )
+                answer = {"request_id": request_id, "ok": False, "error": exc.to_wire()}
+            except Exception as exc:  # a bug must still answer, once, and keep the server up
+                log.exception("request failed unexpectedly")
+                answer = {
+                    "request_id": request_id,
+                    "ok": False,
+                    "error": ReinsError(f"internal error {type(exc).__name__}: {exc}").to_wire(),
+                }
+            try:
+                data = dump_line(answer)
+            except (TypeError, ValueError) as exc:  # a result that is not JSON: still one answer
+                log.exception("answer could not be encoded")
+                data = dump_line(
+                    {
+                        "request_id": request_id if isinstance(request_id, str | int) else None,
+                        "ok": False,
+                        "error": ReinsError(
+                            f"internal error: the answer could not be encoded ({exc})"
+                        ).to_wire(),
+                    }
+                )
+            async with lock:
+                try:
+                    writer.write(data)
+                    await writer.drain()
+                except (ConnectionError, OSError):
+                    pass
+        finally:
+            # Also when the client left and took its command with it (cancelled): what that
+            # command held for its answer is not kept waiting for one that will not come.
+            if self._answered is not None:
+                self._answered(request)

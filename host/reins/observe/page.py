@@ -86,8 +86,8 @@ def _register(
         loop = asyncio.get_running_loop()
         if new_document and let_big_document_go(before, len(registry)):
             # Once the answer is out and the command's garbage gone (copies made while it lives
-            # would land among it).
-            loop.call_later(0.2, _compact, state, snap.document_id)
+            # would land among it): on the loop, right after the answering task has ended.
+            ctx.after_answer(("compact", ctx.tab), _compact, state, snap.document_id, on_loop=True)
         ctx.host.part(_Release).after_quiet(loop, ctx.host)
     return snap, records, refs
 

@@ -121,7 +121,9 @@ def _registry_file(ctx: CommandContext, url: str) -> Path:
 def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
     """The tab's registry; after a host restart, the one this tab saved for this page is
     restored. A tab that saved none starts its own: another tab's registry on the same URL
-    (20,000 entries: ≈ 1 s to read) would only give it that tab's refs and tombstones."""
+    (20,000 entries: ≈ 1 s to read) would only give it that tab's refs and tombstones. After a
+    browser restart tab ids start again, so a registry saved in an earlier run of the browser goes
+    to the tab that looks at its page first (most often that page's tab, restored)."""
     state = ctx.part(ObserveState)
     if state.registry is not None:
         return state.registry
@@ -129,7 +131,7 @@ def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
     if url:
         path = _registry_file(ctx, url)
         try:
-            if saved_by(path, ctx.tab_id):
+            if saved_by(path, ctx.tab_id, _browser_run(ctx)):
                 registry = Registry.from_json(json.loads(path.read_text()))
         except (OSError, ValueError, ReinsError):
             registry = Registry()
@@ -137,18 +139,31 @@ def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
     return registry
 
 
-# What a saved file begins with: the tab that wrote it (``save_registry`` puts it first).
-_OWNER = re.compile(rb'\{"tab":(\d+|null)[,}]')
+def _browser_run(ctx: CommandContext) -> str | None:
+    """Which run of the browser this is (the extension's session id), if it said."""
+    hello = ctx.host.link.hello
+    return hello.session if hello is not None else None
 
 
-def saved_by(path: Path, tab: int | None) -> bool:
-    """Whether the registry or positions file at ``path`` was saved by ``tab``, read from its
-    first bytes (not the megabytes after them). A file that names no tab (saved before the tab
-    was recorded) counts as this tab's, as all files did then. Raises ``OSError`` if unreadable."""
+# What a saved file begins with: the tab that wrote it and the run of the browser it was in
+# (``save_registry`` puts them first).
+_OWNER = re.compile(rb'\{"tab":(\d+|null)(?:,"session":"([A-Za-z0-9_-]{1,64})")?[,}]')
+_OWNER_BYTES = 128
+
+
+def saved_by(path: Path, tab: int | None, session: str | None = None) -> bool:
+    """Whether the registry or positions file at ``path`` is for ``tab`` of the browser's run
+    ``session``, read from its first bytes (not the megabytes after them): saved by that tab in
+    this run, or saved in another run of the browser (whose tab ids mean nothing now). A file that
+    names no tab (saved before the tab was recorded) counts as this tab's, as all files did then.
+    Raises ``OSError`` if unreadable."""
     with path.open("rb") as saved:
-        head = saved.read(32)
+        head = saved.read(_OWNER_BYTES)
     owner = _OWNER.match(head)
     if owner is None:
+        return True
+    saved_run = owner.group(2)
+    if saved_run is not None and session is not None and saved_run.decode() != session:
         return True
     return owner.group(1) == (b"null" if tab is None else str(tab).encode())
 
@@ -196,15 +211,19 @@ def save_registry(
 
     The plain data is taken here, on the event loop, so the registry is never read while the
     next observation changes it; the encoding and the writes run on the host's I/O worker once
-    the command's answer is out (``Host.after_answer``).
+    the command's answer is out (``CommandContext.after_answer``).
     """
     path = _registry_file(ctx, url)
     state = ctx.part(ObserveState)
     payloads: list[tuple[Path, dict[str, Any]]] = []  # (file, its data)
     # A look that only saw the same elements again (new times and boxes) leaves the saved
     # registry as it is: re-encoding 20,000 entries after every look cost more than the look.
-    # The tab first, so that a reader can tell whose file it is from its first bytes (saved_by).
+    # The tab and the browser's run first, so that a reader can tell whose file it is from its
+    # first bytes (saved_by).
     owner: dict[str, Any] = {"tab": ctx.tab_id}
+    run = _browser_run(ctx)
+    if run is not None:
+        owner["session"] = run
     if registry.take_changed() or state.registry_url != url:
         payloads.append((path, {**owner, **registry.to_json()}))
     if seen is not None:
@@ -214,7 +233,7 @@ def save_registry(
     # GIL for all of its 0.2-0.4 s (at 20,000), which, begun earlier, held the answer back. Per
     # file, the latest data wins (a batch of looks writes once).
     for file, data in payloads:
-        ctx.host.after_answer(("registry", file), _write_json, file, data)
+        ctx.after_answer(("registry", file), _write_json, file, data)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -231,7 +250,7 @@ def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
         return None
     path = _registry_file(ctx, url).with_suffix(".seen.json")
     try:
-        if not saved_by(path, ctx.tab_id):
+        if not saved_by(path, ctx.tab_id, _browser_run(ctx)):
             return None
         seen = SeenAt.from_json(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, TypeError):
