@@ -229,7 +229,8 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     id: attr("id"),
     aria_label: attr("aria-label"),
     name_attr: attr("name"),
-    href: hrefOf(el, tag),
+    // Only the interaction map reads it (resolving a link's URL is not free on a big page).
+    href: state.compact ? null : hrefOf(el, tag),
     placeholder: attr("placeholder"),
     parent_role: ancestry.role,
     sibling_index: sibling,
@@ -425,9 +426,12 @@ function labelName(el, scope) {
   const parts = [];
   for (const label of labels) {
     // Embedded controls contribute their values to a label's text; leave that to the full
-    // algorithm rather than read option lists or textarea defaults as text.
-    for (const inner of label.querySelectorAll("input, select, textarea, button, [role]")) {
-      if (inner !== el || el.localName !== "input") return fullName(el, scope) || null;
+    // algorithm rather than read option lists or textarea defaults as text. (A label of text
+    // alone, the usual one, has none to look for.)
+    if (label.firstElementChild !== null) {
+      for (const inner of label.querySelectorAll("input, select, textarea, button, [role]")) {
+        if (inner !== el || el.localName !== "input") return fullName(el, scope) || null;
+      }
     }
     const text = collapse(label.textContent);
     if (text) parts.push(text);

@@ -91,3 +91,43 @@ def test_state_tries_selector_kinds_only_until_one_is_unique_and_the_map_tries_a
     # A ref resolved by the best selector state chose (the page's own log).
     browser.ok("click", "@btn4", "--tab", str(tab))
     assert browser.js("return window.__log") == ["click:btn-4"]
+
+
+# The page counts the link URLs read (a link's `href` property resolves it) and the label scans
+# for embedded controls (querySelectorAll called on a <label>).
+COUNT_HREFS_AND_LABEL_SCANS = (
+    "const href = Object.getOwnPropertyDescriptor(HTMLAnchorElement.prototype, 'href');"
+    "window.__hrefs = 0;"
+    "Object.defineProperty(HTMLAnchorElement.prototype, 'href', { configurable: true,"
+    " get() { window.__hrefs += 1; return href.get.call(this); },"
+    " set(v) { href.set.call(this, v); } });"
+    "const query = Element.prototype.querySelectorAll; window.__labelScans = 0;"
+    "Element.prototype.querySelectorAll = function (...args) {"
+    " if (this instanceof HTMLLabelElement) window.__labelScans += 1;"
+    " return query.apply(this, args); };"
+    "document.body.insertAdjacentHTML('beforeend',"
+    " '<label>Quantity <input id=qty value=3></label>"
+    "<label for=pick>Pick <select><option>x</option></select></label><button id=pick>Go</button>');"
+    "return true"
+)
+
+
+def test_state_reads_no_link_url_nor_scans_a_label_of_text_and_the_map_reads_them(
+    browser: Browser, page: Any
+) -> None:
+    # big.html?n=8: two links, four text-only labels (for an input and a select each).
+    tab, _ = page("static/big.html?n=8")
+    assert browser.js(COUNT_HREFS_AND_LABEL_SCANS)
+    refs = {r["ref"]: r for r in browser.ok("state", "--tab", str(tab))["refs"]}
+    # The compact record has no href: `state` never resolves a link's URL.
+    assert browser.js("return window.__hrefs") == 0
+    # Text-only labels name their controls without a scan; the two with an element inside are
+    # scanned, and each control keeps the name the full algorithm gives it.
+    assert browser.js("return window.__labelScans") == 2
+    assert refs["@input2"]["name"] == "Field 2" and refs["@select3"]["name"] == "Choice 3"
+    assert refs["@qty"]["name"] == "Quantity"  # its own value is not part of its name
+    assert refs["@pick"]["name"].startswith("Pick")
+    imap = browser.ok("map", "--tab", str(tab))["map"]
+    assert browser.js("return window.__hrefs") >= 2
+    links = [e for e in imap["elements"].values() if e["attributes"].get("id") == "link-1"]
+    assert links and links[0]["attributes"]["href"] == "#item-1"
