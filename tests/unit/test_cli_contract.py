@@ -269,8 +269,7 @@ def test_batch_sends_what_the_commands_send(
             return {"ok": True, **ANSWERS.get(cmd, {})}
 
     batched: Sent = []
-    monkeypatch.setattr(client, "Connection", Connection)
-    monkeypatch.setattr(client, "find_socket", lambda profile: Path("unused.sock"))
+    monkeypatch.setattr(client, "connect", lambda profile: Connection(Path("unused.sock")))
     lines = [[*argv, "--json"] if "--json" not in argv else argv for argv in _variants(name)]
     for argv in lines:
         send_one(sent, argv)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from reins._errors import ConnectionFailure, UsageError
-from reins.bridge.client import find_socket, request
+from reins.bridge.client import connect, request
 from reins.bridge.names import claim_name, known_profiles
 
 from .test_host_process import Client, FakeExtension
@@ -158,7 +158,7 @@ def test_when_the_chosen_profile_closes_commands_do_not_go_to_the_other(
     b = _run(home, "profile-b", "default-2")
     try:
         with pytest.raises(ConnectionFailure) as several:
-            find_socket(None, home)
+            connect(None, home)
         assert several.value.code == "ambiguous_profile"
         assert several.value.details["profiles"] == ["default", "default-2"]
         a.stop()
@@ -178,7 +178,7 @@ def test_no_host_says_how_each_kind_of_profile_comes_back(
 ) -> None:
     monkeypatch.setenv("REINS_HOME", str(home))
     with pytest.raises(ConnectionFailure) as nothing_yet:
-        find_socket(None, home)
+        connect(None, home)
     assert (
         "reins launch" in nothing_yet.value.message
         and "reins extension" in nothing_yet.value.message
@@ -189,10 +189,10 @@ def test_no_host_says_how_each_kind_of_profile_comes_back(
     launched.wait_for_socket()
     launched.stop()
     with pytest.raises(ConnectionFailure) as closed:
-        find_socket("solo", home)
+        connect("solo", home)
     assert "`reins launch --profile solo`" in closed.value.message
     with pytest.raises(ConnectionFailure) as none_open:
-        find_socket(None, home)
+        connect(None, home)
     assert "profile default: it is your own browser profile" in none_open.value.message
     assert "profile solo: `reins launch --profile solo`" in none_open.value.message
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is 
 __all__ = [
     "Connection",
     "answer_wait_s",
-    "find_socket",
+    "connect",
     "live_profiles",
     "peer_uid",
     "request",
@@ -63,32 +63,50 @@ def peer_uid(sock: _socket.socket) -> int | None:
     return None if creds is None else creds[1]
 
 
-def socket_alive(path: StrPath) -> bool:
-    """Does a host answer on this socket (as opposed to a file left by one that died)?"""
+def _probe(path: str) -> _socket.socket | None:
+    """A connection to the host listening on this socket, or None when nothing answers there (a
+    file left by a host that died)."""
     probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     probe.settimeout(0.5)
     try:
-        probe.connect(os.fspath(path))
-        return True
+        probe.connect(path)
     except OSError:
-        return False
-    finally:
         probe.close()
+        return None
+    return probe
 
 
-def live_profiles(home: StrPath | None = None) -> list[str]:
+def socket_alive(path: StrPath) -> bool:
+    """Does a host answer on this socket (as opposed to a file left by one that died)?"""
+    probe = _probe(os.fspath(path))
+    if probe is None:
+        return False
+    probe.close()
+    return True
+
+
+def _live(home: StrPath | None) -> dict[str, _socket.socket]:
+    """The profiles whose host answers, each with the connection that found it out."""
     directory = socket_dir_str(home)
     try:
         names = os.listdir(directory)
     except OSError:  # no such directory (no host ever ran here), or not one
-        return []
-    return sorted(
-        name[: -len(".sock")]
-        for name in names
-        if name.endswith(".sock")
-        and name != ".sock"
-        and socket_alive(os.path.join(directory, name))
-    )
+        return {}
+    live: dict[str, _socket.socket] = {}
+    for profile in sorted(
+        n[: -len(".sock")] for n in names if n.endswith(".sock") and n != ".sock"
+    ):
+        probe = _probe(os.path.join(directory, f"{profile}.sock"))
+        if probe is not None:
+            live[profile] = probe
+    return live
+
+
+def live_profiles(home: StrPath | None = None) -> list[str]:
+    live = _live(home)
+    for probe in live.values():
+        probe.close()
+    return list(live)
 
 
 def _bring_back(profile: KnownProfile) -> str:
@@ -119,7 +137,11 @@ def _how_to_start(home: StrPath, profile: str | None) -> str:
     )
 
 
-def find_socket(profile: str | None, home: StrPath | None = None) -> str:
+def connect(profile: str | None, home: StrPath | None = None) -> Connection:
+    """A connection to the host of ``profile``, or, without one, to the only host that answers.
+
+    Without a profile the sockets are tried to tell live hosts from files dead ones left; the
+    one that answered is the connection (one connect per call, not a probe and then another)."""
     if profile:
         path = socket_file(profile, home)
         if not os.path.exists(path):
@@ -128,37 +150,46 @@ def find_socket(profile: str | None, home: StrPath | None = None) -> str:
                 code="no_host",
                 hint=_how_to_start(home or home_str(), profile),
             )
-        return path
-    names = live_profiles(home)
-    if not names:
+        return Connection(path)
+    live = _live(home)
+    if len(live) != 1:
+        for probe in live.values():
+            probe.close()
+    if not live:
         raise ConnectionFailure(
             "no reins host is running",
             code="no_host",
             hint=_how_to_start(home or home_str(), None),
         )
-    if len(names) > 1:
+    if len(live) > 1:
+        names = list(live)
         raise ConnectionFailure(
             f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME "
             "or REINS_PROFILE=NAME",
             code="ambiguous_profile",
             details={"profiles": names},
         )
-    return socket_file(names[0], home)
+    [(name, probe)] = live.items()
+    return Connection(socket_file(name, home), connected=probe)
 
 
 class Connection:
     """One socket connection; several requests may go over it in turn (``reins batch``)."""
 
-    def __init__(self, path: StrPath) -> None:
+    def __init__(self, path: StrPath, *, connected: _socket.socket | None = None) -> None:
+        """Connect to the socket at ``path``, or take ``connected``, already connected to it."""
         path = os.fspath(path)
-        self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            self._sock.connect(path)
-        except OSError as exc:
-            self._sock.close()
-            raise ConnectionFailure(
-                f"cannot reach the host at {path}: {exc.strerror}", code="no_host"
-            ) from exc
+        if connected is not None:
+            self._sock = connected
+        else:
+            self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+            try:
+                self._sock.connect(path)
+            except OSError as exc:
+                self._sock.close()
+                raise ConnectionFailure(
+                    f"cannot reach the host at {path}: {exc.strerror}", code="no_host"
+                ) from exc
         creds = _peer_creds(self._sock)
         self._peer_pid: int | None = creds[0] if creds else None
         uid = creds[1] if creds else None
@@ -260,8 +291,7 @@ def request(
     default_timeout_ms: int | None = None,
 ) -> dict[str, Any]:
     """Send one request to the chosen host and return its answer object (``Connection.call``)."""
-    path = find_socket(profile or os.environ.get("REINS_PROFILE") or None)
-    with Connection(path) as conn:
+    with connect(profile or os.environ.get("REINS_PROFILE") or None) as conn:
         return conn.call(
             cmd, args, tab=tab, timeout_ms=timeout_ms, default_timeout_ms=default_timeout_ms
         )

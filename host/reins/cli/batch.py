@@ -124,12 +124,12 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
     in order; a failed line does not stop the rest. Blank lines and # comments are skipped.
     Example: printf 'state\\nclick @save\\n' | reins batch
     """
-    from reins.bridge.client import Connection, find_socket
+    from reins.bridge.client import connect
 
     root = ctx.find_root().command  # every line goes through the same commands as the CLI's
     opts = merged_options(ctx, local)
     try:
-        conn = Connection(find_socket(opts.get("profile")))
+        conn = connect(opts.get("profile"))
     except ReinsError as exc:
         fail(exc.to_wire(), True)
     failures = 0

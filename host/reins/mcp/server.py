@@ -32,7 +32,7 @@ from mcp_types import (
 
 from reins import __version__
 from reins._errors import ReinsError, UsageError
-from reins.bridge.client import Connection, find_socket
+from reins.bridge.client import connect
 from reins.bridge.command import Command
 from reins.bridge.protocol import validate_args
 from reins.commands.table import all_commands
@@ -110,7 +110,7 @@ class ToolServer:
 
     async def _send(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         profile = self.settings.profile or os.environ.get("REINS_PROFILE") or None
-        conn = await anyio.to_thread.run_sync(lambda: Connection(find_socket(profile)))
+        conn = await anyio.to_thread.run_sync(lambda: connect(profile))
         try:
             return await anyio.to_thread.run_sync(
                 functools.partial(conn.call, cmd, args), abandon_on_cancel=True
