@@ -86,7 +86,7 @@ class TabState:
 class _Held:
     """Work held until ``request``'s answer is out (``Host.after_answer``)."""
 
-    request: object
+    request: Request
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     on_loop: bool
@@ -135,7 +135,7 @@ class Host:
 
     def after_answer(
         self,
-        request: object,
+        request: Request,
         key: object,
         fn: Callable[..., Any],
         *args: Any,
@@ -153,7 +153,7 @@ class Host:
         self._after.pop(key, None)  # a replaced write goes to the end, after what it follows
         self._after[key] = _Held(request, fn, args, on_loop)
 
-    def answered(self, request: object) -> None:
+    def answered(self, request: Request | None) -> None:
         """The answer to ``request`` is out (or its client is gone): hand what it held over, in
         the order it was asked for."""
         mine = [key for key, held in self._after.items() if held.request is request]
