@@ -249,9 +249,11 @@ def _fresh_extension_worker(pdir: Path, data_dir: Path) -> None:
         before = mark.read_text().strip()
     except OSError:
         before = None
-    workers = data_dir / "Default" / "Service Worker"
-    if before != digest and workers.exists():
-        shutil.rmtree(workers, ignore_errors=True)
+    if before != digest:
+        # Every Chrome profile of this data directory: `Default` unless someone made and last
+        # used another one in it ("Profile 1"), which Chrome then opens.
+        for workers in data_dir.glob("*/Service Worker"):
+            shutil.rmtree(workers, ignore_errors=True)
     write_private(mark, digest.encode())
 
 
