@@ -12,6 +12,7 @@ import functools
 import http.server
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -122,6 +123,19 @@ class Browser:
     def events(self) -> dict[str, int]:
         """The host's event counters (`reins stats`): collect_delta, press_with_lookup, …"""
         return self.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
+
+    def restart_host(self) -> None:
+        """Kill the host and wait until the extension has started and connected a new one."""
+        old_pid = self.ok("status")["host"]["pid"]
+        os.kill(old_pid, signal.SIGKILL)
+        killed = time.monotonic()
+        answer: dict[str, Any] = {}
+        while time.monotonic() - killed < 10:
+            code, answer = self.cli("status", timeout=5)
+            if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"no new host: {answer}")
 
     # -- reins through the socket directly --
     def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:

@@ -151,3 +151,28 @@ def test_the_functions_held_for_one_document_are_not_used_in_the_next(
     assert code == 0 and body["ref"] == "@quiet", body
     assert page_log(browser)[-1] == "quiet:click"
     assert _count(browser.events(), "press_with_lookup") >= start + 8
+
+
+def test_a_click_by_ref_after_a_host_restart_is_given_with_the_lookup(
+    browser: Browser, page: Any
+) -> None:
+    """The new host has none of the records the page sent the old one; the ref's identity in the
+    saved registry is what the page must still show, so the click rides the lookup all the same,
+    and a ref whose element changed since is refused before any input, as before."""
+    tab = str(page("static/effects.html")[0])
+    browser.ok("state", "--tab", tab, "--max-tokens", "0")
+    browser.restart_host()
+    body = browser.ok("click", "@changes", "--tab", tab)
+    assert body["ref"] == "@changes" and body["effect"].get("dom_changed_elsewhere", 0) >= 1, body
+    assert _count(browser.events(), "press_with_lookup") == 1  # the new host's counters
+    assert page_log(browser) == ["changes:click"]
+    assert browser.js("return document.querySelector('#out').textContent") == "changed 1"
+    # Renamed after that state: the page's word differs from the saved identity, no input given
+    # in the lookup's batch; the click then goes the usual way, once.
+    browser.restart_host()
+    browser.js("document.querySelector('#changes').textContent = 'Change it'")
+    code, _ = browser.cli("click", "@changes", "--tab", tab, "--timeout-ms", "3000")
+    events = browser.events()
+    assert _count(events, "press_with_lookup") == 0, events
+    assert _count(events, "press_with_lookup_refused") == 1, events
+    assert page_log(browser).count("changes:click") == 1 + (1 if code == 0 else 0)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -709,20 +707,6 @@ def test_full_page_screenshot_is_taller_on_a_long_page(
 # ---- memory across host restarts (last: it replaces the session's host) --------------------
 
 
-def _restart_host(browser: Browser) -> None:
-    """Kill the host and wait until the extension has started and connected a new one."""
-    old_pid = browser.ok("status")["host"]["pid"]
-    os.kill(old_pid, signal.SIGKILL)
-    killed = time.monotonic()
-    answer: dict[str, Any] = {}
-    while time.monotonic() - killed < 10:
-        code, answer = browser.cli("status", timeout=5)
-        if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"no new host: {answer}")
-
-
 def test_hash_ref_from_default_state_clicks_its_own_lookalike(browser: Browser, page: Any) -> None:
     tab, _ = page("static/actions.html")
     deletes = [r["ref"] for r in state(browser, tab)["refs"] if r["name"] == "Delete"]
@@ -746,7 +730,7 @@ def test_refs_still_resolve_after_the_host_is_restarted(browser: Browser, page: 
     saved = list((browser.home / "registries" / PROFILE).glob("*.json"))
     assert saved, "the registry is persisted under REINS_HOME"
 
-    _restart_host(browser)
+    browser.restart_host()
 
     browser.ok("click", deletes[1], "--tab", str(tab))
     browser.ok("click", covered, "--tab", str(tab))
@@ -765,6 +749,6 @@ def test_hash_ref_from_default_state_resolves_after_host_restart(
     tab, _ = page("static/actions.html")
     deletes = [r["ref"] for r in state(browser, tab)["refs"] if r["name"] == "Delete"]
     assert len(deletes) == 3
-    _restart_host(browser)
+    browser.restart_host()
     browser.ok("click", deletes[1], "--tab", str(tab))
     assert browser.js("return window.__deleted") == ["2"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Hello, Request, parse_extension_message
 from reins.observe.entries import Bounds, Locator, RegistryEntry
-from reins.observe.identity import Identity
+from reins.observe.identity import MAX_NAME_CHARS, Identity
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt
 from reins.page.call import FUNCTION_GROUP, HeldFunctions, page_function
@@ -104,7 +105,12 @@ def _press() -> Press:
 
 
 def _lookup(
-    ext: Extension, press: Press, *, held: list[dict[str, Any]] | None, times: int = 1
+    ext: Extension,
+    press: Press,
+    *,
+    held: list[dict[str, Any]] | None,
+    times: int = 1,
+    entry: RegistryEntry | None = None,
 ) -> Any:
     """``times`` lookups in one host, each with a new Press like ``press``; the last answer."""
 
@@ -117,7 +123,7 @@ def _lookup(
             if held is not None:
                 ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
             each = Press(press.events)
-            answer = await _by_last_snapshot(ctx, _entry(), probe=True, press=each)
+            answer = await _by_last_snapshot(ctx, entry or _entry(), probe=True, press=each)
             press.point, press.before, press.count = each.point, each.before, each.count
             press.answers = each.answers
             ext.held = ctx.part(HeldFunctions)
@@ -179,10 +185,47 @@ def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:
 
 def test_no_input_rides_without_a_record_that_passes_the_identity_check() -> None:
     probe_only = {"result": {"value": {"record": RECORD, "probe": None}}}
-    for held in (None, [], [{**RECORD, "name": "Delete", "id": "delete", "role": "link"}]):
+    for held in ([], [{**RECORD, "name": "Delete", "id": "delete", "role": "link"}]):
         ext, press = Extension(["stopIfThrown"], probe_only), _press()
         _lookup(ext, press, held=held)
         assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, held
+        assert not press.given
+
+
+def _expected_in(batch: list[dict[str, Any]]) -> dict[str, Any]:
+    """The identity fields the batch's pressSame must find (its fourth argument)."""
+    expression = batch[0]["params"]["expression"]
+    call = f"({page_function('pressSame')})("
+    assert expression.startswith(call) and expression.endswith(")")
+    args = json.loads("[" + expression[len(call) : -1] + "]")
+    return dict(args[3])
+
+
+def test_after_a_host_restart_the_input_rides_on_the_saved_identity() -> None:
+    """A new host holds none of the records the page sent (SentRecords empty): the ref's own
+    identity from the saved registry is what the page must show, field for field."""
+    ext, press = Extension(["stopIfThrown"], _READY), _press()
+    _lookup(ext, press, held=None)
+    [batch] = ext.batches
+    assert [c["method"] for c in batch][:2] == ["Runtime.evaluate", "Input.dispatchMouseEvent"]
+    expect = _expected_in(batch)
+    assert expect == {f.name: getattr(_entry().identity, f.name) for f in fields(Identity)}
+    assert expect["name"] == "Save" and expect["id"] == "save" and expect["testid"] is None
+    assert press.given
+
+
+def test_after_a_host_restart_an_ax_or_cut_identity_gives_no_input() -> None:
+    """Chrome's role and name (an AX-source entry) are not what the page reads, and a name cut
+    to the identity's length never equals the page's: the usual lookup then."""
+    probe_only = {"result": {"value": {"record": RECORD, "probe": None}}}
+    long_name = "Save " + "x" * MAX_NAME_CHARS
+    for entry in (
+        replace(_entry(), source="ax"),
+        replace(_entry(), identity=Identity.from_record({**RECORD, "name": long_name})),
+    ):
+        ext, press = Extension(["stopIfThrown"], probe_only), _press()
+        _lookup(ext, press, held=None, entry=entry)
+        assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, entry
         assert not press.given
 
 

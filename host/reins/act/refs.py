@@ -16,7 +16,7 @@ from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
 from reins.bridge.protocol import STOP_IF_THROWN
-from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
+from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
@@ -64,9 +64,23 @@ def _expected_identity(
     ctx: CommandContext, entry: RegistryEntry, gen: str | None, index: int
 ) -> dict[str, Any] | None:
     """The identity fields of the record the latest collection sent for this index, when that
-    record passes the ref's identity check: what the page must still show for a Press."""
+    record passes the ref's identity check: what the page must still show for a Press.
+
+    After a host restart the records sent are gone (what the page holds and where the ref was
+    seen are not: ``SeenAt`` is saved): the ref's own identity from the saved registry is then
+    what the page must show, field for field — stricter than the check, never looser. A name cut
+    to the identity's length would never match the page's: no Press then."""
+    if gen is None:
+        return None
     held = ctx.part(SentRecords)
-    if gen is None or held.gen != gen or not 0 <= index < len(held.records):
+    if held.gen is None:  # nothing sent to this host yet: it restarted since that collection
+        identity = entry.identity
+        if entry.source != "dom":  # Chrome's role and name, not what the page script reads
+            return None
+        if identity.name is not None and len(identity.name) >= MAX_NAME_CHARS:
+            return None
+        return {key: getattr(identity, key) for key in _IDENTITY_FIELDS}
+    if held.gen != gen or not 0 <= index < len(held.records):
         return None
     record = held.records[index]
     if compare(entry.identity, Identity.from_record(record)) < MATCH_THRESHOLD:
