@@ -124,18 +124,23 @@ class Browser:
         """The host's event counters (`reins stats`): collect_delta, press_with_lookup, …"""
         return self.ok("stats")["stats"]["events"]  # type: ignore[no-any-return]
 
+    def wait_for_new_host(self, old_pid: int, within: float) -> float:
+        """Wait until a host other than ``old_pid`` answers with the extension connected; the
+        seconds that took (fails the test after ``within``)."""
+        since = time.monotonic()
+        answer: dict[str, Any] = {}
+        while time.monotonic() - since < within:
+            code, answer = self.cli("status", timeout=5)
+            if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
+                return time.monotonic() - since
+            time.sleep(0.1)
+        raise AssertionError(f"no new host within {within} s: {answer}")
+
     def restart_host(self) -> None:
         """Kill the host and wait until the extension has started and connected a new one."""
         old_pid = self.ok("status")["host"]["pid"]
         os.kill(old_pid, signal.SIGKILL)
-        killed = time.monotonic()
-        answer: dict[str, Any] = {}
-        while time.monotonic() - killed < 10:
-            code, answer = self.cli("status", timeout=5)
-            if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
-                return
-            time.sleep(0.1)
-        raise AssertionError(f"no new host: {answer}")
+        self.wait_for_new_host(old_pid, 10)
 
     # -- reins through the socket directly --
     def call(self, cmd: str, args: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:

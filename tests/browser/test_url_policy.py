@@ -324,18 +324,9 @@ def test_a_stopped_service_worker_comes_back_by_itself(own_browser: Browser, sit
     worker = _worker_target(b.driver)
     assert worker is not None
     b.driver.execute_cdp_cmd("Target.closeTarget", {"targetId": worker["targetId"]})
-    stopped = time.monotonic()
     # Nothing touches the browser meanwhile: no tab events, only the worker's own alarm.
-    answer: dict[str, Any] = {}
-    while time.monotonic() - stopped < 45:
-        code, answer = b.cli("status", timeout=5)
-        if code == 0 and answer.get("connected") and answer["host"]["pid"] != old_pid:
-            break
-        time.sleep(0.25)
-    took = time.monotonic() - stopped
+    took = b.wait_for_new_host(old_pid, within=45)
     print(f"\nservice worker stopped -> reins connected again in {took:.1f} s")
-    assert answer.get("connected") and answer["host"]["pid"] != old_pid, answer
-    assert took < 45
     body = b.ok("tab", "new", site.url("static/bridge.html"))
     assert body["title"] == "Bridge fixture"
 
