@@ -205,7 +205,7 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
         return
     profile = await loop.run_in_executor(None, _name_profile, link, home, wanted, launched)
     _log_to(home / "logs" / f"host-{profile}.log")
-    session = link.hello.session if link.hello else None
+    session = link.browser_run
     current = CurrentTab.load(
         ensure_private_dir(home / "tabs") / f"{profile}.json", session, launched=launched
     )

@@ -4,7 +4,6 @@ probe and then a second connect; dead sockets skipped; several live hosts refuse
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 from pathlib import Path
@@ -93,4 +92,3 @@ def test_no_live_host_is_no_host(tmp_path: Path) -> None:
     with pytest.raises(ConnectionFailure) as nothing:
         connect(None, tmp_path)
     assert nothing.value.code == "no_host"
-    assert not os.listdir(tmp_path / "run")

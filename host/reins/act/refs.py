@@ -66,14 +66,14 @@ def _expected_identity(
     """The identity fields of the record the latest collection sent for this index, when that
     record passes the ref's identity check: what the page must still show for a Press.
 
-    After a host restart the records sent are gone (what the page holds and where the ref was
-    seen are not: ``SeenAt`` is saved): the ref's own identity from the saved registry is then
+    After a host restart (or a detach) the records sent are gone (what the page holds and where
+    the ref was seen are not: ``SeenAt`` is saved): the ref's own identity from the registry is then
     what the page must show, field for field — stricter than the check, never looser. A name cut
     to the identity's length would never match the page's: no Press then."""
     if gen is None:
         return None
     held = ctx.part(SentRecords)
-    if held.gen is None:  # nothing sent to this host yet: it restarted since that collection
+    if held.gen is None:  # none held since the host started (or the tab was detached)
         identity = entry.identity
         if entry.source != "dom":  # Chrome's role and name, not what the page script reads
             return None

@@ -152,25 +152,24 @@ def connect(profile: str | None, home: StrPath | None = None) -> Connection:
             )
         return Connection(path)
     live = _live(home)
-    if len(live) != 1:
-        for probe in live.values():
-            probe.close()
+    if len(live) == 1:
+        [(name, probe)] = live.items()
+        return Connection(socket_file(name, home), connected=probe)
+    for probe in live.values():
+        probe.close()
     if not live:
         raise ConnectionFailure(
             "no reins host is running",
             code="no_host",
             hint=_how_to_start(home or home_str(), None),
         )
-    if len(live) > 1:
-        names = list(live)
-        raise ConnectionFailure(
-            f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME "
-            "or REINS_PROFILE=NAME",
-            code="ambiguous_profile",
-            details={"profiles": names},
-        )
-    [(name, probe)] = live.items()
-    return Connection(socket_file(name, home), connected=probe)
+    names = list(live)
+    raise ConnectionFailure(
+        f"several browsers are connected ({', '.join(names)}); pick one with --profile NAME "
+        "or REINS_PROFILE=NAME",
+        code="ambiguous_profile",
+        details={"profiles": names},
+    )
 
 
 class Connection:

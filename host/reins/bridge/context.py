@@ -165,18 +165,12 @@ class Host:
         self._release(held)
 
     def _release(self, held: list[_Held]) -> None:
-        loop: asyncio.AbstractEventLoop | None = None
+        """Called on the host's loop (by the control server, or as the host stops)."""
         for item in held:
-            if not item.on_loop:
+            if item.on_loop:
+                asyncio.get_running_loop().call_soon(item.fn, *item.args)
+            else:
                 self.in_background(item.fn, *item.args)
-                continue
-            if loop is None:
-                try:
-                    loop = asyncio.get_running_loop()
-                except RuntimeError:  # no loop (stopping): run it now
-                    item.fn(*item.args)
-                    continue
-            loop.call_soon(item.fn, *item.args)
 
     async def background_done(self) -> None:
         """Wait until the I/O worker has done everything asked of it before now."""

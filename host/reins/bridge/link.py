@@ -140,6 +140,13 @@ class ExtensionLink:
                 out.append(from_cdp_error(method, item.get("error") or {}))
         return out
 
+    @property
+    def browser_run(self) -> str | None:
+        """Which run of the browser this is (the extension's ``chrome.storage.session`` id, new
+        at each browser start, kept across service-worker restarts), if it said: tab ids mean
+        something only within one."""
+        return self.hello.session if self.hello is not None else None
+
     def has(self, feature: str) -> bool:
         """Did the extension say in its hello that it does ``feature`` (an older one did not)?"""
         return self.hello is not None and feature in self.hello.features

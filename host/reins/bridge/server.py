@@ -105,8 +105,8 @@ class ControlServer:
         self, line: bytes | object, writer: asyncio.StreamWriter, lock: asyncio.Lock
     ) -> None:
         request: Request | None = None
+        request_id: Any = None
         try:
-            request_id: Any = None
             try:
                 if line is OVERSIZED:
                     raise UsageError(
@@ -129,19 +129,7 @@ class ControlServer:
                     "ok": False,
                     "error": ReinsError(f"internal error {type(exc).__name__}: {exc}").to_wire(),
                 }
-            try:
-                data = dump_line(answer)
-            except (TypeError, ValueError) as exc:  # a result that is not JSON: still one answer
-                log.exception("answer could not be encoded")
-                data = dump_line(
-                    {
-                        "request_id": request_id if isinstance(request_id, str | int) else None,
-                        "ok": False,
-                        "error": ReinsError(
-                            f"internal error: the answer could not be encoded ({exc})"
-                        ).to_wire(),
-                    }
-                )
+            data = _encoded(answer, request_id)
             async with lock:
                 try:
                     writer.write(data)
@@ -153,3 +141,20 @@ class ControlServer:
             # command held for its answer is not kept waiting for one that will not come.
             if self._answered is not None:
                 self._answered(request)
+
+
+def _encoded(answer: dict[str, Any], request_id: Any) -> bytes:
+    """The answer as one line; a result that is not JSON is still one answer, an error."""
+    try:
+        return dump_line(answer)
+    except (TypeError, ValueError) as exc:
+        log.exception("answer could not be encoded")
+        return dump_line(
+            {
+                "request_id": request_id if isinstance(request_id, str | int) else None,
+                "ok": False,
+                "error": ReinsError(
+                    f"internal error: the answer could not be encoded ({exc})"
+                ).to_wire(),
+            }
+        )

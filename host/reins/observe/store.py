@@ -131,18 +131,12 @@ def registry_for(ctx: CommandContext, url: str | None = None) -> Registry:
     if url:
         path = _registry_file(ctx, url)
         try:
-            if saved_by(path, ctx.tab_id, _browser_run(ctx)):
+            if saved_by(path, ctx.tab_id, ctx.host.link.browser_run):
                 registry = Registry.from_json(json.loads(path.read_text()))
         except (OSError, ValueError, ReinsError):
             registry = Registry()
     state.registry = registry
     return registry
-
-
-def _browser_run(ctx: CommandContext) -> str | None:
-    """Which run of the browser this is (the extension's session id), if it said."""
-    hello = ctx.host.link.hello
-    return hello.session if hello is not None else None
 
 
 # What a saved file begins with: the tab that wrote it and the run of the browser it was in
@@ -221,7 +215,7 @@ def save_registry(
     # The tab and the browser's run first, so that a reader can tell whose file it is from its
     # first bytes (saved_by).
     owner: dict[str, Any] = {"tab": ctx.tab_id}
-    run = _browser_run(ctx)
+    run = ctx.host.link.browser_run
     if run is not None:
         owner["session"] = run
     if registry.take_changed() or state.registry_url != url:
@@ -250,7 +244,7 @@ def seen_for(ctx: CommandContext, url: str | None) -> SeenAt | None:
         return None
     path = _registry_file(ctx, url).with_suffix(".seen.json")
     try:
-        if not saved_by(path, ctx.tab_id, _browser_run(ctx)):
+        if not saved_by(path, ctx.tab_id, ctx.host.link.browser_run):
             return None
         seen = SeenAt.from_json(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, TypeError):
