@@ -215,7 +215,7 @@ def test_state_text_says_what_it_left_out_in_tool_words() -> None:
         "refs": [],
     }
     text = _text(tool_result("state", answer, Limits()))
-    assert text.splitlines()[0] == 'page: "Big" http://x/'
+    assert text.splitlines()[0] == 'page: "Big" "http://x/"'
     assert text.splitlines()[1] == '@a button "A"'
     last = text.splitlines()[-1]
     assert "412 more elements left out" in last and "max_tokens" in last and "--" not in last

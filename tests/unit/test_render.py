@@ -91,7 +91,7 @@ def test_frames_are_grouped_main_first_and_unreachable_is_marked() -> None:
         '@b button "B"',
         '--- frame f1 "Payment" ---',
         '@card textbox "Card number"',
-        "--- frame f2 https://ads.example/x frame_unreachable: cross_origin ---",
+        '--- frame f2 "https://ads.example/x" frame_unreachable: cross_origin ---',
     ]
     assert result.frame_sections == 2
     assert result.approx_tokens == math.ceil(len(result.text) / 4)
@@ -106,7 +106,7 @@ def test_frame_header_falls_back_to_url_and_status() -> None:
     assert text.splitlines() == [
         '--- frame f1 "https://a.example/inner" ---',
         '@x button "X"',
-        "--- frame f2 about:blank frame_unreachable: timeout ---",
+        '--- frame f2 "about:blank" frame_unreachable: timeout ---',
     ]
 
 

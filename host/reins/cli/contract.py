@@ -5,8 +5,9 @@ Exit codes: 0 ok · 1 the command failed (typed error) · 2 usage error · 3 no 
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from reins._pagetext import json_text, visible
 
 __all__ = ["EXIT_FAILED", "EXIT_NO_HOST", "EXIT_OK", "EXIT_USAGE", "exit_code", "plain"]
 
@@ -24,10 +25,19 @@ def exit_code(code: str) -> int:
 
 
 def plain(body: dict[str, Any]) -> str:
-    """The text form of an answer no renderer knows: one `key: value` line each."""
+    """The text form of an answer no renderer knows: one `key: value` line each. A string value
+    runs to the end of its line with its controls visible (a page's newline cannot start another
+    line); anything else is JSON."""
     if not body:
         return "ok"
     return "\n".join(
-        f"{k}: {v if isinstance(v, str | int | float | bool) or v is None else json.dumps(v, ensure_ascii=False)}"
+        f"{visible(str(k))}: "
+        + (
+            visible(v)
+            if isinstance(v, str)
+            else str(v)
+            if isinstance(v, int | float | bool) or v is None
+            else json_text(v)
+        )
         for k, v in body.items()
     )

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from reins._errors import ReinsError
+from reins._pagetext import json_text, visible
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
 
@@ -31,7 +32,7 @@ def _local_result(
     except ReinsError as exc:
         fail(exc.to_wire(), json_out)
     if json_out:
-        click.echo(json.dumps({"ok": True, **result}, ensure_ascii=False))
+        click.echo(json_text({"ok": True, **result}))
     else:
         click.echo(human(result))
 
@@ -103,9 +104,9 @@ def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **loc
     else:
         for check in report["checks"]:
             mark = "ok  " if check["ok"] else "FAIL"
-            click.echo(f"[{mark}] {check['name']}: {check['detail']}")
+            click.echo(f"[{mark}] {check['name']}: {visible(str(check['detail']))}")
             if not check["ok"] and check.get("fix"):
-                click.echo(f"       fix: {check['fix']}")
+                click.echo(f"       fix: {visible(str(check['fix']))}")
     sys.exit(EXIT_OK if report["healthy"] else EXIT_FAILED)
 
 

@@ -1,13 +1,18 @@
 """The text form of the host's answers (without --json), keyed by the command's wire name.
 
-A command with no renderer here prints its answer as `key: value` lines (``run.plain``).
+A command with no renderer here prints its answer as `key: value` lines (``run.plain``). Every
+string that came from a page (titles, URLs, names, selectors, messages, effects) is printed by
+``reins._pagetext``'s rule: quoted, with controls, bidi and zero-width characters as visible
+escapes, so a page can neither forge a line nor write to the terminal.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
+
+from reins._pagetext import json_text, quote, visible, word
+from reins._pagetext import ref as ref_field
 
 __all__ = ["TEXT"]
 
@@ -24,7 +29,10 @@ def status(a: Answer) -> str:
         + (" (paused)" if a.get("paused") else ""),
     ]
     if tab:
-        lines.append(f"tab       {tab['id']} {tab.get('title', '')!r} {tab.get('url', '')}")
+        lines.append(
+            f"tab       {tab['id']} {quote(str(tab.get('title') or ''))} "
+            f"{quote(str(tab.get('url') or ''))}"
+        )
     return "\n".join(lines)
 
 
@@ -35,7 +43,7 @@ def tabs(a: Answer) -> str:
     return (
         "\n".join(
             f"{'*' if t['id'] == a.get('current') else ' '} {t['id']:>6}  {whose(t):<7}  "
-            f"{t['title'][:40]:<40}  {t['url']}"
+            f"{quote(str(t.get('title') or ''), 40):<42}  {quote(str(t.get('url') or ''))}"
             for t in a["tabs"]
         )
         or "no tabs"
@@ -43,45 +51,60 @@ def tabs(a: Answer) -> str:
 
 
 def page(a: Answer) -> str:
-    return f"{a.get('title') or ''}\n{a.get('url') or ''}".strip()
+    return f"{quote(str(a.get('title') or ''))}\n{quote(str(a.get('url') or ''))}"
 
 
 def state(a: Answer) -> str:
     if "sources" in a:  # --compare-sources
-        return json.dumps(a["sources"], indent=1)
+        return json_text(a["sources"], indent=1)
     return str(a["text"])
 
 
 def found(a: Answer) -> str:
-    return "\n".join(f"{m['ref']} {m['type']} {m['text']!r} {m['selector']}" for m in a["matches"])
+    return "\n".join(
+        f"{ref_field(str(m['ref'])) if m.get('ref') else '-'} {word(str(m.get('type') or '?'))} "
+        f"{quote(str(m.get('text') or ''), 80)} {quote(str(m.get('selector') or ''))}"
+        for m in a["matches"]
+    )
+
+
+def _value(value: Any) -> str:
+    """A value an answer reports (often the page's): a string quoted, anything else as JSON."""
+    return quote(value, 200) if isinstance(value, str) else json_text(value)
 
 
 def effect(a: Answer) -> str:
     parts = []
     for key, change in (a.get("effect") or {}).items():
         if isinstance(change, dict) and "from" in change:
-            parts.append(f"{key}: {change['from']!r} -> {change['to']!r}")
+            parts.append(f"{word(key)}: {_value(change['from'])} -> {_value(change['to'])}")
         else:
-            parts.append(f"{key}: {change}")
+            parts.append(f"{word(key)}: {_value(change)}")
     line = "; ".join(parts) or "no observable change"
     if a.get("recovered"):
         r = a["recovered"]
-        line += f"\nrecovered stale ref via {r.get('via')} (confidence {r.get('confidence')})"
+        line += (
+            f"\nrecovered stale ref via {word(str(r.get('via')))} "
+            f"(confidence {_value(r.get('confidence'))})"
+        )
     for warning in a.get("warnings") or []:
-        line += f"\nwarning: {warning}"
+        line += f"\nwarning: {visible(str(warning))}"
     return line
 
 
 def evaluated(a: Answer) -> str:
     if "value" in a:
         value = a["value"]
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+        # The page's data: a string as it is, but with its controls visible (a newline as \n).
+        text = visible(value) if isinstance(value, str) else json_text(value, indent=1)
         if a.get("truncated"):
             text += f"\n[truncated: {a.get('size')} bytes in all]"
-        return str(text)
-    kind = a.get("type", "?") + (f"/{a['subtype']}" if a.get("subtype") else "")
-    reason = f" ({a['reason']})" if a.get("reason") else ""
-    return f"[{kind}] {a.get('description', '')}{reason}"
+        return text
+    kind = word(str(a.get("type", "?"))) + (
+        f"/{word(str(a['subtype']))}" if a.get("subtype") else ""
+    )
+    reason = f" ({visible(str(a['reason']))})" if a.get("reason") else ""
+    return f"[{kind}] {quote(str(a.get('description') or ''), 200)}{reason}"
 
 
 def _clock(entry: dict[str, Any]) -> str:
@@ -101,18 +124,22 @@ def _capture_note(a: Answer, empty: str) -> str:
 def console(a: Answer) -> str:
     lines = []
     for e in a.get("entries") or []:
-        where = f"  ({e['source']}:{e.get('line')})" if e.get("source") else ""
-        lines.append(f"{_clock(e)} {e.get('level')} {e.get('kind')}: {e.get('text')}{where}")
+        where = f"  ({quote(str(e['source']))}:{_value(e.get('line'))})" if e.get("source") else ""
+        lines.append(
+            f"{_clock(e)} {word(str(e.get('level')))} {word(str(e.get('kind')))}: "
+            f"{quote(str(e.get('text') or ''), collapse=False)}{where}"
+        )
     return "\n".join(lines) or _capture_note(a, "nothing logged")
 
 
 def network(a: Answer) -> str:
     lines = []
     for r in a.get("requests") or []:
-        status = "?" if r.get("status") is None else r["status"]
+        status = "?" if r.get("status") is None else _value(r["status"])
         mark = " FAILED" if r.get("failed") else ""
         lines.append(
-            f"{_clock(r)} {status}{mark} {r.get('type')} {r.get('duration_ms')} ms {r.get('url')}"
+            f"{_clock(r)} {status}{mark} {word(str(r.get('type')))} "
+            f"{_value(r.get('duration_ms'))} ms {quote(str(r.get('url') or ''))}"
         )
     return "\n".join(lines) or _capture_note(a, "no requests")
 
@@ -125,23 +152,23 @@ def trace_stopped(a: Answer) -> str:
 TEXT: dict[str, Callable[[Answer], str]] = {
     "status": status,
     "tabs": tabs,
-    "tab_new": lambda a: f"tab {a['id']} {a.get('url') or ''}",
+    "tab_new": lambda a: f"tab {a['id']} {quote(str(a.get('url') or ''))}",
     "tab_select": lambda a: f"tab {a['tab']['id']} selected",
     "tab_close": lambda a: f"tab {a['closed']} closed",
     "navigate": page,
     "back": page,
     "forward": page,
     "reload": page,
-    "cdp": lambda a: json.dumps(a["result"], ensure_ascii=False, indent=1),
-    "stats": lambda a: json.dumps(a["stats"], indent=1),
+    "cdp": lambda a: json_text(a["result"], indent=1),
+    "stats": lambda a: json_text(a["stats"], indent=1),
     "state": state,
-    "map": lambda a: json.dumps(a["map"], ensure_ascii=False, indent=1),
+    "map": lambda a: json_text(a["map"], indent=1),
     "find": found,
     **dict.fromkeys(
         ("click", "dblclick", "hover", "fill", "type", "press", "select", "check", "uncheck"),
         effect,
     ),
-    "wait": lambda a: f"ok: {a.get('waited_for')}",
+    "wait": lambda a: f"ok: {visible(str(a.get('waited_for')))}",
     "eval": evaluated,
     "trace_start": lambda a: (
         f"tracing into {a['dir']}" + (" with pictures" if a.get("screenshots") else "")

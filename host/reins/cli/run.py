@@ -5,7 +5,6 @@ Exit codes: 0 ok · 1 the command failed (typed error) · 2 usage error · 3 no 
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -13,6 +12,7 @@ from typing import Any, NoReturn
 import click
 
 from reins._errors import ReinsError
+from reins._pagetext import json_text, visible
 from reins.cli.contract import (
     EXIT_FAILED,
     EXIT_NO_HOST,
@@ -39,9 +39,12 @@ __all__ = [
 
 def fail(error: dict[str, Any], json_out: bool) -> NoReturn:
     if json_out:
-        click.echo(json.dumps({"ok": False, "error": error}, ensure_ascii=False))
+        click.echo(json_text({"ok": False, "error": error}))
     else:
-        click.echo(f"error [{error.get('code')}]: {error.get('message')}", err=True)
+        click.echo(
+            f"error [{visible(str(error.get('code')))}]: {visible(str(error.get('message')))}",
+            err=True,
+        )
     sys.exit(exit_code(str(error.get("code"))))
 
 
@@ -111,7 +114,7 @@ def run(
         answer = {"ok": False, "error": exc.to_wire()}
     answer.pop("request_id", None)
     if batch is not None:
-        click.echo(json.dumps(answer, ensure_ascii=False))
+        click.echo(json_text(answer))
         if not answer.get("ok"):
             raise BatchLineFailed("printed", code=str(answer.get("error", {}).get("code")))
         return answer
@@ -120,7 +123,7 @@ def run(
     if quiet:
         return answer
     if json_out:
-        click.echo(json.dumps(answer, ensure_ascii=False))
+        click.echo(json_text(answer))
     else:
         body = {k: v for k, v in answer.items() if k != "ok"}
         click.echo(human(answer) if human else plain(body))

@@ -17,7 +17,6 @@ answers (Claude Code: 25,000 tokens) have counted it.
 from __future__ import annotations
 
 import base64
-import json
 import math
 import os
 from collections.abc import Callable
@@ -27,6 +26,8 @@ from typing import Any
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from reins._errors import UsageError
+from reins._pagetext import json_text, quote, visible, word
+from reins._pagetext import ref as ref_field
 from reins.mcp.images import FittedImage, fit_image
 
 __all__ = [
@@ -144,7 +145,7 @@ def error_result(
         "transient": bool(error.get("transient", False)),
         **{k: v for k, v in error.items() if k not in ("code", "message", "transient")},
     }
-    text = f"error {wire['code']}: {wire['message']}"
+    text = f"error {visible(wire['code'])}: {visible(wire['message'])}"
     details = {k: v for k, v in wire.items() if k not in ("code", "message")}
     text += "\n" + _compact(details)
     return CallToolResult(content=[TextContent(text=_fit(text, limits, None))], is_error=True)
@@ -160,7 +161,7 @@ def _compact(body: dict[str, Any]) -> str:
         for k, v in body.items()
         if k not in _NOISE and v is not None and v != [] and _NORM.get(k, ...) != v
     }
-    return json.dumps(kept, ensure_ascii=False, separators=(",", ":"))
+    return json_text(kept, separators=(",", ":"))
 
 
 # What to ask instead when an answer is cut, per tool.
@@ -198,9 +199,7 @@ def _state_text(body: dict[str, Any], limits: Limits) -> str:
             f"(up to {limits.state_cap:,}), viewport_only=true, or find text=…; "
             "or scroll and call state again"
         )
-    head = (
-        f"page: {json.dumps(body.get('title') or '', ensure_ascii=False)} {body.get('url') or ''}"
-    )
+    head = f"page: {quote(str(body.get('title') or ''))} {quote(str(body.get('url') or ''))}"
     return "\n".join([head, *lines])
 
 
@@ -223,21 +222,17 @@ def _found_text(body: dict[str, Any]) -> str:
             if on
         ]
         frame = m.get("frame")
+        ref = m.get("ref")
         parts = [
-            str(m.get("ref") or m.get("selector")),
-            str(m.get("role") or m.get("type")),
-            json.dumps(_clip(str(m.get("text") or "")), ensure_ascii=False),
+            ref_field(str(ref)) if ref else quote(str(m.get("selector") or "")),
+            word(str(m.get("role") or m.get("type"))),
+            quote(str(m.get("text") or ""), 80),
         ]
         if frame and frame != "f0":
-            parts.append(f"frame={frame}")
+            parts.append(f"frame={word(str(frame))}")
         parts += [f"[{flag}]" for flag in flags]
         lines.append(" ".join(parts))
     return "\n".join(lines)
-
-
-def _clip(text: str, most: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 # ---- images ---------------------------------------------------------------------------------

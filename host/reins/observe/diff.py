@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from reins._pagetext import word
 from reins.observe.render import MAIN_FRAME, RefView, approx_tokens, render_line
 
 __all__ = ["MAX_KEPT", "Lines", "StateDiff", "diff_lines", "lines_of"]
@@ -61,7 +62,7 @@ def _line(view: RefView, main: str, line: str | None = None) -> str:
     if line is None:
         line = render_line(view)
     if view.frame and view.frame != main:
-        line += f" [frame {view.frame}]"
+        line += f" [frame {word(view.frame)}]"
     return line
 
 

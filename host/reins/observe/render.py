@@ -6,14 +6,17 @@ Text format::
     @emailfield textbox "Email" value="a@b.c" [focused]
     --- frame f1 "Payment" ---
     @cardnumber textbox "Card number"
-    --- frame f2 https://ads.example/x frame_unreachable: cross_origin ---
+    --- frame f2 "https://ads.example/x" frame_unreachable: cross_origin ---
     … 412 elements left out (offscreen); run with --max-tokens 0 for all, or scroll and run again
 
 Main-frame lines come first, without a header; every other frame gets a header, and a frame that
 could not be read gets a ``frame_unreachable`` header and no lines, so nothing is silently missing.
-Names and values are whitespace-collapsed, cut to 80 characters with ``…``, and quoted with ``\\``
-escaping ``"`` and ``\\``. Flags are shown only when true, except a checkable control that is not
-checked, shown ``[unchecked]``.
+Every part that came from the page follows ``reins._pagetext``'s rule: names, values, titles, URLs
+and reasons are whitespace-collapsed, cut to 80 characters with ``…`` and quoted (``\\`` escaping
+``"`` and ``\\``, controls, bidi and zero-width characters as visible escapes); a role is bare only
+when it is an ARIA role, a tag or frame id only when it is a word, else quoted too. So no page
+string can end its field or start a line. Flags are shown only when true, except a checkable
+control that is not checked, shown ``[unchecked]``.
 
 ``approx_tokens`` is ``ceil(chars / 4)``. ``max_tokens`` is a hard budget: elements in the viewport
 are kept first (in document order), then the rest in document order while they fit, and a last line
@@ -23,11 +26,14 @@ says how many were left out. The returned ``approx_tokens``, that line included,
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from reins._errors import UsageError
+from reins._pagetext import ARIA_ROLES, quote, word
+from reins._pagetext import ref as ref_field
 
 __all__ = [
     "FrameView",
@@ -148,15 +154,8 @@ def _opt_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    if len(text) > MAX_TEXT_CHARS:
-        text = text[: MAX_TEXT_CHARS - 1] + ELLIPSIS
-    return text
-
-
 def _quote(text: str) -> str:
-    return '"' + _clip(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return quote(text, MAX_TEXT_CHARS)
 
 
 def _ref_text(ref: str) -> str:
@@ -164,8 +163,15 @@ def _ref_text(ref: str) -> str:
 
 
 def render_line(view: RefView) -> str:
-    """``@ref role "name" value="…" [flags]``."""
-    parts = [_ref_text(view.ref), view.role or view.tag or "generic", _quote(view.name or "")]
+    """``@ref role "name" value="…" [flags]``: the role bare only when it is an ARIA (or Chrome
+    accessibility) role, a tag only when it is a word, everything else from the page quoted."""
+    if view.role:
+        kind = word(view.role, ARIA_ROLES)
+    elif view.tag:
+        kind = word(view.tag)
+    else:
+        kind = "generic"
+    parts = [ref_field(view.ref), kind, _quote(view.name or "")]
     if view.value:
         parts.append("value=" + _quote(view.value))
     if view.disabled:
@@ -174,8 +180,10 @@ def render_line(view: RefView) -> str:
         parts.append("[checked]")
     elif view.checked is False:
         parts.append("[unchecked]")
+    elif view.checked == "mixed":
+        parts.append("[mixed]")
     elif isinstance(view.checked, str) and view.checked:
-        parts.append(f"[{view.checked}]")
+        parts.append("[checked=" + _quote(view.checked) + "]")
     if view.expanded:
         parts.append("[expanded]")
     if view.selected:
@@ -185,12 +193,20 @@ def render_line(view: RefView) -> str:
     return " ".join(parts)
 
 
+_REASON: Final = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
 def _frame_header(frame: FrameView) -> str:
+    name = word(frame.id)
     if not frame.reachable:
         reason = frame.reason or frame.status
-        return f"--- frame {frame.id} {frame.url or '(no url)'} frame_unreachable: {reason} ---"
+        url = _quote(frame.url) if frame.url else "(no url)"
+        # The reason is reins's own (a code or a sentence), carried in a record the page script
+        # wrote: a word bare, anything else quoted.
+        why = reason if _REASON.fullmatch(reason) else quote(reason, 200)
+        return f"--- frame {name} {url} frame_unreachable: {why} ---"
     label = frame.title or frame.url
-    return f"--- frame {frame.id} {_quote(label)} ---" if label else f"--- frame {frame.id} ---"
+    return f"--- frame {name} {_quote(label)} ---" if label else f"--- frame {name} ---"
 
 
 def _left_out_line(in_view: int, offscreen: int) -> str:
@@ -272,8 +288,9 @@ def render_state(
     everything = set(range(len(refs)))
     text, headers, shown = _assemble(sections, lines, everything, None)
     if not max_tokens or approx_tokens(text) <= max_tokens:
+        # Elements of a frame that could not be read are not shown (nor left out: there are none).
         return RenderResult(
-            text, approx_tokens(text), len(refs), 0, 0, 0, headers, _refs(refs, shown)
+            text, approx_tokens(text), len(shown), 0, 0, 0, headers, _refs(refs, shown)
         )
 
     budget_chars = max_tokens * 4
@@ -290,8 +307,10 @@ def render_state(
             f"use at least {minimum}, or 0 for no limit",
             details={"min_tokens": minimum},
         )
-    order = [i for i in range(len(refs)) if refs[i].in_viewport]
-    order += [i for i in range(len(refs)) if not refs[i].in_viewport]
+    # An element of a frame that could not be read has no section: never shown, not left out.
+    listed = [i for i in range(len(refs)) if i in section_of]
+    order = [i for i in listed if refs[i].in_viewport]
+    order += [i for i in listed if not refs[i].in_viewport]
     keep: set[int] = set()
     opened: set[int] = set()  # ids of sections whose header is already paid for
     for i in order:
@@ -305,7 +324,7 @@ def render_state(
         keep.add(i)
         opened.add(id(section))
 
-    left = [i for i in range(len(refs)) if i not in keep]
+    left = [i for i in listed if i not in keep]
     in_view = sum(1 for i in left if refs[i].in_viewport)
     trailer = _left_out_line(in_view, len(left) - in_view)
     text, headers, shown = _assemble(sections, lines, keep, trailer)
