@@ -24,7 +24,7 @@ from reins.observe.evidence import (
     [
         ("https://x.test/a/b?token=s3cret&id=7#frag", "https://x.test/a/b?token=…&id=…"),
         ("https://user:pw@x.test/", "https://x.test/"),
-        ("https://x.test/?flag", "https://x.test/?flag"),
+        ("https://x.test/?flag", "https://x.test/?…"),
         ("https://x.test/path", "https://x.test/path"),
         ("data:image/png;base64,AAAA", "data:image/png,…"),
         ("", ""),

@@ -7,9 +7,9 @@ saw in ring buffers on a Symbol slot of the window; ``tick`` installs it once pe
 when asked, drains it into the tab's ``PageEvidence`` here.
 
 Nothing else crosses: no headers, bodies or cookies (the page side never reads them), and every
-URL is cut down at this boundary (``redact_url``: no credentials, no fragment, query values
-replaced). Capture is switched on for the host by a running trace or the first `reins console` /
-`reins network`; until then no page is touched.
+URL is cut down at this boundary (``redact_url``: no credentials, no fragment, no query values,
+no path segment or query key that looks like a credential). Capture is switched on for the host
+by a running trace or the first `reins console` / `reins network`; until then no page is touched.
 
 What is missed (said in docs/tracing.md): anything logged before the capture was installed in a
 document (the first reins command there after it was switched on), what Chrome prints itself
@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from reins._errors import ReinsError, UsageError
 from reins.bridge.context import CommandContext, HostPart, TabPart
@@ -59,29 +59,78 @@ REDACTED = "…"
 _CORS_TYPES = frozenset({"fetch", "xmlhttprequest", "beacon", "navigation"})
 
 
+# RFC 3986 appendix B: splits any string into scheme, authority, path, query and fragment (it
+# cannot fail, so a URL urlsplit refuses is cut down the same way).
+_URL_PARTS = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#.*)?$", re.S)
+# Where a known credential format begins (Stripe-like `sk_live_…`, GitHub, GitLab, Slack, AWS,
+# Google keys and OAuth tokens, JWTs and other base64 JSON: `eyJ` is `{"`), at a run boundary.
+_KEY_PREFIX = re.compile(
+    r"(?<![A-Za-z0-9])(?:(?:tok|sk|pk|rk|whsec|ghp|gho|ghu|ghs|ghr|github_pat)_|glpat-"
+    r"|xox[abposr]-|AKIA|ASIA|AIza|ya29\.|eyJ|[a-z]{2,8}_(?:live|test)_)"
+)
+_RUNS = re.compile(r"[A-Za-z0-9]+")
+_PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.\-\[\]]{0,23}")
+
+
+def _opaque_run(run: str) -> bool:
+    letters = sum(c.isalpha() for c in run)
+    digits = len(run) - letters
+    if letters and digits:
+        return len(run) >= 8
+    if digits:
+        return len(run) >= 13
+    return len(run) >= 24 and not (run[1:].islower() or run.isupper())
+
+
+def _opaque_segment(segment: str) -> bool:
+    """Whether a path segment (or a query key) looks like a credential rather than a name: it
+    holds a key prefix (``tok_``, ``sk_``, ``eyJ`` …) or ``;``/``=`` parameters, does not decode
+    as UTF-8, or one of its runs of ASCII letters and digits is a code (8+ characters mixing
+    letters and digits), a long number (13+ digits) or a long mixed-case string (24+ letters)."""
+    if ";" in segment or "=" in segment:
+        return True
+    text = unquote(segment, errors="replace")
+    if "\ufffd" in text or _KEY_PREFIX.search(text):
+        return True
+    return any(_opaque_run(run) for run in _RUNS.findall(text))
+
+
+def _query_component(component: str) -> str:
+    key, has_value, _ = component.partition("=")
+    if has_value and _PLAIN_KEY.fullmatch(key) and not _opaque_segment(key):
+        return key + "=" + REDACTED
+    return REDACTED
+
+
 def redact_url(url: Any, *, limit: int = URL_MAX) -> str:
-    """A URL fit to keep in a trace or show in a report: no user:password, no fragment, each query
-    value replaced by ``…`` (the keys stay: they say what was asked for); data: URLs by their type
-    only; cut to ``limit`` characters."""
+    """A URL fit to keep in a trace or show in a report: no user:password, no fragment; in the
+    query every value becomes ``…``, and a key stays only when it is a short plain word (up to
+    24 letters, digits, ``_ - . [ ]``, not opaque), else the whole component becomes ``…`` (a
+    component without ``=`` too); a path segment that looks like a credential (``_opaque_segment``)
+    becomes ``…``; data: URLs are kept by their type only, javascript: URLs by their scheme; the
+    whole is cut to ``limit`` characters. Ordinary words, slugs (``2024-01-report``) and numbers
+    of up to 12 digits stay; words with a digit in a run of 8 or more (``oauth2callback``) go
+    too: evidence may lose a word, never keep a key."""
     text = str(url or "")
-    if text.startswith("data:"):
-        return "data:" + text[5:].split(",", 1)[0].split(";", 1)[0] + ",…"
-    try:
-        parts = urlsplit(text)
-        netloc = parts.netloc.rsplit("@", 1)[-1]
-        query = (
-            "&".join(
-                (pair.split("=", 1)[0] + "=" + REDACTED) if "=" in pair else pair
-                for pair in parts.query.split("&")
-                if pair
-            )
-            if parts.query
-            else ""
-        )
-        text = urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-    except ValueError:
-        text = text.split("?", 1)[0].split("#", 1)[0]
-    return text if len(text) <= limit else text[:limit] + "…"
+    # Chrome ignores leading blanks and controls before a scheme; so does this test.
+    scheme = text.lstrip("\x00\t\n\r ").split(":", 1)[0].lower() if ":" in text else ""
+    if scheme == "data":
+        return "data:" + text.split(":", 1)[1].split(",", 1)[0].split(";", 1)[0] + ",…"
+    if scheme == "javascript":
+        return "javascript:" + REDACTED
+    match = _URL_PARTS.match(text)
+    if match is None:  # not reached: the pattern matches every string
+        return ""
+    scheme_part, authority, path, query = match.groups()
+    out = f"{scheme_part}:" if scheme_part is not None else ""
+    if authority is not None:
+        out += "//" + authority.rsplit("@", 1)[-1]
+    out += "/".join(REDACTED if _opaque_segment(seg) else seg for seg in path.split("/"))
+    if query:
+        components = [_query_component(c) for c in query.split("&") if c]
+        if components:
+            out += "?" + "&".join(components)
+    return out if len(out) <= limit else out[:limit] + "…"
 
 
 def _origin(url: str) -> str:
@@ -234,7 +283,7 @@ class PageEvidence(TabPart):
     # When the capture was installed in the current document (epoch ms), and which document.
     capturing_since: int | None = None
     document: str | None = None
-    # The document's URL as the latest look saw it (query values replaced).
+    # The document's URL as the latest look saw it (cut down by ``redact_url``).
     url: str | None = None
     # When the latest and the one before it of the commands that ran on this tab started.
     command_starts: deque[float] = field(default_factory=lambda: deque(maxlen=2))
