@@ -16,8 +16,10 @@ from typing import Any
 
 import click
 
+from reins._errors import ReinsError
+from reins.cli.output_file import check_output_path, write_output
 from reins.cli.render import TEXT
-from reins.cli.run import run
+from reins.cli.run import fail, run
 
 __all__ = ["QUIRKS", "Call", "Quirk"]
 
@@ -104,6 +106,21 @@ def _state(call: Call) -> None:
 
 
 # ---- map -o FILE, screenshot -o FILE: the file is written here, not by the host -------------------
+# Never through a link, whole or not at all (output_file.py); a refusal is the command's typed error.
+
+
+def _output_checked(call: Call, output: str) -> None:
+    try:
+        check_output_path(output)
+    except ReinsError as exc:
+        fail(exc.to_wire(), call.json_out)
+
+
+def _output_written(call: Call, output: str, data: bytes) -> None:
+    try:
+        write_output(output, data)
+    except ReinsError as exc:
+        fail(exc.to_wire(), call.json_out)
 
 
 def _map(call: Call) -> None:
@@ -111,9 +128,10 @@ def _map(call: Call) -> None:
     if not output:
         call.send()
         return
+    _output_checked(call, output)
     answer = call.send(quiet=True)
-    with open(output, "w", encoding="utf-8") as fh:
-        json.dump(answer["map"], fh, ensure_ascii=False, indent=1)
+    text = json.dumps(answer["map"], ensure_ascii=False, indent=1)
+    _output_written(call, output, text.encode("utf-8"))
     if call.json_out:
         click.echo(json.dumps({"ok": True, "written": output}))
 
@@ -122,9 +140,9 @@ def _screenshot(call: Call) -> None:
     import base64
 
     output = call.extra["output"]
+    _output_checked(call, output)
     answer = call.send(quiet=True)
-    with open(output, "wb") as fh:
-        fh.write(base64.b64decode(answer["png_base64"]))
+    _output_written(call, output, base64.b64decode(answer["png_base64"]))
     summary = {
         "ok": True,
         "file": output,
