@@ -222,3 +222,66 @@ def test_batch_trace_records_its_lines(browser: Browser, page: Any, tmp_path: Pa
     steps = [line for line in _lines(trace_dir) if line["type"] == "step"]
     assert [(s["cmd"], s["ok"]) for s in steps] == [("fill", True), ("click", False)]
     assert "shots" not in steps[0]  # no --screenshots
+
+
+def _until(what: str, check: Any, within: float = 15) -> Any:
+    since = time.monotonic()
+    while time.monotonic() - since < within:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"not within {within} s: {what}")
+
+
+def test_a_trace_whose_file_becomes_unwritable_reports_incomplete(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """The trace's file and picture folder are taken away for two steps (a directory where the
+    file was, a file where the folder was: every write fails), then given back: `trace stop`
+    warns, and the report says INCOMPLETE and names the steps, never PASS."""
+    tab, _ = page("static/trace.html")
+    t = str(tab)
+    trace_dir = tmp_path / "unwritable"
+    state = browser.home / "traces" / "test.json"
+    browser.ok("trace", "start", str(trace_dir), "--screenshots", "--name", "unwritable")
+    browser.ok("fill", "#note", "one", "--tab", t)
+    # steps are written on the host's I/O worker after the answer: wait for step 1's lines
+    _until(
+        "step 1 and its page figures written",
+        lambda: {"step", "page"} <= {line["type"] for line in _lines(trace_dir)},
+    )
+    file, shots = trace_dir / "trace.jsonl", trace_dir / "shots"
+    file.rename(trace_dir / "kept.jsonl")
+    file.mkdir()
+    shots.rename(trace_dir / "kept-shots")
+    shots.write_bytes(b"")
+    browser.ok("fill", "#note", "two", "--tab", t)
+    browser.ok("click", "#boom", "--tab", t)
+    _until(
+        "steps 2 and 3 counted as lost",
+        lambda: json.loads(state.read_text()).get("lost_steps") == [[2, 3]],
+    )
+    file.rmdir()
+    (trace_dir / "kept.jsonl").rename(file)
+    shots.unlink()
+    (trace_dir / "kept-shots").rename(shots)
+    browser.ok("fill", "#note", "four", "--tab", t)
+    stopped = browser.ok("trace", "stop")
+    assert stopped["warnings"] == ["trace_incomplete"] and stopped["complete"] is False
+    assert stopped["steps"] == 4 and stopped["recorded"] == 2
+    assert stopped["lost"]["step_numbers"] == [[2, 3]] and stopped["lost"]["pictures"] >= 1
+    steps = [line["step"] for line in _lines(trace_dir) if line["type"] == "step"]
+    assert steps == [1, 4]
+
+    run = run_cli(browser.home, "report", str(trace_dir))
+    assert run.code == 0, run.stderr
+    answer = run.json()
+    assert answer["verdict"] == "INCOMPLETE"
+    assert any("No record of 2 steps of 4: 2–3" in m for m in answer["missing"])
+    html = (trace_dir / "report.html").read_text()
+    assert "<title>unwritable — INCOMPLETE</title>" in html
+    assert "No record of 2 steps of 4: 2–3" in html and ">PASS<" not in html.split("</h1>")[0]
+    md = run_cli(browser.home, "report", str(trace_dir), "--format", "md")
+    assert md.code == 0
+    assert (trace_dir / "report.md").read_text().startswith("## unwritable: INCOMPLETE")

@@ -4,6 +4,8 @@ included), and what a step keeps of a command. No browser: the extension is play
 from __future__ import annotations
 
 import asyncio
+import errno
+import io
 import json
 import os
 import stat
@@ -11,22 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 from reins._errors import ReinsError
 from reins._host import Dispatcher
 from reins.bridge.context import Host
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Request
 from reins.commands.table import all_commands
-from reins.trace.recorder import Tracer
+from reins.trace.report import write_report
+from reins.trace.run import read_run
 from reins.trace.steps import cli_line, recorded_args, trimmed_answer
 from reins.trace.tracefile import (
     ActiveTrace,
+    TraceDisk,
     TraceWriter,
     active_path,
     load_active,
     read_trace,
+    read_trace_text,
     save_active,
 )
+from reins.trace.tracer import Shot, Tracer, _write_step
 
 TABLE = all_commands()
 
@@ -89,6 +96,100 @@ def test_the_active_trace_round_trips(tmp_path: Path) -> None:
     assert load_active(home, "other") is None
 
 
+# ---- a disk that fills up ------------------------------------------------------------------------
+
+
+class FullDisk(TraceDisk):
+    """The real disk for the first ``room`` writes (lines and pictures alike), then ENOSPC for
+    the next ``full`` ones (all of them by default), then the real disk again (space freed).
+    ``torn``: a refused line leaves its first half in the file, as a file system that cannot
+    take a failed write back would."""
+
+    def __init__(self, room: int, full: int = 10**9, *, torn: bool = False) -> None:
+        self.room, self.full, self.torn = room, full, torn
+        self.writes = 0
+
+    def _refuse(self) -> bool:
+        self.writes += 1
+        return self.room < self.writes <= self.room + self.full
+
+    def append(self, path: Path, data: bytes) -> None:
+        if self._refuse():
+            if self.torn:
+                with open(path, "ab") as out:
+                    out.write(data[: len(data) // 2])
+            raise OSError(errno.ENOSPC, "No space left on device")
+        super().append(path, data)
+
+    def put(self, path: Path, data: bytes) -> None:
+        if self._refuse():
+            raise OSError(errno.ENOSPC, "No space left on device")
+        super().put(path, data)
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (80, 60), (30, 120, 200)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_every_write_the_disk_refuses_is_counted(tmp_path: Path) -> None:
+    disk = FullDisk(room=3)  # the start line and two steps
+    writer = TraceWriter.create(tmp_path / "t", name="x", screenshots=True, profile="p", disk=disk)
+    assert writer.line({"type": "step", "step": 1})
+    assert writer.line({"type": "step", "step": 2})
+    assert not writer.line({"type": "step", "step": 3})
+    assert not writer.line({"type": "step", "step": 4})
+    assert not writer.line({"type": "page", "step": 4})
+    with pytest.raises(OSError):
+        writer.picture("0005-after.jpg", b"jpeg")
+    trace = writer.trace
+    assert trace.lost_steps == [[3, 4]] and trace.lost_step_count == 2
+    assert trace.lost_lines == 1 and trace.lost_pictures == 1
+    assert "ENOSPC" in trace.write_error and not trace.complete
+    assert [line.get("step") for line in read_trace(tmp_path / "t")] == [None, 1, 2]
+    # the counts survive a host restart with the running trace's state
+    save_active(tmp_path / "home", "p", trace)
+    again = load_active(tmp_path / "home", "p")
+    assert again is not None and again.lost_steps == [[3, 4]] and again.lost_pictures == 1
+
+
+def test_a_trace_that_cannot_write_its_first_line_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ReinsError) as refused:
+        TraceWriter.create(
+            tmp_path / "t", name="x", screenshots=False, profile="p", disk=FullDisk(room=0)
+        )
+    assert refused.value.code == "bad_request" and "No space left" in refused.value.message
+
+
+def test_a_write_cut_half_way_leaves_one_damaged_line_not_two(tmp_path: Path) -> None:
+    disk = FullDisk(room=2, full=1, torn=True)
+    writer = TraceWriter.create(tmp_path / "t", name="x", screenshots=False, profile="p", disk=disk)
+    assert writer.line({"type": "step", "step": 1})
+    assert not writer.line({"type": "step", "step": 2})  # half of it stays in the file
+    assert writer.line({"type": "step", "step": 3})  # space again: on a line of its own
+    text = read_trace_text(tmp_path / "t")
+    assert [line.get("step") for line in text.lines] == [None, 1, 3]
+    assert text.damaged == [3] and not text.cut_short
+    assert writer.trace.lost_steps == [[2, 2]]
+
+
+def test_a_step_whose_picture_the_disk_refuses_says_so(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    disk = FullDisk(room=2, full=1)  # the start line, the before picture; not the after one
+    writer = TraceWriter.create(tmp_path / "t", name="x", screenshots=True, profile="p", disk=disk)
+    line: dict[str, Any] = {"type": "step", "step": 1, "ok": True, "notes": []}
+    _write_step(home, "p", writer, line, {"before": Shot(_png()), "after": Shot(_png())}, "")
+    step = read_trace(tmp_path / "t")[1]
+    assert step["shots"] == {"before": "shots/0001-before.jpg"}
+    assert step["shots_lost"] == ["after"]
+    assert any(n.startswith("after picture not written: No space left") for n in step["notes"])
+    assert writer.trace.lost_pictures == 1
+    run = read_run(read_trace(tmp_path / "t"))
+    assert "INCOMPLETE" in run.verdict
+    assert any("1 picture could not be written" in m for m in run.missing)
+
+
 # ---- the recorder, through the dispatcher ----------------------------------------------------------
 
 
@@ -144,6 +245,76 @@ def test_every_command_is_a_step_and_a_restarted_host_notes_the_gap(tmp_path: Pa
     gap = lines[3]
     assert gap["after_step"] == 2 and "were not recorded" in gap["text"]
     assert load_active(home, "p") is None  # stopped: nothing left to continue
+
+
+def _full_disk_run(tmp_path: Path, disk: FullDisk) -> dict[str, Any]:
+    """trace start, five commands, trace stop on ``disk``: the stop's answer."""
+    home, folder = tmp_path / "home", tmp_path / "trace"
+    home.mkdir(mode=0o700)
+
+    async def scenario() -> dict[str, Any]:
+        host = _host(home)
+        host.part(Tracer).disk = disk
+        dispatcher = Dispatcher(host, TABLE)
+        assert isinstance(await _call(dispatcher, "trace_start", {"dir": str(folder)}), dict)
+        for _ in range(5):
+            assert isinstance(await _call(dispatcher, "stats"), dict)
+        stopped = await _call(dispatcher, "trace_stop")
+        assert isinstance(stopped, dict)
+        return stopped
+
+    return asyncio.run(scenario())
+
+
+def test_trace_stop_on_a_full_disk_warns_of_every_step_not_written(tmp_path: Path) -> None:
+    stopped = _full_disk_run(tmp_path, FullDisk(room=3))  # start, steps 1 and 2; then full
+    assert stopped["steps"] == 5 and stopped["recorded"] == 2
+    assert stopped["complete"] is False and stopped["warnings"] == ["trace_incomplete"]
+    lost = stopped["lost"]
+    assert lost["steps"] == 3 and lost["step_numbers"] == [[3, 5]]
+    assert lost["other_lines"] == 1  # the stop line itself
+    assert "No space left on device (ENOSPC)" == lost["error"]
+    # the file has no stop line: the report cannot call it a pass
+    written, run = write_report(tmp_path / "trace", fmt="md")
+    assert run.verdict == ["INCOMPLETE"]
+    assert written.read_text().splitlines()[0].endswith(": INCOMPLETE")
+    assert any(m.startswith("No stop line") for m in run.missing)
+
+
+def test_when_space_comes_back_the_stop_line_names_the_steps_lost(tmp_path: Path) -> None:
+    stopped = _full_disk_run(tmp_path, FullDisk(room=2, full=3))  # steps 2-4 refused
+    assert stopped["lost"]["step_numbers"] == [[2, 4]] and stopped["recorded"] == 2
+    lines = read_trace(tmp_path / "trace")
+    assert b"\n\n" not in (tmp_path / "trace" / "trace.jsonl").read_bytes()  # nothing to mend
+    stop = lines[-1]
+    assert stop["type"] == "stop" and stop["steps"] == 5
+    assert stop["lost"]["step_numbers"] == [[2, 4]]
+    run = read_run(lines)
+    assert run.verdict == ["INCOMPLETE"] and run.missing_steps == [2, 3, 4]
+    assert run.missing == ["No record of 3 steps of 5: 2–4 (No space left on device (ENOSPC))."]
+
+
+def test_a_complete_trace_stops_without_a_warning(tmp_path: Path) -> None:
+    stopped = _full_disk_run(tmp_path, FullDisk(room=10**6))
+    assert stopped["complete"] is True and stopped["warnings"] == []
+    assert stopped["recorded"] == 5 and "lost" not in stopped
+    assert read_run(read_trace(tmp_path / "trace")).verdict == ["PASS"]
+
+
+def test_a_step_still_running_when_the_trace_stops_is_named(tmp_path: Path) -> None:
+    async def scenario() -> dict[str, Any]:
+        host = _host(tmp_path / "home")
+        tracer = host.part(Tracer)
+        tracer.start(host, tmp_path / "t", name="x", screenshots=False, max_bytes=10**6)
+        tracer.next_step(host)  # a command that has not answered yet
+        return (await tracer.stop(host)).to_wire()
+
+    (tmp_path / "home").mkdir(mode=0o700)
+    stopped = asyncio.run(scenario())
+    assert stopped["warnings"] == ["trace_incomplete"] and stopped["lost"]["unfinished"] == [1]
+    assert stopped["recorded"] == 0
+    run = read_run(read_trace(tmp_path / "t"))
+    assert run.missing == ["1 step still running when the trace stopped, not recorded: 1."]
 
 
 def test_no_trace_no_recording(tmp_path: Path) -> None:
@@ -239,3 +410,17 @@ def test_an_answer_is_kept_small() -> None:
     assert kept["effect"]["url"] == {"from": "https://x.test/a?s=…", "to": "https://x.test/b?s=…"}
     assert kept["list"][-1] == "… 60 more"
     assert len(json.dumps(kept)) < 10_000
+
+
+def test_trace_stop_prints_the_warning_a_person_reads(tmp_path: Path) -> None:
+    from reins.cli.render import TEXT
+
+    stopped = _full_disk_run(tmp_path, FullDisk(room=2, full=3))
+    text = TEXT["trace_stop"](stopped)
+    assert text.splitlines() == [
+        f"trace stopped: 5 steps in {tmp_path / 'trace'}",
+        "warning: trace_incomplete: 3 of 5 steps not written: 2-4 "
+        "(No space left on device (ENOSPC))",
+        "the report will say INCOMPLETE",
+        f"report: reins report {tmp_path / 'trace'}",
+    ]

@@ -208,10 +208,147 @@ def test_only_the_recorders_own_picture_paths_are_read() -> None:
 
 
 def test_a_run_with_no_failure_passes(tmp_path: Path) -> None:
-    run = read_run([{"type": "start", "t": 1.0}, _step(1, "click", "reins click @a")])
-    assert run.passed and not run.failures and not run.stopped
-    assert "PASS" in render_html(run, tmp_path)
-    assert not read_run([{"type": "start", "t": 1.0}]).passed  # nothing ran: nothing passed
+    run = read_run(
+        [
+            {"type": "start", "t": 1.0},
+            _step(1, "click", "reins click @a"),
+            {"type": "stop", "t": 2.0, "steps": 1},
+        ]
+    )
+    assert run.passed and not run.failures and run.stopped and run.complete
+    assert run.verdict == ["PASS"]
+    assert "<title>run — PASS</title>" in render_html(run, tmp_path).replace("reins run", "run")
+    assert "incomplete" not in render_markdown(run, tmp_path).lower()
+    nothing = read_run([{"type": "start", "t": 1.0}, {"type": "stop", "t": 2.0, "steps": 0}])
+    assert nothing.verdict == ["FAIL"]  # nothing ran: nothing passed
+
+
+# ---- incomplete traces: never PASS --------------------------------------------------------------
+
+
+def _lines(*steps: dict[str, Any], stop: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    head: list[dict[str, Any]] = [{"type": "start", "name": "expense", "t": 1000.0}]
+    return head + list(steps) + ([{"type": "stop", "t": 1100.0, **stop}] if stop else [])
+
+
+def _headlines(run: Any, tmp_path: Path) -> tuple[str, str, str]:
+    """The HTML title, the HTML h1's text, the Markdown headline."""
+    page = render_html(run, tmp_path)
+    title = re.search(r"<title>(.*?)</title>", page)
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    assert title and h1
+    return title[1], re.sub(r"<[^>]+>", " ", h1[1]), render_markdown(run, tmp_path).splitlines()[0]
+
+
+def _incomplete(run: Any, tmp_path: Path, *, failed: bool = False) -> str:
+    """Assert every headline says INCOMPLETE (after FAIL if a step failed), never PASS; the
+    HTML's list of what is missing, as text."""
+    title, h1, md = _headlines(run, tmp_path)
+    for headline in (title, h1, md):
+        assert "INCOMPLETE" in headline and "PASS" not in headline, headline
+        assert ("FAIL" in headline) == failed, headline
+    page = render_html(run, tmp_path)
+    scan = _Scan()
+    scan.feed(page)
+    text = " ".join("".join(scan.text).split())
+    for sentence in run.missing:
+        assert " ".join(sentence.split()) in text
+        assert md_text(sentence, limit=600) in render_markdown(run, tmp_path)
+    return text
+
+
+def test_a_missing_step_number_makes_the_run_incomplete(tmp_path: Path) -> None:
+    ok = [_step(n, "click", f"reins click @e{n}") for n in (1, 2, 4)]
+    run = read_run(_lines(*ok, stop={"steps": 5}))
+    assert run.passed  # what was recorded passed…
+    assert run.missing_steps == [3, 5]  # …but 3 and 5 are not there
+    assert run.missing == ["No record of 2 steps of 5: 3, 5."]
+    _incomplete(run, tmp_path)
+
+
+def test_a_recorder_that_says_it_wrote_more_than_the_file_has(tmp_path: Path) -> None:
+    """The issue's full disk: trace stop said 20 steps, the file holds 9."""
+    nine = [_step(n, "click", f"reins click @e{n}") for n in range(1, 10)]
+    lost = {
+        "steps": 11,
+        "step_numbers": [[10, 20]],
+        "other_lines": 0,
+        "pictures": 7,
+        "error": "No space left on device (ENOSPC)",
+    }
+    run = read_run(_lines(*nine, stop={"steps": 20, "lost": lost}))
+    assert run.missing == [
+        "No record of 11 steps of 20: 10–20 (No space left on device (ENOSPC)).",
+        "7 pictures could not be written (No space left on device (ENOSPC)).",
+    ]
+    _incomplete(run, tmp_path)
+
+
+def test_a_failed_step_in_an_incomplete_trace_reads_fail_and_incomplete(tmp_path: Path) -> None:
+    steps = [_step(1, "click", "reins click @a"), _step(3, "click", "reins click @b", ok=False)]
+    run = read_run(_lines(*steps, stop={"steps": 3}))
+    assert run.verdict == ["FAIL", "INCOMPLETE"]
+    _incomplete(run, tmp_path, failed=True)
+
+
+def test_a_trace_with_no_stop_line_is_incomplete(tmp_path: Path) -> None:
+    run = read_run(_lines(_step(1, "click", "reins click @a"), _step(2, "fill", "reins fill @b x")))
+    assert run.missing == [
+        "No stop line: the trace is still running, or it was cut short (the host killed, the "
+        "disk full); anything after step 2 may be missing."
+    ]
+    _incomplete(run, tmp_path)
+
+
+def test_a_step_lost_to_a_host_restart_is_a_hole(tmp_path: Path) -> None:
+    gap = {"type": "gap", "t": 1003.0, "after_step": 3, "text": "the host stopped"}
+    steps = [_step(1, "click", "reins click @a"), _step(2, "click", "reins click @b")]
+    run = read_run(_lines(*steps, gap, _step(4, "click", "reins click @c"), stop={"steps": 4}))
+    assert run.missing_steps == [3]
+    _incomplete(run, tmp_path)
+
+
+def _written(tmp_path: Path, body: bytes) -> Path:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "trace.jsonl").write_bytes(body)
+    return folder
+
+
+def _jsonl(lines: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_truncated_last_line_is_reported(tmp_path: Path) -> None:
+    whole = _jsonl(_lines(_step(1, "click", "reins click @a"), stop={"steps": 2}))
+    step2 = json.dumps(_step(2, "click", "reins click @b"))
+    # the stop line came first (a late step), and the last line was cut by a full disk
+    folder = _written(tmp_path, whole + step2[: len(step2) // 2].encode())
+    result = CliRunner().invoke(main, ["report", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["verdict"] == "INCOMPLETE" and answer["complete"] is False
+    assert answer["missing"] == [
+        "The file ends in the middle of a line: the last write was cut short.",
+        "No record of 1 step of 2: 2.",
+    ]
+    html = (folder / "report.html").read_text()
+    assert "INCOMPLETE" in html and "the last write was cut short" in html
+    assert "— PASS" not in html
+
+
+def test_a_damaged_line_in_the_middle_is_reported(tmp_path: Path) -> None:
+    body = _jsonl(_lines(_step(1, "click", "reins click @a")))
+    body += b'{"type":"step","step":2,"cmd":"cli\n'  # a write cut half-way, then a new line
+    body += _jsonl([_step(3, "click", "reins click @c"), {"type": "stop", "t": 1.0, "steps": 3}])
+    folder = _written(tmp_path, body)
+    result = CliRunner().invoke(main, ["report", str(folder), "--format", "md"])
+    assert result.exit_code == 0, result.output
+    assert "INCOMPLETE" in result.output
+    text = (folder / "report.md").read_text()
+    assert text.splitlines()[0] == "## expense: INCOMPLETE"
+    assert "- 1 damaged line could not be read." in text
+    assert "- No record of 1 step of 3: 2." in text
 
 
 def test_markdown_escapes_page_text_and_fences_code(tmp_path: Path) -> None:

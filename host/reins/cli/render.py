@@ -146,7 +146,30 @@ def network(a: Answer) -> str:
 
 def trace_stopped(a: Answer) -> str:
     capped = " (size cap reached)" if a.get("capped") else ""
-    return f"trace stopped: {a['steps']} steps in {a['dir']}{capped}\nreport: {a['report']}"
+    lines = [f"trace stopped: {a['steps']} steps in {a['dir']}{capped}"]
+    lost = a.get("lost")
+    if lost:
+        parts = []
+        if a["recorded"] < a["steps"]:
+            numbers = [
+                f"{first}" if first == last else f"{first}-{last}"
+                for first, last in lost.get("step_numbers") or []
+            ] + [f"{n} (still running)" for n in lost.get("unfinished") or []]
+            if lost.get("host_restart"):
+                numbers.append(f"{lost['host_restart']} lost in a host restart")
+            parts.append(
+                f"{a['steps'] - a['recorded']} of {a['steps']} steps not written: "
+                + ", ".join(numbers)
+            )
+        if lost.get("pictures"):
+            parts.append(f"{lost['pictures']} pictures not written")
+        if lost.get("other_lines"):
+            parts.append(f"{lost['other_lines']} other lines not written")
+        why = f" ({lost['error']})" if lost.get("error") else ""
+        lines.append(f"warning: trace_incomplete: {'; '.join(parts)}{why}")
+        lines.append("the report will say INCOMPLETE")
+    lines.append(f"report: {a['report']}")
+    return "\n".join(lines)
 
 
 TEXT: dict[str, Callable[[Answer], str]] = {

@@ -36,15 +36,16 @@ __all__ = ["report"]
 def report(
     ctx: click.Context, /, directory: str, output: str | None, fmt: str, **local: Any
 ) -> None:
-    """Make the report of a trace (`reins trace start DIR`): pass or fail, each failure with its
-    command sequence, error and evidence, every step with its pictures."""
+    """Make the report of a trace (`reins trace start DIR`): pass, fail or incomplete (with what
+    the trace is missing), each failure with its command sequence, error and evidence, every step
+    with its pictures."""
     from pathlib import Path
 
     from reins.trace.report import write_report
 
     opts = merged_options(ctx, local)
     try:
-        written = write_report(Path(directory), Path(output) if output else None, fmt=fmt)
+        written, run = write_report(Path(directory), Path(output) if output else None, fmt=fmt)
     except (ReinsError, OSError) as exc:
         error = (
             exc.to_wire()
@@ -56,7 +57,21 @@ def report(
             }
         )
         fail(error, bool(opts.get("json_out")))
+    verdict = ", ".join(run.verdict)
     if opts.get("json_out"):
-        click.echo(json.dumps({"ok": True, "file": str(written), "format": fmt}))
+        click.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "file": str(written),
+                    "format": fmt,
+                    "verdict": verdict,
+                    "complete": run.complete,
+                    "missing": run.missing,
+                }
+            )
+        )
     else:
-        click.echo(f"wrote {written}")
+        click.echo(f"wrote {written}: {verdict}")
+        for text in run.missing:
+            click.echo(f"missing: {text}")

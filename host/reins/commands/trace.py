@@ -14,8 +14,8 @@ from reins.bridge.command import Args, Command, NoArgs, command
 from reins.bridge.context import CommandContext
 from reins.observe.evidence import CaptureSwitch, PageEvidence, select, since_ms, tick
 from reins.page.dialogs import DialogWatch
-from reins.trace.recorder import Tracer
 from reins.trace.tracefile import TRACE_FILE, iso
+from reins.trace.tracer import Tracer
 
 __all__ = ["COMMANDS"]
 
@@ -85,16 +85,9 @@ async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> dict[str, An
     cli="trace stop",
 )
 async def trace_stop(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
-    """Stop the running trace; answers its directory and how many steps it recorded."""
-    trace = await ctx.host.part(Tracer).stop(ctx.host)
-    return {
-        "dir": trace.dir,
-        "name": trace.name,
-        "steps": trace.step,
-        "bytes": trace.bytes,
-        "capped": trace.capped,
-        "report": f"reins report {trace.dir}",
-    }
+    """Stop the running trace; answers its directory, how many steps ran and how many are on
+    disk, and warns `trace_incomplete` (with what was lost) when any write failed."""
+    return (await ctx.host.part(Tracer).stop(ctx.host)).to_wire()
 
 
 class EvidenceArgs(Args):

@@ -71,13 +71,21 @@ def _evidence(step: Step) -> list[str]:
 def render_markdown(run: RunView, directory: Path) -> str:
     failed = [s for s in run.steps if not s.ok]
     lines = [
-        f"## {md_text(run.name)}: {'PASS' if run.passed else 'FAIL'}",
+        f"## {md_text(run.name)}: {', '.join(run.verdict)}",
         "",
         f"{len(run.steps)} steps, {len(failed)} failed, {run.duration_s:.1f} s, started "
         f"{md_text(run.started)}, profile {md_text(run.profile)}"
         + ("" if run.stopped else " (the trace was not stopped)"),
         "",
     ]
+    if not run.complete:
+        lines += [
+            "**This trace is incomplete**: what it recorded is below, but steps, their results "
+            "or their pictures may be missing, so the run cannot be called a pass.",
+            "",
+            *(f"- {md_text(text, limit=600)}" for text in run.missing),
+            "",
+        ]
     for notice in run.notices:
         lines += [
             f"> **{md_text(notice.get('type'))}**: {md_text(notice.get('text'), limit=600)}",

@@ -10,9 +10,10 @@ and no capture asked for, it only runs the request. Otherwise, around the comman
   failed requests since the last drain), the tab is photographed again (actions), and a document
   the trace has not seen yet is measured with both observation sources (`state
   --compare-sources`, the same figures);
-* the step is written on the host's I/O worker (pictures scaled and marked there), and the
-  running trace's state is saved under REINS_HOME, so a host started after a crash continues the
-  trace and writes a ``gap``.
+* the step is handed to the running trace (``tracer``): written on the host's I/O worker
+  (pictures scaled and marked there), with the running trace's state saved under REINS_HOME, so
+  a host started after a crash continues the trace and writes a ``gap``; what the disk refuses
+  is counted, and ``trace stop`` answers it.
 
 The recorder's own page work is never allowed to fail a command: it runs on budgets of its own,
 skips a tab whose page is blocked (suspect) or shows a dialog, and what it could not do is written
@@ -25,39 +26,27 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import logging
-import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from reins._errors import DeadlineExceeded, ReinsError, UsageError
+from reins._errors import DeadlineExceeded, ReinsError
 from reins.act.locate import Resolved
 from reins.bridge.command import Command
-from reins.bridge.context import CommandContext, Host, HostPart
+from reins.bridge.context import CommandContext, Host
 from reins.bridge.deadline import Deadline
 from reins.bridge.protocol import Request
 from reins.observe.evidence import CaptureSwitch, PageEvidence, Tick, redact_url, tick
 from reins.observe.state import compare_sources
 from reins.page.dialogs import DialogWatch
-from reins.trace.pictures import action_target, target_box, trace_picture
+from reins.trace.pictures import action_target, target_box
 from reins.trace.steps import cli_line, recorded_args, trimmed_answer
-from reins.trace.tracefile import (
-    ActiveTrace,
-    TraceWriter,
-    clear_active,
-    iso,
-    load_active,
-    save_active,
-)
+from reins.trace.tracefile import iso
+from reins.trace.tracer import Shot, Tracer
 
-__all__ = ["Tracer", "record"]
-
-log = logging.getLogger("reins.host")
+__all__ = ["record"]
 
 # Not steps: the liveness probe, and the trace's own start and stop (its first and last line).
 UNRECORDED = frozenset({"ping", "trace_start", "trace_stop"})
@@ -72,151 +61,9 @@ MEASURE_MS = 20_000
 # The recorder's own time per step, before and after the command together.
 SPARE_MS = 4000
 SPARE_UNBOUNDED_MS = 30_000
-# In short form (past the size cap) a step keeps this much evidence.
-SHORT_EVIDENCE = 5
 _PAGE_SCHEMES = ("http:", "https:", "file:")
 
 Run = Callable[[Request], Awaitable[dict[str, Any]]]
-
-
-@dataclass
-class _Shot:
-    png: bytes
-    box: list[float] | None = None
-    scale: float = 1.0
-
-
-@dataclass
-class Tracer(HostPart):
-    """The host's running trace, if any."""
-
-    writer: TraceWriter | None = None
-    # When each step started (epoch s), for `--since STEP`.
-    step_starts: dict[int, float] = field(default_factory=dict)
-    # Per tab, the document whose figures the trace has.
-    measured: dict[int, str] = field(default_factory=dict)
-    _resumed: bool = False
-
-    @property
-    def running(self) -> bool:
-        return self.writer is not None
-
-    def resume(self, host: Host) -> None:
-        """Once per host process: continue a trace a host before this one was running."""
-        if self._resumed:
-            return
-        self._resumed = True
-        active = load_active(host.home, host.profile)
-        if active is None or not Path(active.dir).is_dir():
-            return
-        self.writer = TraceWriter(active)
-        now = time.time()
-        gap = {
-            "type": "gap",
-            "time": iso(now),
-            "t": now,
-            "after_step": active.step,
-            "last_seen": iso(active.last_seen) if active.last_seen else None,
-            "previous_pid": active.pid,
-            "host_pid": os.getpid(),
-            "text": f"the host stopped (pid {active.pid}) and a new one (pid {os.getpid()}) "
-            "took the trace over: commands in between, and any step that was running "
-            "when it stopped, were not recorded",
-        }
-        active.pid = os.getpid()
-        self._write(host, gap)
-        log.info("continuing the trace in %s after a host restart", active.dir)
-
-    def start(
-        self, host: Host, directory: Path, *, name: str, screenshots: bool, max_bytes: int
-    ) -> ActiveTrace:
-        if self.writer is not None:
-            raise UsageError(
-                f"a trace is already running into {self.writer.trace.dir}",
-                hint="`reins trace stop` it first",
-            )
-        writer = TraceWriter.create(
-            directory, name=name, screenshots=screenshots, profile=host.profile, max_bytes=max_bytes
-        )
-        save_active(host.home, host.profile, writer.trace)
-        self.writer = writer
-        self.step_starts.clear()
-        self.measured.clear()
-        return writer.trace
-
-    async def stop(self, host: Host) -> ActiveTrace:
-        writer = self.writer
-        if writer is None:
-            raise UsageError("no trace is running", hint="start one with `reins trace start DIR`")
-        self.writer = None
-        now = time.time()
-        steps = writer.trace.step
-        host.in_background(
-            _stop_line, writer, {"type": "stop", "time": iso(now), "t": now, "steps": steps}
-        )
-        host.in_background(clear_active, host.home, host.profile)
-        await host.background_done()
-        return writer.trace
-
-    def next_step(self) -> tuple[int, float]:
-        assert self.writer is not None
-        self.writer.trace.step += 1
-        number, now = self.writer.trace.step, time.time()
-        self.step_starts[number] = now
-        if len(self.step_starts) > 5000:
-            self.step_starts.pop(min(self.step_starts))
-        return number, now
-
-    def _write(
-        self,
-        host: Host,
-        line: dict[str, Any],
-        shots: dict[str, _Shot] | None = None,
-        label: str = "",
-    ) -> None:
-        writer = self.writer
-        if writer is not None:
-            host.in_background(
-                _write_step, host.home, host.profile, writer, line, shots or {}, label
-            )
-
-
-def _stop_line(writer: TraceWriter, line: dict[str, Any]) -> None:
-    writer.line(line)
-
-
-def _write_step(
-    home: Path,
-    profile: str,
-    writer: TraceWriter,
-    line: dict[str, Any],
-    shots: dict[str, _Shot],
-    label: str,
-) -> None:
-    """On the I/O worker: the pictures (scaled, marked), then the line, then the saved state."""
-    written: dict[str, str] = {}
-    for phase, shot in shots.items():
-        if writer.over_cap:
-            writer.cap_reached()
-            break
-        try:
-            data = trace_picture(shot.png, box=shot.box, label=label, scale=shot.scale)
-        except (OSError, ValueError, ReinsError) as exc:
-            line.setdefault("notes", []).append(f"{phase} picture unreadable: {exc}")
-            continue
-        kept = writer.picture(f"{int(line.get('step', 0)):04d}-{phase}.jpg", data)
-        if kept:
-            written[phase] = kept
-    if written:
-        line["shots"] = written
-    if writer.over_cap and line.get("type") == "step":
-        writer.cap_reached()
-        line.pop("answer", None)
-        for kind in ("console", "network"):
-            if len(line.get(kind) or []) > SHORT_EVIDENCE:
-                line[kind] = line[kind][-SHORT_EVIDENCE:]
-    writer.line(line)
-    save_active(home, profile, writer.trace)
 
 
 # ---- the dispatcher's hook -----------------------------------------------------------------------
@@ -252,11 +99,11 @@ async def record(
         else:
             if touches_page:
                 await _after_tick(host, request, [], Deadline.after_ms(TICK_MS))
-    step, started = tracer.next_step()
     writer = tracer.writer
     assert writer is not None
+    step, started = tracer.next_step(host)
     notes: list[str] = []
-    shots: dict[str, _Shot] = {}
+    shots: dict[str, Shot] = {}
     action = cmd is not None and touches_page and not cmd.read_only
     pictures = action and writer.trace.screenshots and not writer.over_cap
     target: Resolved | None = None
@@ -321,9 +168,10 @@ async def record(
                 page,
                 Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)),
             )
-        tracer._write(host, line, shots, label=_label(request))
+        tracer.write(host, line, shots, label=_label(request), into=writer)
         for measured in page:
-            tracer._write(host, measured)
+            tracer.write(host, measured, into=writer)
+        tracer.in_flight.discard(step)
 
 
 def _label(request: Request) -> str:
@@ -371,7 +219,7 @@ async def _before(
     tab_id: int,
     notes: list[str],
     cap: Deadline,
-) -> tuple[Resolved | None, _Shot | None]:
+) -> tuple[Resolved | None, Shot | None]:
     target: Resolved | None = None
     box: list[float] | None = None
     scale = 1.0
@@ -389,11 +237,11 @@ async def _before(
 
 async def _screenshot(
     host: Host, request: Request, tab_id: int, notes: list[str], phase: str, cap: Deadline
-) -> _Shot | None:
+) -> Shot | None:
     try:
         ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
         shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
-        return _Shot(base64.b64decode(shot.get("data", "")))
+        return Shot(base64.b64decode(shot.get("data", "")))
     except (ReinsError, ValueError) as exc:
         notes.append(f"no {phase} picture: {_why(exc)}")
         return None
@@ -427,7 +275,7 @@ async def _after(
     request: Request,
     cmd: Command[Any] | None,
     line: dict[str, Any],
-    shots: dict[str, _Shot],
+    shots: dict[str, Shot],
     target: Resolved | None,
     pictures: bool,
     page: list[dict[str, Any]],

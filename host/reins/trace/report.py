@@ -1,7 +1,7 @@
 """`reins report DIR`: one self-contained HTML file a person reads instead of the terminal.
 
-The run's summary (pass or fail, steps, duration, per site, per page the compare-sources
-figures), every failure with the commands that led to it, its typed error and next step and the
+The run's summary (pass, fail or incomplete — with what the trace is missing —, steps, duration,
+per site, per page the compare-sources figures), every failure with the commands that led to it, its typed error and next step and the
 console and network evidence of that step, then the timeline of steps with the pictures before
 and after. Pictures are embedded as data: URIs and the page carries a Content-Security-Policy
 that allows nothing else (no script, no network), so the file opens anywhere, offline, and a
@@ -18,51 +18,11 @@ from typing import Any
 
 from reins._paths import write_private
 from reins.trace.html import Markup, el, join, raw
+from reins.trace.look import CSS
 from reins.trace.run import Failure, RunView, Step, as_dict, read_run
-from reins.trace.tracefile import read_trace
+from reins.trace.tracefile import read_trace_text
 
 __all__ = ["render_html", "write_report"]
-
-_CSS = """
-:root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --line: #d0d7de; --soft: #f6f8fa; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328;
-       margin: 0 auto; padding: 24px; max-width: 1180px; }
-h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px;
-     border-bottom: 1px solid var(--line); padding-bottom: 4px; }
-h3 { font-size: 15px; margin: 0; }
-code, pre, .cli { font: 12.5px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
-pre { background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-wrap;
-      word-break: break-word; margin: 6px 0; }
-table { border-collapse: collapse; width: 100%; margin: 6px 0; }
-th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top;
-         overflow-wrap: break-word; }
-td code { overflow-wrap: anywhere; }
-th { background: var(--soft); font-weight: 600; }
-.badge { display: inline-block; padding: 2px 10px; border-radius: 12px; color: #fff;
-         font-weight: 700; font-size: 13px; }
-.pass { background: var(--ok); } .fail { background: var(--bad); }
-.facts { color: #57606a; margin: 6px 0 0; }
-.facts span { margin-right: 18px; }
-.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px;
-          margin: 8px 0; }
-.failure, .step { border: 1px solid var(--line); border-radius: 6px; padding: 12px;
-                  margin: 12px 0; }
-.failure { border-left: 5px solid var(--bad); }
-.step.failed { border-left: 5px solid var(--bad); }
-.step.passed { border-left: 5px solid var(--ok); }
-.head { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
-.num { font-weight: 700; color: #57606a; min-width: 3em; }
-.muted { color: #57606a; } .err { color: var(--bad); font-weight: 600; }
-.okmark { color: var(--ok); font-weight: 700; } .badmark { color: var(--bad); font-weight: 700; }
-ol.sequence { margin: 6px 0; padding-left: 22px; } ol.sequence li.failed { color: var(--bad); }
-.pictures { display: flex; gap: 12px; flex-wrap: wrap; margin-top: 8px; }
-figure { margin: 0; flex: 1 1 440px; max-width: 560px; }
-figure img { width: 100%; border: 1px solid var(--line); border-radius: 4px; }
-figcaption { color: #57606a; font-size: 12px; }
-tr.bad td { background: #ffebe9; }
-details summary { cursor: pointer; color: #57606a; }
-"""
 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -99,6 +59,26 @@ def _badge(passed: bool) -> Markup:
     )
 
 
+def _verdict(run: RunView) -> Markup:
+    return join(*(el("span", {"class": "badge " + word.lower()}, word) for word in run.verdict))
+
+
+def _missing(run: RunView) -> Markup | None:
+    if run.complete:
+        return None
+    return el(
+        "div",
+        {"class": "missing"},
+        el(
+            "b",
+            None,
+            "This trace is incomplete: what it recorded is shown, but steps, their results or "
+            "their pictures may be missing, so the run cannot be called a pass.",
+        ),
+        el("ul", None, [el("li", None, text) for text in run.missing]),
+    )
+
+
 def _summary(run: RunView) -> Markup:
     failed = sum(1 for s in run.steps if not s.ok)
     facts = [
@@ -112,8 +92,9 @@ def _summary(run: RunView) -> Markup:
     if not run.stopped:
         facts.append(("state", "still running or cut short (no stop line)"))
     return join(
-        el("h1", None, run.name, " ", _badge(run.passed)),
+        el("h1", None, run.name, " ", _verdict(run)),
         el("p", {"class": "facts"}, [el("span", None, el("b", None, k), " ", v) for k, v in facts]),
+        _missing(run),
         [
             el(
                 "div",
@@ -466,21 +447,25 @@ def render_html(run: RunView, directory: Path) -> str:
             el("meta", {"charset": "utf-8"}),
             el("meta", {"http-equiv": "Content-Security-Policy", "content": _CSP}),
             el("meta", {"name": "viewport", "content": "width=device-width"}),
-            el("title", None, f"{run.name} — {'PASS' if run.passed else 'FAIL'}"),
-            el("style", None, raw(_CSS)),
+            el("title", None, f"{run.name} — {', '.join(run.verdict)}"),
+            el("style", None, raw(CSS)),
         ),
         el("body", None, body),
     )
     return "<!doctype html>\n" + page + "\n"
 
 
-def write_report(directory: Path, output: Path | None = None, *, fmt: str = "html") -> Path:
-    """Read the trace in ``directory`` and write its report (default ``DIR/report.html``)."""
+def write_report(
+    directory: Path, output: Path | None = None, *, fmt: str = "html"
+) -> tuple[Path, RunView]:
+    """Read the trace in ``directory`` and write its report (default ``DIR/report.html``); the
+    file written and the run it tells."""
     from reins.trace.markdown import render_markdown
 
-    run = read_run(read_trace(directory))
+    trace = read_trace_text(directory)
+    run = read_run(trace.lines, damaged=len(trace.damaged), cut_short=trace.cut_short)
     text = render_html(run, directory) if fmt == "html" else render_markdown(run, directory)
     output = (output or directory / f"report.{'html' if fmt == 'html' else 'md'}").absolute()
     # The report holds what the trace holds (page content, pictures): private like it.
     write_private(output, text.encode("utf-8"))
-    return output
+    return output, run

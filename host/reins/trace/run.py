@@ -1,8 +1,15 @@
-"""A trace read back as a run a person can follow: its steps, pages, sites, failures and gaps.
+"""A trace read back as a run a person can follow: its steps, pages, sites, failures and gaps,
+and what the trace is missing.
 
 Pure: the lines of ``trace.jsonl`` in, plain data out; both report formats (``report.py``,
 ``markdown.py``) render from this. Nothing here trusts the trace: every field is read with a
 default, and picture paths must be the recorder's own names under ``shots/``.
+
+A run is **incomplete** (its verdict INCOMPLETE, never PASS) when the trace has no start or no
+stop line, a step number between 1 and the highest the trace knows of (the stop line's count, a
+gap's, a note's) has no line, the stop line says lines or pictures were not written or steps
+were still running, a step says a picture of it was not written, a line is damaged, or the file
+ends in the middle of a line.
 """
 
 from __future__ import annotations
@@ -12,7 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["Failure", "RunView", "Site", "Step", "as_dict", "picture_path", "read_run"]
+__all__ = [
+    "Failure",
+    "RunView",
+    "Site",
+    "Step",
+    "as_dict",
+    "number_ranges",
+    "picture_path",
+    "read_run",
+]
 
 # How many steps before a failure its command sequence shows.
 SEQUENCE_MAX = 12
@@ -70,6 +86,8 @@ class Step:
     notes: list[str]
     before: str | None
     after: str | None
+    # Pictures of this step the disk refused ("before", "after").
+    shots_lost: list[str] = field(default_factory=list)
 
     @property
     def site(self) -> str:
@@ -107,6 +125,7 @@ class Step:
             notes=[str(n) for n in line.get("notes") or [] if isinstance(n, str)],
             before=picture_path(shots.get("before")),
             after=picture_path(shots.get("after")),
+            shots_lost=[str(p) for p in line.get("shots_lost") or [] if isinstance(p, str)],
         )
 
 
@@ -143,6 +162,10 @@ class RunView:
     notices: list[dict[str, Any]] = field(default_factory=list)
     # Everything in file order, for the timeline: ("step", Step) / ("notice", dict) / ("page", dict)
     timeline: list[tuple[str, Any]] = field(default_factory=list)
+    # What the trace should hold and does not, one sentence each; empty for a complete trace.
+    missing: list[str] = field(default_factory=list)
+    # Step numbers with no line (holes, and those still running at the stop).
+    missing_steps: list[int] = field(default_factory=list)
 
     @property
     def failures(self) -> list[Failure]:
@@ -156,7 +179,19 @@ class RunView:
 
     @property
     def passed(self) -> bool:
+        """Every recorded step ok (whether the trace is complete is ``complete``)."""
         return bool(self.steps) and all(step.ok for step in self.steps)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    @property
+    def verdict(self) -> list[str]:
+        """The headline: PASS, FAIL, or INCOMPLETE (after FAIL when a recorded step failed)."""
+        if self.complete:
+            return ["PASS" if self.passed else "FAIL"]
+        return (["FAIL"] if self.failures else []) + ["INCOMPLETE"]
 
     @property
     def duration_s(self) -> float:
@@ -175,8 +210,83 @@ class RunView:
         return [p for p in self.pages if int(_num(p.get("step"))) == step.number]
 
 
-def read_run(lines: list[dict[str, Any]]) -> RunView:
-    """The run a trace's lines describe (a trace still running, or cut short, reads too)."""
+def number_ranges(numbers: list[int], *, limit: int = 20) -> str:
+    """``[3, 4, 5, 9]`` as ``3–5, 9`` (at most ``limit`` ranges, then how many more numbers)."""
+    ranges: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if ranges and ranges[-1][1] == n - 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    shown = [str(a) if a == b else f"{a}–{b}" for a, b in ranges[:limit]]
+    rest = sum(b - a + 1 for a, b in ranges[limit:])
+    return ", ".join(shown) + (f" and {rest} more" if rest else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _missing(
+    lines: list[dict[str, Any]], run: RunView, damaged: int, cut_short: bool
+) -> tuple[list[str], list[int]]:
+    """What the trace is missing, as sentences, and the step numbers with no line."""
+    out: list[str] = []
+    kinds = [line.get("type") for line in lines]
+    stop = next((line for line in reversed(lines) if line.get("type") == "stop"), None)
+    lost = as_dict(stop.get("lost")) if stop else {}
+    why = f" ({lost['error']})" if isinstance(lost.get("error"), str) else ""
+    if "start" not in kinds:
+        out.append("The start line is missing.")
+    if cut_short:
+        out.append("The file ends in the middle of a line: the last write was cut short.")
+    if damaged:
+        out.append(f"{_plural(damaged, 'damaged line')} could not be read.")
+    seen = {step.number for step in run.steps}
+    known = [*seen]
+    for line in lines:
+        if line.get("type") == "stop":
+            known.append(int(_num(line.get("steps"))))
+        elif line.get("type") in ("gap", "note"):
+            known.append(int(_num(line.get("after_step"))))
+    unfinished = {
+        int(n)
+        for n in (stop.get("unfinished") if stop else None) or []
+        if isinstance(n, int) and not isinstance(n, bool) and n not in seen
+    }
+    holes = [n for n in range(1, max(known, default=0) + 1) if n not in seen]
+    unexplained = [n for n in holes if n not in unfinished]
+    total = max(known, default=0)
+    if unexplained:
+        out.append(
+            f"No record of {_plural(len(unexplained), 'step')} of {total}: "
+            f"{number_ranges(unexplained)}{why}."
+        )
+    if unfinished:
+        out.append(
+            f"{_plural(len(unfinished), 'step')} still running when the trace stopped, not "
+            f"recorded: {number_ranges(sorted(unfinished))}."
+        )
+    pictures = max(int(_num(lost.get("pictures"))), sum(len(s.shots_lost) for s in run.steps))
+    if pictures:
+        out.append(f"{_plural(pictures, 'picture')} could not be written{why}.")
+    other = int(_num(lost.get("other_lines")))
+    if other:
+        out.append(
+            f"{_plural(other, 'other line')} (page figures, notes) could not be written{why}."
+        )
+    if stop is None:
+        last = max(seen, default=0)
+        out.append(
+            "No stop line: the trace is still running, or it was cut short (the host killed, "
+            f"the disk full); anything after step {last} may be missing."
+        )
+    return out, holes
+
+
+def read_run(lines: list[dict[str, Any]], *, damaged: int = 0, cut_short: bool = False) -> RunView:
+    """The run a trace's lines describe (a trace still running, or cut short, reads too, as
+    incomplete). ``damaged`` lines and a ``cut_short`` end are what the file reader found."""
     start = next((line for line in lines if line.get("type") == "start"), {})
     t0 = _num(start.get("t"), _num(lines[0].get("t")) if lines else 0.0)
     run = RunView(
@@ -202,4 +312,5 @@ def read_run(lines: list[dict[str, Any]]) -> RunView:
             run.timeline.append(("notice", line))
         if kind in ("stop", "gap", "note"):
             run.t_end = max(run.t_end, _num(line.get("t")))
+    run.missing, run.missing_steps = _missing(lines, run, damaged, cut_short)
     return run
