@@ -76,6 +76,11 @@ def visible(text: str) -> str:
     return UNSAFE.sub(_escape, text) if UNSAFE.search(text) else text
 
 
+def visible_lines(text: str) -> str:
+    """``visible`` on each line of ``text``, its newlines kept (a block shown as a block)."""
+    return "\n".join(visible(line) for line in text.split("\n")) if UNSAFE.search(text) else text
+
+
 def clip(text: str, limit: int | None) -> str:
     """At most ``limit`` characters, the last one ``…`` when cut; ``None``: no limit."""
     if limit is not None and len(text) > limit:

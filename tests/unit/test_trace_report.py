@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 from reins._errors import ReinsError
+from reins._pagetext import UNSAFE
 from reins.cli import main
 from reins.trace.html import el, esc, raw
 from reins.trace.markdown import md_text, render_markdown
@@ -389,3 +390,21 @@ def test_reins_report_writes_both_formats(tmp_path: Path) -> None:
     assert result.exit_code == 0 and out.read_text().startswith("## run")
     missing = CliRunner().invoke(main, ["report", str(tmp_path), "--json"])
     assert missing.exit_code == 2 and json.loads(missing.output)["error"]["code"] == "bad_request"
+
+
+CONTROLS = "Pay \u202eFDP.exe\u202c \x1b]52;c;ZXZpbA==\x07\u200b"
+
+
+def test_controls_bidi_and_zero_width_characters_are_shown_not_obeyed(tmp_path: Path) -> None:
+    folder = _trace(tmp_path)
+    lines = [json.loads(x) for x in (folder / "trace.jsonl").read_text().splitlines()]
+    for line in lines:
+        if line.get("type") == "step":
+            line["title"] = CONTROLS
+            line["console"] = [{"level": "error", "kind": "console", "text": CONTROLS + "\nx"}]
+    run = read_run(lines)
+    for text in (render_html(run, folder), render_markdown(run, folder)):
+        assert UNSAFE.search(text.replace("\n", "")) is None
+        # shown as escapes (Markdown escapes the backslash itself: it renders as one)
+        assert re.search(r"\\{1,2}u202eFDP\.exe\\{1,2}u202c", text)
+        assert re.search(r"\\{1,2}x1b\\?\]52;c;ZXZpbA==\\{1,2}x07\\{1,2}u200b", text)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from reins._errors import ReinsError
+from reins._pagetext import visible_lines
 
 __all__ = ["Markup", "el", "esc", "join", "raw"]
 
@@ -30,7 +31,10 @@ class Markup(str):
 
 
 def esc(value: Any) -> Markup:
-    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=True))
+    if isinstance(value, Markup):
+        return value
+    # Controls, bidi overrides and zero-width characters shown as escapes, not obeyed.
+    return Markup(html.escape(visible_lines(str(value)), quote=True))
 
 
 def raw(trusted: str) -> Markup:

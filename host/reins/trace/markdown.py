@@ -5,7 +5,8 @@ command sequence, typed error and evidence, and the steps as a table. Pictures a
 their path in the trace directory (attach the ones that matter). Page strings are escaped for
 Markdown and for the HTML that issue trackers render inside it: in tables and text, the
 characters that would start markup (``< > & | * _ ` [ ] \\``) are escaped; code blocks are fenced
-with more backticks than the text holds.
+with more backticks than the text holds; controls, bidi and zero-width characters are visible
+escapes everywhere (``reins._pagetext``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from reins._pagetext import visible, visible_lines
 from reins.trace.run import RunView, Step, as_dict
 
 __all__ = ["md_text", "render_markdown"]
@@ -27,13 +29,13 @@ def md_text(value: Any, *, limit: int = 300) -> str:
     text = " ".join(str(value if value is not None else "").split())
     if len(text) > limit:
         text = text[:limit] + "…"
-    return _SPECIAL.sub(r"\\\1", text.replace("&", "&amp;"))
+    return _SPECIAL.sub(r"\\\1", visible(text).replace("&", "&amp;"))
 
 
 def _code(value: Any) -> str:
     """Inline code, shown as it is (no escapes work inside a code span): fenced with more
     backticks than the text holds."""
-    text = " ".join(str(value if value is not None else "").split())[:300]
+    text = visible(" ".join(str(value if value is not None else "").split())[:300])
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -41,6 +43,7 @@ def _code(value: Any) -> str:
 
 
 def _fence(text: str, lang: str = "") -> str:
+    text = visible_lines(text)
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text}\n{fence}"
