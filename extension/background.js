@@ -25,7 +25,8 @@
 
 import { DetachReasons, Ownership } from "./ownership.js";
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, eventParams, NAVIGATING_METHODS } from "./policy.js";
-import { aroundPresses, presses } from "./userfocus.js";
+import { answered, sequence } from "./sequencer.js";
+import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
@@ -201,16 +202,11 @@ async function handle(msg, windowsNoted = null) {
   switch (msg.type) {
     case "cdp":
       return cdp(msg.tabId, msg.sessionId, msg.method, msg.params ?? {});
-    case "cdp_batch":
-      if (msg.sequential) return cdpSequence(msg, windowsNoted);
-      return Promise.all(
-        msg.commands.map((c) =>
-          cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
-            (result) => ({ ok: true, result }),
-            (err) => ({ ok: false, error: errorOf(err) }),
-          ),
-        ),
-      );
+    case "cdp_batch": {
+      const sendCommand = (c) => cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {});
+      if (msg.sequential) return sequence(msg, { send: sendCommand, errorOf, windowsNoted });
+      return Promise.all(msg.commands.map((c) => answered(sendCommand(c), errorOf)));
+    }
     case "subscribe":
       (await ensureAttached(msg.tabId)).events = new Set(msg.events);
       return { tabId: msg.tabId, events: msg.events };
@@ -248,55 +244,6 @@ async function handle(msg, windowsNoted = null) {
     default:
       throw new Refusal("unknown_command", `unknown request type ${msg.type}`);
   }
-}
-
-// In order, each after the previous answered, stopping at the first failure. A command marked
-// `noWait` (input events) lets the next one go without waiting for its answer: Chrome keeps input
-// events in their order, and the answers are awaited before the next command that waits. Sent in
-// call order: every cdp() call takes the same awaits before chrome.debugger.sendCommand.
-// `answerWithinMs`: past it, the answers so far and a timeout for the command still running (its
-// late answer is dropped), so the host learns which of the commands were answered.
-// `stopIfThrown` (a Runtime.evaluate or callFunctionOn): when the page threw, the batch ends
-// with that answer (an extension that does this says so in hello: FEATURES).
-// windowsNoted: awaited before the first press is sent (the commands before it run meanwhile).
-async function cdpSequence(msg, windowsNoted = null) {
-  const out = [];
-  let inFlight = [];
-  const limit = Number(msg.answerWithinMs) > 0 ? Date.now() + Number(msg.answerWithinMs) : null;
-  const settle = async () => {
-    const all = Promise.all(inFlight);
-    inFlight = [];
-    if (limit === null) return all;
-    let timer;
-    const late = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(null), Math.max(0, limit - Date.now()));
-    });
-    const answers = await Promise.race([all, late]);
-    clearTimeout(timer);
-    return answers ?? [{ ok: false, error: { code: "timeout", message: "no answer within the time the host gave the batch" } }];
-  };
-  for (const c of msg.commands) {
-    if (windowsNoted !== null && presses(c)) {
-      await windowsNoted;
-      windowsNoted = null;
-    }
-    inFlight.push(
-      cdp(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {}).then(
-        (result) => ({ ok: true, result }),
-        (err) => ({ ok: false, error: errorOf(err) }),
-      ),
-    );
-    if (c.noWait && !c.stopIfThrown) continue;
-    out.push(...(await settle()));
-    const failed = out.findIndex((a) => !a.ok);
-    if (failed >= 0) return out.slice(0, failed + 1);
-    // A check the rest depends on: the page threw (a Runtime answer with exceptionDetails), so
-    // the commands after it (input given on that check's word) are not sent.
-    if (c.stopIfThrown && out[out.length - 1].result?.exceptionDetails) return out;
-  }
-  out.push(...(await settle()));
-  const failed = out.findIndex((a) => !a.ok);
-  return failed >= 0 ? out.slice(0, failed + 1) : out;
 }
 
 function describeTab(t) {

@@ -12,8 +12,8 @@
 
 // Runs one host message, keeping the user's windows when it presses in a tab. `run` gets a
 // promise of the windows as they were (null when nothing presses): the note is taken while the
-// message's first commands run, and whoever sends a press awaits it first (cdpSequence in
-// background.js), so the note is still of the windows before any press.
+// message's first commands run, and whoever sends a press awaits it first (sequence() in
+// sequencer.js), so the note is still of the windows before any press.
 export function aroundPresses(msg, run) {
   const commands = msg.type === "cdp" ? [msg] : msg.type === "cdp_batch" ? msg.commands ?? [] : [];
   return typeof msg.tabId === "number" && commands.some(presses) ? keepUserWindows(msg.tabId, run) : run(null);

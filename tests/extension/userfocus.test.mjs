@@ -49,7 +49,7 @@ describe("the user's windows around a press", () => {
       // The message starts at once: the note is still being taken (no chrome call answered yet).
       assert.ok(windowsNoted instanceof Promise);
       calls.push(["run started"]);
-      noted = await windowsNoted; // what cdpSequence awaits before the first mousePressed
+      noted = await windowsNoted; // what sequence() awaits before the first mousePressed
       calls.push(["press"]);
       windows[1] = { id: 1, state: "normal", focused: true }; // Chrome raised it for the press
       return "answered";

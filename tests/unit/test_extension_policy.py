@@ -1,7 +1,8 @@
-"""The extension's URL and parameter policy, tested in node (tests/extension/*.test.mjs).
+"""The extension's modules, tested in node (tests/extension/*.test.mjs): the URL and parameter
+policy, ownership, the user's windows, the batch sequencer.
 
-The policy is JavaScript that runs in the service worker; node's built-in test runner imports the
-very module the worker imports. This wrapper makes the Python suite run those tests.
+They are JavaScript that runs in the service worker; node's built-in test runner imports the very
+modules the worker imports. This wrapper makes the Python suite run those tests.
 """
 
 from __future__ import annotations
