@@ -25,7 +25,9 @@
 
 import { DetachReasons, Ownership } from "./ownership.js";
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, eventParams, NAVIGATING_METHODS } from "./policy.js";
+import { enforce, Refusal } from "./refusal.js";
 import { answered, sequence } from "./sequencer.js";
+import { LET_GO, Sessions } from "./sessions.js";
 import { aroundPresses } from "./userfocus.js";
 
 const HOST_NAME = "dev.reins.host";
@@ -38,8 +40,6 @@ const MAX_TO_HOST = 60 * 1024 * 1024;
 const WAKE_ALARM = "reins-wake";
 const NAVIGATE_TIMEOUT_MS = 15000;
 const GROUP_TITLE = "reins";
-// How long a command answered "Detached while handling command." waits for onDetach's reason.
-const DETACH_REASON_WAIT_MS = 500;
 
 let port = null;
 let hostInfo = null;
@@ -47,25 +47,14 @@ let paused = false;
 let options = { allowFile: false }; // the user's switches in the popup, read by policy.js
 let backoffMs = 250;
 let reconnectTimer = null;
-// tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
-const tabs = new Map();
 const ownership = new Ownership(chrome.storage.session);
-const detachReasons = new DetachReasons();
+const sessions = new Sessions({
+  debugger: chrome.debugger, tabs: chrome.tabs, verdict: (tab) => checkTab(tab, options), ownership,
+  detachReasons: new DetachReasons(), post,
+});
 // Random ids said in hello: this browser profile (the host names its socket after it) and this run
 // of the browser (tab ids mean something only within one).
 const ids = { instance: null, session: null };
-
-class Refusal extends Error {
-  constructor(code, message) {
-    super(message);
-    this.code = code;
-  }
-}
-
-function enforce(verdict) {
-  if (!verdict.ok) throw new Refusal(verdict.code, verdict.message);
-  return verdict;
-}
 
 // ---- waking up and the connection to the host ------------------------------------------------
 
@@ -74,7 +63,7 @@ const started = Promise.all([
     paused = !!v.paused;
     options = { allowFile: !!v.allowFile };
   }),
-  dropStaleAttachments(),
+  sessions.dropStale(),
   ownership.load().catch((err) => console.warn("reins: could not read reins's tabs", err)),
   keptId(chrome.storage.local, "instance").then((id) => (ids.instance = id)),
   keptId(chrome.storage.session, "session").then((id) => (ids.session = id)),
@@ -101,14 +90,6 @@ function wake() {
   });
 }
 
-// An earlier life of this worker may have left tabs attached; its host is gone, so is their use.
-async function dropStaleAttachments() {
-  const targets = await chrome.debugger.getTargets().catch(() => []);
-  await Promise.all(
-    targets.filter((t) => t.attached && t.tabId !== undefined).map((t) => chrome.debugger.detach({ tabId: t.tabId }).catch(() => {})),
-  );
-}
-
 function connect() {
   reconnectTimer = null;
   try {
@@ -123,7 +104,7 @@ function connect() {
     port = null;
     hostInfo = null;
     ownership.launched = false;
-    detachAll("host_disconnected");
+    sessions.releaseAll(LET_GO.ended("host_disconnected"));
     scheduleReconnect(reason);
   });
   post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, features: FEATURES, ...ids });
@@ -208,10 +189,10 @@ async function handle(msg, windowsNoted = null) {
       return Promise.all(msg.commands.map((c) => answered(sendCommand(c), errorOf)));
     }
     case "subscribe":
-      (await ensureAttached(msg.tabId)).events = new Set(msg.events);
+      (await sessions.ensure(msg.tabId)).events = new Set(msg.events);
       return { tabId: msg.tabId, events: msg.events };
     case "detach":
-      await detach(msg.tabId);
+      await sessions.release(msg.tabId, LET_GO.hostAsked());
       return {};
     case "tabs.list":
       return (await chrome.tabs.query({})).map(describeTab);
@@ -255,7 +236,7 @@ function describeTab(t) {
 
 function status() {
   return {
-    version: VERSION, extensionId: chrome.runtime.id, paused, allowFile: options.allowFile, attached: [...tabs.keys()],
+    version: VERSION, extensionId: chrome.runtime.id, paused, allowFile: options.allowFile, attached: sessions.attached(),
     host: hostInfo, launched: ownership.launched, reinsTabs: [...ownership.owned], stoppedTabs: [...ownership.stopped],
   };
 }
@@ -328,131 +309,41 @@ async function sendTab(tabId, url) {
 
 // ---- chrome.debugger ---------------------------------------------------------------------------
 
-function ensureAttached(tabId) {
-  enforce(ownership.check(tabId));
-  let state = tabs.get(tabId);
-  if (!state) {
-    state = { events: new Set(), inflight: new Set() };
-    state.ready = attach(tabId, state);
-    tabs.set(tabId, state);
-  }
-  return state.ready.then(() => state);
-}
-
-async function attach(tabId, state) {
-  const forget = () => tabs.get(tabId) === state && tabs.delete(tabId);
-  try {
-    enforce(checkTab(await chrome.tabs.get(tabId), options));
-    await chrome.debugger.attach({ tabId }, "1.3").catch((err) => {
-      // Attached by an earlier life of this worker: take it over.
-      if (!/already attached/i.test(String(err?.message))) throw err;
-    });
-    // The tab may have moved while attaching; onUpdated only watches tabs already in the map.
-    const now = checkTab(await chrome.tabs.get(tabId), options);
-    if (!now.ok || tabs.get(tabId) !== state) {
-      await chrome.debugger.detach({ tabId }).catch(() => {});
-      throw new Refusal("page_refused", now.message ?? `tab ${tabId} left while reins attached`);
-    }
-  } catch (err) {
-    forget();
-    throw err;
-  }
-}
-
 async function cdp(tabId, sessionId, method, params) {
   const verdict = enforce(checkCommand(method, params, options));
   enforce(ownership.check(tabId));
-  const state = await ensureAttached(tabId);
+  const state = await sessions.ensure(tabId);
   const target = sessionId ? { tabId, sessionId } : { tabId };
   if (NAVIGATING_METHODS.includes(method)) {
     const now = checkTab(await chrome.tabs.get(tabId), options);
     if (!now.ok) {
-      await refuseTab(tabId, now.message);
+      await sessions.release(tabId, LET_GO.pageRefused(now.message));
       enforce(now);
     }
     if (method === "Page.navigateToHistoryEntry") {
-      const history = await send(state, target, "Page.getNavigationHistory", {});
+      const history = await sessions.send(state, target, "Page.getNavigationHistory", {});
       enforce(checkHistoryEntry(history, verdict.params.entryId, options));
     }
   }
-  return send(state, target, method, verdict.params);
-}
-
-function send(state, target, method, params) {
-  // onDetach rejects what is in flight, so a closed tab answers at once instead of hanging.
-  return new Promise((resolve, reject) => {
-    state.inflight.add(reject);
-    chrome.debugger.sendCommand(target, method, params).then(resolve, (err) => whyDetached(target.tabId, err).then(reject))
-      .finally(() => state.inflight.delete(reject));
-  });
-}
-
-// Chrome answers "Detached while handling command." before onDetach says why: wait a moment for
-// the reason. The user's Cancel answers detached_by_user; a tab that is still there and on a
-// refused page was let go of for that page.
-async function whyDetached(tabId, err) {
-  if (!/Detached while handling/i.test(String(err?.message))) return err;
-  const reason = ownership.stopped.has(tabId) ? "canceled_by_user" : await detachReasons.wait(tabId, DETACH_REASON_WAIT_MS);
-  if (reason === "canceled_by_user") return new Refusal("detached_by_user", `${err.message} ${ownership.check(tabId).message}`);
-  const tab = await chrome.tabs.get(tabId).catch(() => null);
-  const verdict = tab ? checkTab(tab, options) : { ok: true };
-  return verdict.ok ? err : new Refusal("page_refused", `${err.message} ${verdict.message}`);
-}
-
-async function detach(tabId) {
-  if (!tabs.has(tabId)) return;
-  tabs.delete(tabId);
-  await chrome.debugger.detach({ tabId }).catch(() => {});
-}
-
-function detachAll(reason) {
-  for (const [tabId, state] of [...tabs]) {
-    failInflight(state, "target_closed", reason);
-    detach(tabId);
-  }
-}
-
-// An attached tab on a page reins does not drive: let go of it and tell the host.
-async function refuseTab(tabId, message) {
-  const state = tabs.get(tabId);
-  if (!state) return;
-  tabs.delete(tabId);
-  failInflight(state, "page_refused", message);
-  await chrome.debugger.detach({ tabId }).catch(() => {});
-  post({ type: "detached", tabId, reason: message, code: "page_refused" });
+  return sessions.send(state, target, method, verdict.params);
 }
 
 async function recheckAttached() {
-  for (const tabId of [...tabs.keys()]) {
+  for (const tabId of sessions.attached()) {
     const tab = await chrome.tabs.get(tabId).catch(() => null);
     const verdict = tab ? checkTab(tab, options) : { ok: true };
-    if (!verdict.ok) await refuseTab(tabId, verdict.message);
+    if (!verdict.ok) await sessions.release(tabId, LET_GO.pageRefused(verdict.message));
   }
-}
-
-function failInflight(state, code, reason) {
-  for (const reject of state.inflight) reject(new Refusal(code, `tab detached: ${reason}`));
-  state.inflight.clear();
 }
 
 // Cancel on the debugging bar detaches reins from every tab it is attached to, one event each:
 // each of those tabs is the user's again until they hand it back.
-chrome.debugger.onDetach.addListener(async ({ tabId }, reason) => {
-  const state = tabs.get(tabId);
-  tabs.delete(tabId);
+chrome.debugger.onDetach.addListener(({ tabId }, reason) => {
   if (reason === "canceled_by_user") {
     ownership.canceled(tabId);
     ungroupTab(tabId);
   }
-  detachReasons.record(tabId, reason);
-  let code = reason === "canceled_by_user" ? "detached_by_user" : "target_closed";
-  if (code === "target_closed") {
-    // Chrome itself lets go of a tab that goes to a chrome:// page: that is a refusal, not a close.
-    const tab = await chrome.tabs.get(tabId).catch(() => null);
-    if (tab && !checkTab(tab, options).ok) code = "page_refused";
-  }
-  if (state) failInflight(state, code, reason);
-  post({ type: "detached", tabId, reason, code });
+  sessions.detached(tabId, reason);
 });
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
@@ -460,8 +351,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   // page paused after DevTools closes (and pauses on exceptions DevTools asked for). So the domain
   // goes off the moment the page pauses; the host looks again on its next command (page/pause.py).
   if (method === "Debugger.paused") chrome.debugger.sendCommand(source, "Debugger.disable", {}).catch(() => {});
-  const state = tabs.get(source.tabId);
-  if (!state || !state.events.has(method)) return;
+  if (!sessions.subscribed(source.tabId, method)) return;
   const kept = eventParams(method, params);
   if (kept === null) return;
   post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
@@ -470,17 +360,14 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 // Every navigation of an attached tab, whoever started it (a link, a redirect, the user typing a
 // URL): a tab that is loading or showing a refused page is let go at once.
 chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
-  if (!tabs.has(tabId)) return;
+  if (!sessions.has(tabId)) return;
   const verdict = checkTab(tab, options);
-  if (!verdict.ok) refuseTab(tabId, verdict.message);
+  if (!verdict.ok) sessions.release(tabId, LET_GO.pageRefused(verdict.message));
 });
 
 chrome.tabs.onRemoved.addListener((tabId) => {
-  const state = tabs.get(tabId);
-  if (state) failInflight(state, "target_closed", "tab closed");
-  tabs.delete(tabId);
   ownership.closed(tabId);
-  post({ type: "tab_removed", tabId });
+  sessions.release(tabId, LET_GO.closed());
 });
 
 // ---- the popup's switches, and waking up ------------------------------------------------------
@@ -493,7 +380,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
   }
   if ("paused" in changes) {
     paused = !!changes.paused.newValue;
-    if (paused) detachAll("paused");
+    if (paused) sessions.releaseAll(LET_GO.ended("paused"));
     post({ type: "paused", paused });
     updateBadge();
   }
@@ -516,13 +403,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
 
 async function takeBack(tabId) {
   await ownership.takeBack(tabId);
-  const state = tabs.get(tabId);
-  if (state) {
-    tabs.delete(tabId);
-    failInflight(state, "tab_not_reins", "the user took the tab back");
-    await chrome.debugger.detach({ tabId }).catch(() => {});
-    post({ type: "detached", tabId, reason: "taken back by the user", code: "tab_not_reins" });
-  }
+  await sessions.release(tabId, LET_GO.takenBack());
   await ungroupTab(tabId);
 }
 

@@ -1,0 +1,153 @@
+// The debugger sessions: which tabs reins is attached to, the commands in flight on each, and the
+// one way a tab is let go (release). No `chrome` inside: the service worker hands in
+// chrome.debugger and chrome.tabs (or anything with their promise API), so node's test runner
+// drives it with hand-built fakes (tests/extension/sessions.test.mjs).
+//
+// Attaching is lazy, per tab, on the first command; a tab on a page reins may not attach to is
+// refused before and after the attach (it may have moved meanwhile). Every way a tab is let go
+// goes through release(tabId, why), with a `why` from LET_GO: the host asked, the host went away
+// or the user paused, the tab moved to a refused page, Chrome detached it (the user's Cancel, the
+// tab closing or replaced), the tab was closed, the user took it back.
+
+import { enforce, Refusal } from "./refusal.js";
+
+// How long a command answered "Detached while handling command." waits for onDetach's reason.
+const DETACH_REASON_WAIT_MS = 500;
+
+// Each way a tab is let go: the code and reason its in-flight commands fail with (none: Chrome
+// answers them), whether reins still holds the tab in Chrome (then it detaches), and what the host
+// is told (`always`: even when reins held no session on the tab).
+export const LET_GO = {
+  hostAsked: () => ({ code: null, detach: true, tell: null }),
+  ended: (reason) => ({ code: "target_closed", reason, detach: true, tell: null }),
+  pageRefused: (message) => ({
+    code: "page_refused", reason: message, detach: true, tell: { type: "detached", reason: message, code: "page_refused" },
+  }),
+  takenBack: () => ({
+    code: "tab_not_reins", reason: "the user took the tab back", detach: true,
+    tell: { type: "detached", reason: "taken back by the user", code: "tab_not_reins" },
+  }),
+  detachedByChrome: (reason, code) => ({ code, reason, detach: false, tell: { type: "detached", reason, code }, always: true }),
+  closed: () => ({ code: "target_closed", reason: "tab closed", detach: false, tell: { type: "tab_removed" }, always: true }),
+};
+
+export class Sessions {
+  // debugger: {attach, detach, sendCommand}; tabs: {get}; verdict(tab): may reins attach to the
+  // page the tab shows (policy.js checkTab with the user's current switches); ownership:
+  // Ownership; detachReasons: DetachReasons; post(message): to the host.
+  constructor({ debugger: dbg, tabs, verdict, ownership, detachReasons, post, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
+    this.dbg = dbg;
+    this.tabs = tabs;
+    this.verdict = verdict;
+    this.ownership = ownership;
+    this.detachReasons = detachReasons;
+    this.post = post;
+    this.detachReasonWaitMs = detachReasonWaitMs;
+    this.held = new Map(); // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
+  }
+
+  attached() {
+    return [...this.held.keys()];
+  }
+
+  has(tabId) {
+    return this.held.has(tabId);
+  }
+
+  // Does the host want this event of this tab?
+  subscribed(tabId, method) {
+    return !!this.held.get(tabId)?.events.has(method);
+  }
+
+  ensure(tabId) {
+    enforce(this.ownership.check(tabId));
+    let state = this.held.get(tabId);
+    if (!state) {
+      state = { events: new Set(), inflight: new Set() };
+      state.ready = this.#attach(tabId, state);
+      this.held.set(tabId, state);
+    }
+    return state.ready.then(() => state);
+  }
+
+  async #attach(tabId, state) {
+    const forget = () => this.held.get(tabId) === state && this.held.delete(tabId);
+    try {
+      enforce(this.verdict(await this.tabs.get(tabId)));
+      await this.dbg.attach({ tabId }, "1.3").catch((err) => {
+        // Attached by an earlier life of this worker: take it over.
+        if (!/already attached/i.test(String(err?.message))) throw err;
+      });
+      // The tab may have moved while attaching; onUpdated only watches tabs already held.
+      const now = this.verdict(await this.tabs.get(tabId));
+      if (!now.ok || this.held.get(tabId) !== state) {
+        await this.dbg.detach({ tabId }).catch(() => {});
+        throw new Refusal("page_refused", now.message ?? `tab ${tabId} left while reins attached`);
+      }
+    } catch (err) {
+      forget();
+      throw err;
+    }
+  }
+
+  send(state, target, method, params) {
+    // release() rejects what is in flight, so a closed tab answers at once instead of hanging.
+    return new Promise((resolve, reject) => {
+      state.inflight.add(reject);
+      this.dbg.sendCommand(target, method, params).then(resolve, (err) => this.#whyDetached(target.tabId, err).then(reject))
+        .finally(() => state.inflight.delete(reject));
+    });
+  }
+
+  // Chrome answers "Detached while handling command." before onDetach says why: wait a moment for
+  // the reason. The user's Cancel answers detached_by_user; a tab that is still there and on a
+  // refused page was let go of for that page.
+  async #whyDetached(tabId, err) {
+    if (!/Detached while handling/i.test(String(err?.message))) return err;
+    const reason = this.ownership.stopped.has(tabId) ? "canceled_by_user" : await this.detachReasons.wait(tabId, this.detachReasonWaitMs);
+    if (reason === "canceled_by_user") return new Refusal("detached_by_user", `${err.message} ${this.ownership.check(tabId).message}`);
+    const tab = await this.tabs.get(tabId).catch(() => null);
+    const verdict = tab ? this.verdict(tab) : { ok: true };
+    return verdict.ok ? err : new Refusal("page_refused", `${err.message} ${verdict.message}`);
+  }
+
+  // An earlier life of this worker may have left tabs attached; its host is gone, so is their use.
+  async dropStale() {
+    const targets = await this.dbg.getTargets().catch(() => []);
+    await Promise.all(targets.filter((t) => t.attached && t.tabId !== undefined).map((t) => this.dbg.detach({ tabId: t.tabId }).catch(() => {})));
+  }
+
+  // Chrome let go of the tab (chrome.debugger.onDetach): the user's Cancel (detached_by_user), the
+  // tab closed or replaced (target_closed), or gone to a page reins may not attach to, as Chrome
+  // itself does for a chrome:// page (page_refused: a refusal, not a close).
+  detached(tabId, reason) {
+    this.detachReasons.record(tabId, reason);
+    if (reason === "canceled_by_user") return this.release(tabId, LET_GO.detachedByChrome(reason, "detached_by_user"));
+    return this.release(tabId, this.#refusedOrClosed(tabId).then((code) => LET_GO.detachedByChrome(reason, code)));
+  }
+
+  async #refusedOrClosed(tabId) {
+    const tab = await this.tabs.get(tabId).catch(() => null);
+    return tab && !this.verdict(tab).ok ? "page_refused" : "target_closed";
+  }
+
+  // Lets the tab go, for a `why` of LET_GO, or a promise of one (onDetach learns the code only
+  // after asking where the tab is): the session is forgotten at once, so the next command attaches
+  // anew; its in-flight commands fail, Chrome lets go of the tab, and the host is told.
+  async release(tabId, why) {
+    const state = this.held.get(tabId);
+    this.held.delete(tabId);
+    if (typeof why?.then === "function") why = await why;
+    if (!state && !why.always) return;
+    if (state && why.code) {
+      for (const reject of state.inflight) reject(new Refusal(why.code, `tab detached: ${why.reason}`));
+      state.inflight.clear();
+    }
+    if (state && why.detach) await this.dbg.detach({ tabId }).catch(() => {});
+    if (why.tell) this.post({ ...why.tell, tabId });
+  }
+
+  releaseAll(why) {
+    for (const tabId of this.attached()) this.release(tabId, why);
+  }
+}
