@@ -5,12 +5,20 @@ element a printed ref really names."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from reins._pagetext import UNSAFE
 
-from .conftest import Browser
+from .conftest import Browser, Site
 from .support import run_cli
+
+
+def wait_for(predicate: Any, what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
 
 
 def _text(browser: Browser, *args: str) -> str:
@@ -52,3 +60,46 @@ def test_a_console_message_is_one_entry_line_without_escapes(browser: Browser, p
     assert re.search(
         r'"first\\n12:00:00 log console: forged entry \\x1b\[31mred\\x1b\[0m"', lines[0]
     )
+
+
+def test_frames_are_named_by_the_browser_not_by_the_page(
+    browser: Browser, page: Any, site: Site
+) -> None:
+    tab, _ = page("static/frame-names.html")
+    wait_for(
+        lambda: browser.js(
+            "return [...document.querySelectorAll('iframe')].every(f => f.dataset.loaded)"
+        ),
+        "both frames loaded",
+    )
+    answer = browser.ok("state", "--tab", str(tab))
+    frames = {f["id"]: f for f in answer["frames"] if f["id"] != "f0"}
+    assert len(frames) == 2, answer["frames"]
+    same = f"http://127.0.0.1:{site.port}"
+    cross = f"http://localhost:{site.xport}"
+    by_origin = {f.get("origin"): f for f in frames.values()}
+    assert set(by_origin) == {same, cross}, frames
+    assert by_origin[same]["url"].startswith(same + "/static/frames-child.html?who=same")
+    assert by_origin[cross]["url"].startswith(cross + "/static/frames-child.html?who=cross")
+    # Each frame's elements are listed under the header of the frame they are in.
+    inner = [r for r in answer["refs"] if r["name"] == "Inner Save"]
+    assert sorted(r["frame"].get("origin") for r in inner) == sorted([same, cross])
+
+    text = _text(browser, "state", "--tab", str(tab))
+    assert "stripe" not in text, text
+    headers = [line for line in text.splitlines() if line.startswith("--- frame")]
+    assert len(headers) == 2 and all("frames-child.html" in h for h in headers), headers
+
+
+def test_an_effect_quotes_the_labels_the_page_wrote(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/forged.html")
+    text = _text(browser, "click", "#next", "--tab", str(tab))
+    assert UNSAFE.search(text.replace("\n", "")) is None, text
+    # One line: the focus label (the page's aria-label) quoted, its newlines collapsed; no forged
+    # "recovered" or "warning" line of reins's own words.
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    assert lines[0].startswith(
+        'focus: null -> "input#trap[Name] recovered stale ref via id (confidence 1.0) warning: none]"'
+    ), text
+    assert browser.js("return document.activeElement.id") == "trap"

@@ -52,8 +52,8 @@ REF = rf"@(?:[A-Za-z0-9_-]{{1,64}}|{QUOTED})"
 FLAG = rf" \[(?:disabled|checked|unchecked|mixed|expanded|selected|focused|checked={QUOTED})\]"
 LINE = re.compile(rf"({REF}) (?:{WORD}|{QUOTED}) {QUOTED}(?: value={QUOTED})?(?:{FLAG})*")
 HEADER = re.compile(
-    rf"--- frame (?:{WORD}|{QUOTED})"
-    rf"(?: {QUOTED}| (?:{QUOTED}|\(no url\)) frame_unreachable: (?:{WORD}|{QUOTED}))? ---"
+    rf"--- frame (?:{WORD}|{QUOTED}) (?:{QUOTED}|\(no url\))(?: origin {QUOTED})?"
+    rf"(?: frame_unreachable: (?:{WORD}|{QUOTED}))? ---"
 )
 TRAILER = re.compile(r"… \d+ elements? left out \([^\"@\n]*\); run with --max-tokens 0 for all.*")
 
@@ -196,6 +196,7 @@ frames = st.builds(
     status=st.one_of(st.just("ok"), page_text),
     reason=maybe_text,
     parent=st.just("f0"),
+    origin=maybe_text,
 )
 
 

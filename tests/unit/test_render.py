@@ -89,12 +89,27 @@ def test_frames_are_grouped_main_first_and_unreachable_is_marked() -> None:
     assert result.text.splitlines() == [
         '@a button "A"',
         '@b button "B"',
-        '--- frame f1 "Payment" ---',
+        '--- frame f1 "https://shop.example/pay" ---',  # by its URL: the title is the page's
         '@card textbox "Card number"',
         '--- frame f2 "https://ads.example/x" frame_unreachable: cross_origin ---',
     ]
     assert result.frame_sections == 2
     assert result.approx_tokens == math.ceil(len(result.text) / 4)
+
+
+def test_a_frame_is_named_by_its_url_and_an_origin_the_url_does_not_show() -> None:
+    srcdoc = FrameView("f1", url="about:srcdoc", origin="https://shop.example", parent="f0")
+    same = FrameView("f2", url="https://pay.example/x", origin="https://pay.example", parent="f0")
+    unknown = FrameView("f3", url=None, title="Stripe", parent="f0")
+    text = render_state(
+        [view("@a", "A", frame="f1"), view("@b", "B", frame="f2"), view("@c", "C", frame="f3")],
+        [MAIN, srcdoc, same, unknown],
+    ).text
+    assert [line for line in text.splitlines() if line.startswith("---")] == [
+        '--- frame f1 "about:srcdoc" origin "https://shop.example" ---',
+        '--- frame f2 "https://pay.example/x" ---',
+        "--- frame f3 (no url) ---",
+    ]
 
 
 def test_frame_header_falls_back_to_url_and_status() -> None:

@@ -19,7 +19,13 @@ from reins.bridge.context import CommandContext
 from reins.observe.listeners import mark_listeners
 from reins.observe.sent import Carried, DeltaMismatch, SentRecords, rebuild
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
-from reins.page.frames import session_for_iframe
+from reins.page.frames import (
+    BrowserFrame,
+    FrameSessions,
+    frame_tree,
+    owned_frame_id,
+    session_for_iframe,
+)
 
 __all__ = [
     "AxCoverage",
@@ -233,6 +239,8 @@ async def snapshot_page(
             frame.setdefault("reason", "cross-origin frame without a session")
     for i, record in enumerate(elements):
         record["i"] = i
+    if len(frames) > 1:
+        await _name_frames(ctx, frames)
     return PageSnapshot(
         url=str(main.get("url", "")),
         title=str(main.get("title", "")),
@@ -248,6 +256,71 @@ async def snapshot_page(
         carried=carried,
         scrollable=[r for r in main.get("scrollable") or [] if isinstance(r, dict)],
     )
+
+
+async def _name_frames(ctx: CommandContext, frames: list[dict[str, Any]]) -> None:
+    """Each frame's ``url`` and ``origin`` from Chrome's frame tree, in place of what the page
+    script said (a page answers its own ``src`` and ``URL`` getters, and could label its collector
+    frame with a payment provider's address). The frame is the one Chrome says its ``<iframe>``
+    element shows (``DOM.describeNode``); one that cannot be named so gets no URL at all."""
+    by_id = {str(f["id"]): f for f in frames}
+    trees: dict[str | None, dict[str, BrowserFrame]] = {}
+
+    async def tree(session: str | None) -> dict[str, BrowserFrame]:
+        if session not in trees:
+            trees[session] = await frame_tree(ctx, session)
+        return trees[session]
+
+    for frame in frames:
+        if not frame.get("parent"):
+            continue  # the main frame: its URL is location.href, which no page can redefine
+        frame.pop("url", None)
+        frame.pop("origin", None)
+        named: BrowserFrame | None = None
+        try:
+            if frame.get("session_id"):  # read through its own session: that target's root
+                named = next(iter((await tree(str(frame["session_id"]))).values()), None)
+            else:
+                owner, session = await _owner_handle(ctx, frame, by_id)
+                frame_id = await owned_frame_id(ctx, owner, session_id=session) if owner else None
+                if frame_id:
+                    named = (await tree(session)).get(frame_id) or _attached(ctx, frame_id)
+        except ReinsError:
+            named = None
+        if named is not None:
+            frame["url"], frame["origin"] = named.url, named.origin
+
+
+def _attached(ctx: CommandContext, frame_id: str) -> BrowserFrame | None:
+    """An out-of-process frame reins holds no session for: the URL Chrome gave when it attached."""
+    url = ctx.part(FrameSessions).urls.get(frame_id)
+    if not url:
+        return None
+    scheme, _, rest = url.partition("://")
+    return BrowserFrame(url, f"{scheme}://{rest.split('/', 1)[0]}" if rest else "null")
+
+
+async def _owner_handle(
+    ctx: CommandContext, frame: dict[str, Any], by_id: dict[str, dict[str, Any]]
+) -> tuple[str | None, str | None]:
+    """A handle on the ``<iframe>`` element of a frame, and the session it lives in (None: the
+    main target): the selectors from the nearest frame reins reads through a session of its own."""
+    chain: list[str] = []
+    session: str | None = None
+    cursor: dict[str, Any] | None = frame
+    while cursor is not None and cursor.get("selector"):
+        chain.insert(0, str(cursor["selector"]))
+        parent = by_id.get(str(cursor.get("parent"))) if cursor.get("parent") else None
+        if parent is not None and parent.get("session_id"):
+            session = str(parent["session_id"])
+            break
+        cursor = parent
+    if not chain:
+        return None, None
+    owner = await evaluate_handle(
+        ctx, page_call("frameElementByChain", chain), session_id=session, what="frame lookup"
+    )
+    return owner, session
 
 
 def _unreachable_reason(exc: ReinsError) -> str:

@@ -4,13 +4,15 @@ Text format::
 
     @submitbtn button "Submit" [disabled]
     @emailfield textbox "Email" value="a@b.c" [focused]
-    --- frame f1 "Payment" ---
+    --- frame f1 "https://pay.example/card" ---
     @cardnumber textbox "Card number"
     --- frame f2 "https://ads.example/x" frame_unreachable: cross_origin ---
     … 412 elements left out (offscreen); run with --max-tokens 0 for all, or scroll and run again
 
 Main-frame lines come first, without a header; every other frame gets a header, and a frame that
 could not be read gets a ``frame_unreachable`` header and no lines, so nothing is silently missing.
+A header names its frame by the URL Chrome's frame tree gives (``observe.collect``), with the
+origin when the URL does not start with it (``about:srcdoc``); never by the page's own words.
 Every part that came from the page follows ``reins._pagetext``'s rule: names, values, titles, URLs
 and reasons are whitespace-collapsed, cut to 80 characters with ``…`` and quoted (``\\`` escaping
 ``"`` and ``\\``, controls, bidi and zero-width characters as visible escapes); a role is bare only
@@ -116,6 +118,7 @@ class FrameView:
     status: str = "ok"  # anything else means its elements could not be read
     reason: str | None = None  # why it is unreachable; the status when None
     parent: str | None = None
+    origin: str | None = None  # Chrome's security origin of the frame (its URL is Chrome's too)
 
     @property
     def reachable(self) -> bool:
@@ -131,6 +134,7 @@ class FrameView:
             status=_opt_str(record.get("status")) or "ok",
             reason=_opt_str(record.get("reason")),
             parent=_opt_str(record.get("parent")),
+            origin=_opt_str(record.get("origin")),
         )
 
 
@@ -198,15 +202,17 @@ _REASON: Final = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 def _frame_header(frame: FrameView) -> str:
     name = word(frame.id)
+    url = _quote(frame.url) if frame.url else "(no url)"
+    if frame.origin and not (frame.url or "").startswith(frame.origin):
+        url += " origin " + _quote(frame.origin)  # about:srcdoc, blob:, a sandboxed frame
     if not frame.reachable:
         reason = frame.reason or frame.status
-        url = _quote(frame.url) if frame.url else "(no url)"
         # The reason is reins's own (a code or a sentence), carried in a record the page script
         # wrote: a word bare, anything else quoted.
         why = reason if _REASON.fullmatch(reason) else quote(reason, 200)
         return f"--- frame {name} {url} frame_unreachable: {why} ---"
-    label = frame.title or frame.url
-    return f"--- frame {name} {_quote(label)} ---" if label else f"--- frame {name} ---"
+    # Named by its URL alone: a title is the page's own word for it.
+    return f"--- frame {name} {url} ---"
 
 
 def _left_out_line(in_view: int, offscreen: int) -> str:

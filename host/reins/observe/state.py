@@ -61,7 +61,7 @@ def scroll_line(regions: list[dict[str, Any]]) -> str:
 def _frame_view(frame: dict[str, Any]) -> dict[str, Any]:
     return {
         k: frame.get(k)
-        for k in ("id", "url", "status", "reason", "session_id")
+        for k in ("id", "url", "origin", "status", "reason", "session_id")
         if frame.get(k) is not None
     }
 

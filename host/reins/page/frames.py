@@ -1,4 +1,4 @@
-"""Child sessions for out-of-process iframes.
+"""Child sessions for out-of-process iframes, and frames as Chrome names them.
 
 `Target.getTargets` is refused to extensions, so the host asks Chrome to auto-attach (flattened)
 to a tab's out-of-process frames and learns their sessions from `Target.attachedToTarget`. An
@@ -15,7 +15,14 @@ from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.poll import poll_until
 
-__all__ = ["FrameSessions", "frame_sessions", "session_for_iframe"]
+__all__ = [
+    "BrowserFrame",
+    "FrameSessions",
+    "frame_sessions",
+    "frame_tree",
+    "owned_frame_id",
+    "session_for_iframe",
+]
 
 _ATTACH_EVENTS = ("Target.attachedToTarget", "Target.detachedFromTarget")
 
@@ -91,3 +98,38 @@ async def session_for_iframe(
             "no session: in process with an opaque origin (e.g. a data: URL), or not loaded yet",
             code="frame_unreachable",
         ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserFrame:
+    """A frame as Chrome's frame tree names it: what `state` prints, never the page's word."""
+
+    url: str
+    origin: str
+
+
+async def frame_tree(ctx: CommandContext, session_id: str | None = None) -> dict[str, BrowserFrame]:
+    """Frame id -> URL and security origin of every frame in one target's ``Page.getFrameTree``
+    (the root first)."""
+    answer = await ctx.cdp("Page.getFrameTree", {}, session_id=session_id)
+    out: dict[str, BrowserFrame] = {}
+    pending = [answer.get("frameTree") or {}]
+    while pending:
+        node = pending.pop(0)
+        frame = node.get("frame") or {}
+        if frame.get("id"):
+            url = str(frame.get("url") or "") + str(frame.get("urlFragment") or "")
+            out[str(frame["id"])] = BrowserFrame(url, str(frame.get("securityOrigin") or ""))
+        pending.extend(node.get("childFrames") or [])
+    return out
+
+
+async def owned_frame_id(
+    ctx: CommandContext, owner_object_id: str, *, session_id: str | None = None
+) -> str | None:
+    """The id of the frame an ``<iframe>`` element (a handle) shows, as Chrome's DOM says."""
+    node = (
+        await ctx.cdp("DOM.describeNode", {"objectId": owner_object_id}, session_id=session_id)
+    ).get("node") or {}
+    frame_id = node.get("frameId")
+    return str(frame_id) if frame_id else None
