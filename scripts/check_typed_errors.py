@@ -103,6 +103,8 @@ class _Module:
                         self.module_aliases.add(alias.asname or ERRORS_MODULE)
         if is_errors_module:
             self.allowed.add("ReinsError")
+        # The iteration protocol's end signals: how an iterator says "no more", never an error.
+        self.allowed |= {"StopIteration", "StopAsyncIteration"}
         classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
         functions = [
             n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import random
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -475,3 +477,35 @@ def test_the_package_surface_is_pinned() -> None:
         "ToolServer",
         "serve",
     ]
+
+
+def test_a_line_that_is_not_json_rpc_is_answered_not_dropped(tmp_path: Path) -> None:
+    """A real `reins mcp` process: JSON-RPC answers an unreadable line with -32700 (not JSON) or
+    -32600 (JSON, not a message), id null, and the server keeps serving."""
+    import subprocess
+    import sys
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    lines = ["{not json", json.dumps({"hello": 1}), json.dumps(init)]
+    done = subprocess.run(
+        [sys.executable, "-m", "reins.cli", "mcp"],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "REINS_HOME": str(tmp_path)},
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert answers[0] == {"jsonrpc": "2.0", "id": None, "error": answers[0]["error"]}
+    assert answers[0]["error"]["code"] == -32700
+    assert answers[1]["id"] is None and answers[1]["error"]["code"] == -32600
+    assert answers[2]["id"] == 1 and answers[2]["result"]["serverInfo"]["name"]

@@ -164,6 +164,7 @@ def _umask() -> int:
 ANSWERS: dict[str, dict[str, Any]] = {
     "map": {"map": {"elements": {"e1": {"role": "button", "name": "Save"}}}},
     "screenshot": {"png_base64": base64.b64encode(PNG).decode(), "bytes": len(PNG)},
+    "state": {"url": "https://a.test/", "sources": {"dom": {"elements": 3}}},
 }
 
 
@@ -244,4 +245,46 @@ def test_a_link_planted_while_the_browser_answers_is_not_followed(
     result = invoke(["screenshot", "-o", "shot.png", "--json"])
     assert result.exit_code == 2
     assert "symbolic link" in json.loads(result.stdout)["error"]["message"]
+    assert victim.read_bytes() == VICTIM
+
+
+# ---- state --compare-sources --record FILE: appended, never through a link ----------------------
+
+
+def test_state_record_appends_lines_to_a_private_file(sent: list[str], tmp_path: Path) -> None:
+    for _ in range(2):
+        result = invoke(["state", "--compare-sources", "--record", "figures.jsonl", "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["sources"] == ANSWERS["state"]["sources"]
+    lines = (tmp_path / "figures.jsonl").read_text().splitlines()
+    assert [json.loads(line)["sources"] for line in lines] == [ANSWERS["state"]["sources"]] * 2
+    assert stat.S_IMODE((tmp_path / "figures.jsonl").stat().st_mode) == 0o600 & ~_umask()
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_state_record_refuses_a_link_and_keeps_its_target(
+    sent: list[str], tmp_path: Path, json_out: bool
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    (tmp_path / "figures.jsonl").symlink_to(victim)
+    argv = ["state", "--compare-sources", "--record", "figures.jsonl"]
+    result = invoke(argv + (["--json"] if json_out else []))
+    assert result.exit_code == 2
+    assert victim.read_bytes() == VICTIM
+    assert sent == []  # refused before the browser was asked
+    # one answer: the error, not the state and then an error
+    out = result.stdout.strip().splitlines()
+    assert (len(out) == 1 and json.loads(out[0])["ok"] is False) if json_out else out == []
+
+
+def test_a_link_planted_before_the_append_is_not_followed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(VICTIM)
+    target = tmp_path / "figures.jsonl"
+    monkeypatch.setattr(output_file, "check_output_path", lambda path: target.symlink_to(victim))
+    with pytest.raises(UsageError, match="symbolic link"):
+        output_file.append_output(str(target), b"x\n")
     assert victim.read_bytes() == VICTIM

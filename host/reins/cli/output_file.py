@@ -1,5 +1,5 @@
-"""Files the CLI writes where the user says (`screenshot -o`, `map -o`): never through a link,
-never half-written.
+"""Files the CLI writes where the user says (`screenshot -o`, `map -o`, `state --record`): never
+through a link, never half-written.
 
 The path may be in a directory others can write to (/tmp), where a symlink planted at it would
 send the bytes into whatever file it points at. So anything but a regular file there (a symlink,
@@ -19,7 +19,7 @@ import stat
 
 from reins._errors import UsageError
 
-__all__ = ["check_output_path", "write_output"]
+__all__ = ["append_output", "check_output_path", "write_output"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -57,6 +57,25 @@ def check_output_path(path: str) -> None:
     except OSError as exc:
         raise _failed(path, exc) from None
     _check_kind(path, info.st_mode)
+
+
+def append_output(path: str, data: bytes) -> None:
+    """Append ``data`` to ``path`` (`state --record`), never through a link: opened with
+    O_NOFOLLOW and checked to be a regular file before a byte is written; created 0600."""
+    check_output_path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, _MODE)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise _refused(path, "a symbolic link") from None
+        raise _failed(path, exc) from None
+    try:
+        _check_kind(path, os.fstat(fd).st_mode)
+        os.write(fd, data)
+    except OSError as exc:
+        raise _failed(path, exc) from None
+    finally:
+        os.close(fd)
 
 
 def write_output(path: str, data: bytes) -> None:

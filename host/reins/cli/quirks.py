@@ -17,7 +17,8 @@ from typing import Any
 import click
 
 from reins._errors import ReinsError
-from reins.cli.output_file import check_output_path, write_output
+from reins._pagetext import json_text
+from reins.cli.output_file import append_output, check_output_path, write_output
 from reins.cli.render import TEXT
 from reins.cli.run import fail, run
 
@@ -91,18 +92,24 @@ def _navigate(call: Call) -> None:
 def _state(call: Call) -> None:
     if not call.json_out:
         call.args["text_only"] = True  # the refs list would only be thrown away
-    answer = call.send()
-    record_file = call.extra["record_file"]
-    if call.args.get("compare_sources") and record_file:
-        import time
+    record_file = call.extra["record_file"] if call.args.get("compare_sources") else None
+    if not record_file:
+        call.send()
+        return
+    _output_checked(call, record_file)  # a link there is refused before the browser is asked
+    answer = call.send(quiet=True)
+    import time
 
-        line = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "url": answer.get("url"),
-            "sources": answer.get("sources"),
-        }
-        with open(record_file, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    line = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "url": answer.get("url"),
+        "sources": answer.get("sources"),
+    }
+    try:
+        append_output(record_file, (json.dumps(line, ensure_ascii=False) + "\n").encode())
+    except ReinsError as exc:
+        fail(exc.to_wire(), call.json_out)  # the one answer: the figures were not recorded
+    click.echo(json_text(answer) if call.json_out else TEXT["state"](answer))
 
 
 # ---- map -o FILE, screenshot -o FILE: the file is written here, not by the host -------------------

@@ -21,14 +21,20 @@ import anyio
 import anyio.to_thread
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
     CallToolRequestParams,
     CallToolResult,
+    ErrorData,
+    JSONRPCError,
     ListToolsResult,
     PaginatedRequestParams,
     Tool,
     ToolAnnotations,
 )
+from pydantic import ValidationError
 
 from reins import __version__
 from reins._errors import ReinsError, UsageError
@@ -151,10 +157,64 @@ def _tool(spec: ToolSpec) -> Tool:
     )
 
 
+class _Answered:
+    """The transport's read stream, with each line it could not read answered as JSON-RPC asks
+    (-32700 for a line that is not JSON, -32600 for JSON that is not a JSON-RPC message, ``id``
+    null) instead of dropped: the SDK's server logs such a line and answers nothing, and a client
+    would wait for an answer that never comes."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    def __getattr__(self, name: str) -> Any:  # last_context and the like
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(SessionMessage(_unreadable(item)))
+
+    def __aiter__(self) -> _Answered:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Answered:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _unreadable(exc: Exception) -> JSONRPCError:
+    kinds = {e.get("type") for e in exc.errors()} if isinstance(exc, ValidationError) else set()
+    if "json_invalid" in kinds or not isinstance(exc, ValidationError):
+        error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+    else:
+        error = ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC 2.0 message"
+        )
+    return JSONRPCError(jsonrpc="2.0", id=None, error=error)
+
+
 async def _serve(tools: ToolServer) -> None:
     server = tools.server()
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(
+            _Answered(read_stream, write_stream),
+            write_stream,
+            server.create_initialization_options(),
+        )
 
 
 def serve(settings: Settings) -> None:
