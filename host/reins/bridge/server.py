@@ -31,6 +31,7 @@ class ControlServer:
         *,
         max_request: int = MAX_REQUEST_BYTES,
         answered: Callable[[Request | None], None] | None = None,
+        watch_every: float = 2.0,
     ):
         self.path = path
         self._dispatch = dispatch
@@ -40,12 +41,42 @@ class ControlServer:
         self._max_request = max_request
         self._server: asyncio.Server | None = None
         self._inode: tuple[int, int] | None = None
+        self._watch_every = watch_every
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         if len(os.fsencode(self.path)) >= 104:
             raise UsageError(
                 f"socket path {self.path} is too long for a Unix socket; set REINS_HOME to a shorter path"
             )
+        await self._listen()
+        self._watch = asyncio.get_running_loop().create_task(self._keep_path())
+
+    async def _keep_path(self) -> None:
+        """A socket file deleted while the host runs (a cleaner of /run or ~/.local/state, a user
+        tidying up) would leave the host unreachable for good: listen again at the path. A path
+        that holds another socket belongs to a newer host of the profile: left alone."""
+        while True:
+            await asyncio.sleep(self._watch_every)
+            try:
+                os.stat(self.path)
+                continue
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            log.warning("control socket %s was deleted: listening there again", self.path)
+            old = self._server
+            try:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                await self._listen()
+            except OSError as exc:
+                log.warning("cannot listen at %s again: %s", self.path, exc)
+                continue
+            if old is not None:
+                old.close()
+
+    async def _listen(self) -> None:
         # Bound and listening under a temporary name, 0600 from the start, then renamed into
         # place: whoever sees the path can connect, and nobody ever sees it wider than 0600.
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
@@ -63,6 +94,8 @@ class ControlServer:
         self._server = await asyncio.start_unix_server(self._client, sock=sock)
 
     async def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         if self._server is not None:
             self._server.close()
         # Only our own socket file: a newer host of the same profile may have taken the path over.
