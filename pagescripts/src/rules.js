@@ -11,6 +11,12 @@ export const WIDGET_ROLES = new Set([
   "spinbutton", "switch", "tab", "textbox", "treeitem",
 ]);
 
+// Elements that show a document of their own (a frame owner): whatever role a page gives one, it is
+// a frame — a press on it is a press in the framed document, maybe another site's. An <object>
+// counts when it holds a document (walk.js, isFrameOwner); an <embed> always, as the page cannot
+// tell a document in it from an image (the host asks the browser before any input).
+export const FRAME_OWNER_TAGS = new Set(["iframe", "frame", "fencedframe", "embed"]);
+
 // React keeps a node's props on an expando: `__reactProps$<random>` (17+) or
 // `__reactEventHandlers$<random>` (16).
 export const REACT_PROP_PREFIXES = ["__reactProps$", "__reactEventHandlers$"];

@@ -3,7 +3,7 @@
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
 import {
-  ANCESTOR_ROLES, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
+  ANCESTOR_ROLES, FRAME_OWNER_TAGS, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
   SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
 } from "./rules.js";
 import { isListened } from "./listeners.js";
@@ -205,7 +205,7 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
   const role = roleOf(el, tag);
   const text = visibleText(el, tag);
   const name = accessibleName(el, tag, role, scope) || text;
-  const states = statesOf(el, tag, scope);
+  const states = isFrameOwner(el, tag) ? frameStates(el, scope) : statesOf(el, tag, scope);
   const rect = box || el.getBoundingClientRect();
   const x = rect.left + scope.offsetX;
   const y = rect.top + scope.offsetY;
@@ -272,7 +272,16 @@ function firstToken(role) {
   return token || null;
 }
 
-function roleOf(el, tag) {
+// A frame owner is a frame whatever its role attribute says (`<iframe role=button>` of another
+// site painted like the page's button): listed as one, never as a control to press.
+export function isFrameOwner(el, tag) {
+  if (el.namespaceURI === SVG_NS) return false;
+  if (FRAME_OWNER_TAGS.has(tag)) return true;
+  return tag === "object" && el.contentWindow != null;
+}
+
+export function roleOf(el, tag) {
+  if (isFrameOwner(el, tag)) return "frame";
   let role = null;
   try {
     role = getRole(el);
@@ -285,8 +294,9 @@ function roleOf(el, tag) {
   return role;
 }
 
-function typeOf(el, tag, isSvg, explicitRole, reasons) {
+export function typeOf(el, tag, isSvg, explicitRole, reasons) {
   if (isSvg) return "svg";
+  if (isFrameOwner(el, tag)) return "frame";
   switch (tag) {
     case "input":
       return "input-" + (el.type || "text");
@@ -485,6 +495,15 @@ function statesOf(el, tagName, scope) {
     editable,
     readonly,
     required,
+  };
+}
+
+// A frame owner's ARIA states (aria-checked, aria-expanded, …) are its page's dressing: a frame
+// is neither checked nor editable.
+function frameStates(el, scope) {
+  return {
+    disabled: false, checked: null, expanded: null, selected: null,
+    focused: scope.root.activeElement === el, editable: false, readonly: false, required: false,
   };
 }
 

@@ -192,3 +192,12 @@ def test_the_page_states_dict_is_replaced_not_changed_in_place() -> None:
     rec = merged(record(states=page_states), node(properties=[prop("disabled", True)]))
     assert rec["states"] == {"disabled": True}
     assert page_states == {"disabled": False}
+
+
+def test_a_frame_owner_dressed_as_a_button_stays_a_frame() -> None:
+    """Chrome's tree reports `<iframe role=button>` as a button (issue 43): the page script's
+    `frame` stands, and Chrome's own frame roles read as `frame`."""
+    rec = merged(record(role="frame", tag="iframe"), node("button", "Save draft"))
+    assert rec["role"] == "frame" and rec["name"] == "Save draft"
+    for chrome_role in ("Iframe", "IframePresentational", "Embed", "PluginObject"):
+        assert merged(record(), node(chrome_role, "Pay"))["role"] == "frame", chrome_role

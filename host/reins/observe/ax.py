@@ -153,6 +153,11 @@ def _carried_ax(records: list[dict[str, Any]], snap: PageSnapshot, held: SentRec
     return known
 
 
+# Chrome's roles for a frame owner that carries no ARIA role of its own. One that carries one
+# (`<iframe role=button>`) Chrome's tree reports as that role: the page script's `frame` stands.
+_FRAME_ROLES = frozenset({"Iframe", "IframePresentational", "Embed", "PluginObject"})
+
+
 def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> None:
     if isinstance(answer, ReinsError):
         record["ax_error"] = answer.code
@@ -165,7 +170,9 @@ def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> Non
     role = _ax_value(node, "role")
     if node.get("ignored"):
         record["ax_ignored"] = True
-    elif isinstance(role, str) and role not in ("", "none"):
+    elif role in _FRAME_ROLES:
+        record["role"] = "frame"
+    elif isinstance(role, str) and role not in ("", "none") and record.get("role") != "frame":
         record["role"] = role
     name = _ax_value(node, "name")
     if isinstance(name, str) and name.strip():
