@@ -11,7 +11,7 @@
     │                               page_paused,
     │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
-    │                               not_editable, not_stable
+    │                               not_editable, not_stable, target_is_frame
     ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
     │                               upload_refused
     ├── EvaluateError               eval_exception, evaluate_disabled
@@ -75,6 +75,7 @@ _NEXT_STEP: dict[str, str] = {
     "not_visible": "scroll or open the container that shows the element, then retry",
     "not_editable": "target an input, textarea or contenteditable element",
     "not_stable": "the element is moving (animation); wait and retry",
+    "target_is_frame": "target an element inside the frame: a ref from its frame section of `reins state`, or CSS/XPath with --frame CSS-OF-THE-IFRAME",
     "fill_mismatch": "the page changed the value: read the kept value and adapt the input",
     "select_mismatch": "pick one of the options the select offers",
     "choose_mismatch": "the widget does not show the choice: open it again (`reins click`), `reins state` to see its options, and pick one it offers",
@@ -191,6 +192,7 @@ for _cls, _codes in (
             "not_visible",
             "not_editable",
             "not_stable",
+            "target_is_frame",
         ),
     ),
     (

@@ -50,3 +50,38 @@ def test_a_frame_dressed_as_a_button_is_listed_as_a_frame(browser: Browser, page
     assert ax.code == 0, ax.stderr
     assert any(line.endswith(' frame "Save draft"') for line in ax.stdout.splitlines()), ax.stdout
     assert _frame_log(browser) == ""
+
+
+def _refused(browser: Browser, *args: str) -> dict[str, Any]:
+    code, body = browser.cli(*args)
+    error = body.get("error") or {}
+    assert code != 0 and error.get("code") == "target_is_frame", f"{args} -> {code} {body}"
+    assert "--frame" in error["message"], error  # the next step: an element inside the frame
+    return error  # type: ignore[no-any-return]
+
+
+def test_no_action_presses_a_frame_dressed_as_a_button(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page)
+    on = ("--tab", str(tab))
+    proc = run_cli(browser.home, "state", *on, as_json=False)
+    ref = next(line for line in proc.stdout.splitlines() if '"Save draft"' in line).split()[0]
+    assert _refused(browser, "click", ref, *on).get("ref") == ref
+    _refused(browser, "click", 'role=button[name="Save draft"]', *on)
+    _refused(browser, "click", 'role=frame[name="Save draft"]', *on)
+    _refused(browser, "click", "iframe", *on)
+    _refused(browser, "click", 'text="Save draft"', *on)
+    _refused(browser, "click", "--text", "Save draft", *on)
+    _refused(browser, "dblclick", ref, *on)
+    _refused(browser, "fill", ref, "secret", *on)
+    _refused(browser, "type", "iframe#pay", "secret", *on)
+    _refused(browser, "press", "Enter", ref, *on)
+    _refused(browser, "check", ref, *on)
+    _refused(browser, "select", ref, "x", *on)
+    _refused(browser, "choose", ref, "x", *on)
+    _refused(browser, "drag", "#discard", ref, *on)
+    _refused(browser, "drag", ref, "#discard", *on)
+    assert _frame_log(browser) == ""  # the framed page was given nothing
+    # The page's own button beside it is pressed as ever.
+    browser.ok("click", "#discard", *on)
+    assert browser.js("return document.getElementById('log').textContent") == "discard;"
+    assert _frame_log(browser) == ""

@@ -192,6 +192,19 @@ def test_no_input_rides_without_a_record_that_passes_the_identity_check() -> Non
         assert not press.given
 
 
+def test_no_input_rides_for_a_record_listed_as_a_frame() -> None:
+    """A frame owner is never pressed (issue 43): its ref goes the way that asks the browser
+    what the node is (act/locate.py, refuse_frame_owner) before any input."""
+    frame = {**RECORD, "tag": "iframe", "role": "frame", "name": "Save draft"}
+    entry = replace(_entry(), identity=Identity.from_record(frame))
+    ext = Extension(["stopIfThrown"], {"result": {"value": {"record": frame, "probe": None}}})
+    press = _press()
+    _lookup(ext, press, held=[frame], entry=entry)
+    [batch] = ext.batches
+    assert [c["method"] for c in batch] == ["Runtime.evaluate"] * 2
+    assert page_function("probeSame") in batch[1]["params"]["expression"] and not press.given
+
+
 def _expected_in(batch: list[dict[str, Any]]) -> dict[str, Any]:
     """The identity fields the batch's pressSame must find (its fourth argument)."""
     expression = batch[0]["params"]["expression"]

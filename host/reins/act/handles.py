@@ -14,7 +14,15 @@ from reins.observe.collect import install_expression
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import session_for_iframe
 
-__all__ = ["Press", "Resolved", "describe", "find_all", "handle_for_record", "match_handle"]
+__all__ = [
+    "Press",
+    "Resolved",
+    "describe",
+    "find_all",
+    "handle_for_record",
+    "match_handle",
+    "refuse_frame_owner",
+]
 
 # Input events as (CDP method, params), built for a point of the main viewport.
 InputAt = Callable[[float, float], list[tuple[str, dict[str, Any]]]]
@@ -63,6 +71,33 @@ class Resolved:
     seen_box: list[float] | None = None
     # The first actionability probe's answer, taken with the ref's lookup (act/refs.py); used once.
     probed: dict[str, Any] | None = None
+
+
+# Frame owners by the browser's own node name; any other element owns a frame when the browser
+# reports one for it (an <object> holding a document).
+_FRAME_OWNER_NAMES = frozenset({"IFRAME", "FRAME", "FENCEDFRAME", "EMBED"})
+
+
+async def refuse_frame_owner(ctx: CommandContext, resolved: Resolved) -> None:
+    """``target_is_frame`` when ``resolved`` is a frame owner: input to it is input to the
+    document it shows, maybe another site's (issue 43). Asked of the browser (`DOM.describeNode`:
+    its node name, the frame it owns), never of the page script, which the page can make lie."""
+    node = (
+        await ctx.cdp(
+            "DOM.describeNode",
+            {"objectId": resolved.object_id, "depth": 0},
+            session_id=resolved.session_id,
+        )
+    ).get("node") or {}
+    name = str(node.get("nodeName") or "").upper()
+    if name in _FRAME_OWNER_NAMES or node.get("frameId") or node.get("contentDocument"):
+        shown = name.lower() if name.isalpha() else "frame owner"
+        raise ResolutionError(
+            f"the target is a frame (<{shown}>): reins never presses, fills or types into a frame "
+            "owner, which would give that input to the document it shows, maybe another site's",
+            code="target_is_frame",
+            details={"ref": resolved.ref} if resolved.ref else None,
+        )
 
 
 async def _ensure_api(ctx: CommandContext, session: str | None) -> None:

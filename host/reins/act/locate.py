@@ -12,7 +12,14 @@ import json
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError, UsageError
-from reins.act.handles import Press, Resolved, find_all, handle_for_record, match_handle
+from reins.act.handles import (
+    Press,
+    Resolved,
+    find_all,
+    handle_for_record,
+    match_handle,
+    refuse_frame_owner,
+)
 from reins.act.refs import resolve_ref
 from reins.act.targets import Target, parse_target
 from reins.bridge.context import CommandContext
@@ -83,6 +90,16 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
         pool = whole or pool
     if not pool and target.kind == "text":  # no interactive element: any visible one
         return await _resolve_by_text(ctx, target.value, exact=target.exact)
+    if not pool and target.kind == "role" and target.name is not None:
+        # The control the agent means is a frame the page dressed as one (issue 43): say so.
+        frames = [i for i, r in enumerate(records) if r.get("role") == "frame" and name_ok(r)]
+        if frames:
+            listed = ", ".join(refs[i] for i in frames[:8])
+            raise ResolutionError(
+                f"no {target.value} named {target.name!r}: what is named so is a frame ({listed})",
+                code="target_is_frame",
+                details={"candidates": [refs[i] for i in frames[:8]]},
+            )
     if not pool:
         raise ResolutionError(
             f"no element with {target.kind} {target.value!r}"
@@ -139,10 +156,13 @@ async def resolve_target(
     settle: bool = True,
     probe: bool = False,
     press: Press | None = None,
+    control: bool = False,
 ) -> Resolved:
     """Resolve TARGET, waiting up to the settle window for a target that is not there yet.
     ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe);
-    ``press``: the input that follows it, which a ref's lookup may give at once (``Press``)."""
+    ``press``: the input that follows it, which a ref's lookup may give at once (``Press``);
+    ``control``: the target is to be pressed, filled or typed into, so a frame owner is refused
+    (``target_is_frame``)."""
     parsed = parse_target(target, frame=frame)
 
     async def resolved() -> Resolved:
@@ -156,7 +176,7 @@ async def resolve_target(
         return settle and exc.transient and exc.code == "not_found"
 
     try:
-        return await poll_until(
+        found = await poll_until(
             ctx.deadline.child(int(SETTLE_WINDOW_S * 1000)),
             resolved,
             interval=0.1,
@@ -166,6 +186,16 @@ async def resolve_target(
         if exc.code == "not_found":  # waited for as long as it is waited for: final
             exc.transient = False
         raise
+    if control:
+        await _refuse_frame_owner(ctx, found, press)
+    return found
+
+
+async def _refuse_frame_owner(ctx: CommandContext, found: Resolved, press: Press | None) -> None:
+    # A press that rode with its ref's lookup has been given (act/refs.py never lets one ride for
+    # a record listed as a frame): there is no handle, nor anything left to refuse.
+    if press is None or not press.given:
+        await refuse_frame_owner(ctx, found)
 
 
 def text_only(smart: dict[str, Any]) -> bool:
@@ -195,38 +225,48 @@ async def resolve_for_action(
     *,
     probe: bool = False,
     press: Press | None = None,
+    control: bool = False,
 ) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type);
-    ``probe`` and ``press`` as for ``resolve_target``."""
-    if smart:
-        try:
-            matches, _stage = await find_elements(ctx, smart)
-        except ResolutionError as exc:
-            if exc.code != "not_found" or not text_only(smart):
-                raise
-            return await _smart_by_text(ctx, smart)
-        if len(matches) > 1 and smart.get("index") is None:
-            raise ResolutionError(
-                f"{len(matches)} elements match {json.dumps(smart, ensure_ascii=False)}",
-                code="ambiguous",
-                hint="add --index N (1-based) or --type",
-                details={"candidates": [m.get("ref") for m in matches[:8]]},
+    ``probe``, ``press`` and ``control`` as for ``resolve_target``."""
+    if not smart:
+        if not target:
+            raise UsageError(
+                "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
             )
-        chosen = matches[0]
-        seen = ctx.part(ObserveState).seen
-        # The map may be a cached one from an earlier observation than the latest (a `state` since
-        # then renumbers elements): go by the chosen element's ref, not by its index.
-        ref = chosen.get("ref")
-        if seen is None or ref not in seen.homes:
-            raise ResolutionError(
-                f"{ref} left the page since the map was built",
-                code="ref_stale",
-                transient=True,
-                hint="run `reins map --force` or `reins state`",
-            )
-        return await handle_for_record(ctx, seen.homes[ref], via="smart", ref=ref)
-    if not target:
-        raise UsageError(
-            "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
+        return await resolve_target(
+            ctx, target, frame=frame, probe=probe, press=press, control=control
         )
-    return await resolve_target(ctx, target, frame=frame, probe=probe, press=press)
+    found = await _resolve_smart(ctx, smart)
+    if control:
+        await refuse_frame_owner(ctx, found)
+    return found
+
+
+async def _resolve_smart(ctx: CommandContext, smart: dict[str, Any]) -> Resolved:
+    try:
+        matches, _stage = await find_elements(ctx, smart)
+    except ResolutionError as exc:
+        if exc.code != "not_found" or not text_only(smart):
+            raise
+        return await _smart_by_text(ctx, smart)
+    if len(matches) > 1 and smart.get("index") is None:
+        raise ResolutionError(
+            f"{len(matches)} elements match {json.dumps(smart, ensure_ascii=False)}",
+            code="ambiguous",
+            hint="add --index N (1-based) or --type",
+            details={"candidates": [m.get("ref") for m in matches[:8]]},
+        )
+    chosen = matches[0]
+    seen = ctx.part(ObserveState).seen
+    # The map may be a cached one from an earlier observation than the latest (a `state` since
+    # then renumbers elements): go by the chosen element's ref, not by its index.
+    ref = chosen.get("ref")
+    if seen is None or ref not in seen.homes:
+        raise ResolutionError(
+            f"{ref} left the page since the map was built",
+            code="ref_stale",
+            transient=True,
+            hint="run `reins map --force` or `reins state`",
+        )
+    return await handle_for_record(ctx, seen.homes[ref], via="smart", ref=ref)

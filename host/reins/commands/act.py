@@ -76,7 +76,13 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
         raise UsageError("--button is left, right or middle", code="bad_request")
     press = None if args.mode == "js" else pointer_press(ctx, clicks=clicks, button=args.button)
     el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=args.mode != "js", press=press
+        ctx,
+        args.target,
+        args.frame,
+        args.smart(),
+        probe=args.mode != "js",
+        press=press,
+        control=True,
     )
     return await click_element(
         ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js", press=press
@@ -116,7 +122,9 @@ async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     Date, time, datetime-local, month, week, color and range inputs take VALUE in their own
     format (2020-03-02, 13:45, 2020-03-02T13:45, 2020-03, 2020-W10, #ff8800, a number), set as
     their picker sets it."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
+    el = await resolve_for_action(
+        ctx, args.target, args.frame, args.smart(), probe=True, control=True
+    )
     return await fill_element(ctx, el, args.value)
 
 
@@ -126,7 +134,9 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
 
     Characters no key types (é, emoji, CJK) are inserted as text; a key the page cancels
     inserts nothing (fill_mismatch with what the field kept)."""
-    el = await resolve_for_action(ctx, args.target, args.frame, args.smart(), probe=True)
+    el = await resolve_for_action(
+        ctx, args.target, args.frame, args.smart(), probe=True, control=True
+    )
     return await fill_element(ctx, el, args.value, append=True)
 
 
@@ -147,7 +157,7 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
     A character that needs Shift on a US keyboard is pressed with Shift (+ is Shift+Equal)."""
     chord = parse_keys(args.keys)
     if args.target:
-        el = await resolve_target(ctx, args.target, frame=args.frame)
+        el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
 
         async def do(target: Resolved) -> dict[str, Any]:
             await actionable_point(ctx, target, need_enabled=True)
@@ -171,7 +181,7 @@ class SelectArgs(Args):
 @command("select", SelectArgs, idempotent=True, cli_args=("target", "values"))
 async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     """Choose option(s) of a native <select> by value or label."""
-    el = await resolve_target(ctx, args.target, frame=args.frame)
+    el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
     return await select_options(ctx, el, args.values)
 
 
@@ -189,7 +199,7 @@ class ChooseArgs(Args):
 async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
     return await choose_option(
-        ctx, await resolve_target(ctx, args.target, frame=args.frame), args.option
+        ctx, await resolve_target(ctx, args.target, frame=args.frame, control=True), args.option
     )
 
 
@@ -232,7 +242,7 @@ async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
     Files come only from the directory reins (the CLI, or `reins mcp`) runs in and below (no
     hidden files or folders), or from directories added with `reins config upload-dirs add DIR`.
     Answers the names and sizes the page received."""
-    el = await resolve_target(ctx, args.target, frame=args.frame)
+    el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
     return await upload_files(ctx, el, args.files, args.cwd)
 
 
@@ -265,8 +275,8 @@ async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
 
     Answers the points and the source's box before and after."""
     position = _position(args.position)
-    source = await resolve_target(ctx, args.source, frame=args.frame)
-    dest = await resolve_target(ctx, args.dest, frame=args.frame)
+    source = await resolve_target(ctx, args.source, frame=args.frame, control=True)
+    dest = await resolve_target(ctx, args.dest, frame=args.frame, control=True)
     return await drag_element(ctx, source, dest, position)
 
 
@@ -343,13 +353,15 @@ class CheckArgs(Args):
 @command("check", CheckArgs, idempotent=True, cli_args=("target",))
 async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Check a checkbox, radio or switch (verified by its checked state)."""
-    return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), True)
+    el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
+    return await set_checked(ctx, el, True)
 
 
 @command("uncheck", CheckArgs, idempotent=True, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Uncheck a checkbox or switch (verified by its checked state)."""
-    return await set_checked(ctx, await resolve_target(ctx, args.target, frame=args.frame), False)
+    el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
+    return await set_checked(ctx, el, False)
 
 
 class ScrollArgs(Args):
