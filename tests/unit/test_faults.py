@@ -319,3 +319,51 @@ def test_a_recorded_pid_that_is_no_longer_the_browser_does_not_block_launch(
     assert "exited at start" in caught.value.message
     assert mark.exists()
     assert not (pdir / "browser.pid").exists()  # no dead pid left behind
+
+
+def test_a_second_launch_of_a_profile_waits_for_the_first(
+    launch_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `reins launch` at once: the profile's launch lock is held while one starts its browser,
+    so the other waits and then finds that browser instead of starting a second one."""
+    import fcntl
+
+    from reins.setup import launch as launching
+
+    seen: list[bool] = []
+
+    def find_browser(explicit: str | None = None) -> str:  # runs inside the launch
+        fd = os.open(launch_home / "profiles" / "solo" / "launch.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            seen.append(False)  # nobody held it
+        except BlockingIOError:
+            seen.append(True)
+        finally:
+            os.close(fd)
+        raise ConnectionFailure("stop here", code="no_host")
+
+    monkeypatch.setattr(launching, "find_browser", find_browser)
+    with pytest.raises(ConnectionFailure, match="stop here"):
+        launching.launch("solo", headless=True, timeout_s=0.5)
+    assert seen == [True]
+    # released when the launch ends, also by an error
+    fd = os.open(launch_home / "profiles" / "solo" / "launch.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(fd)
+
+
+def test_a_browser_that_exits_at_start_leaves_another_launchs_pid_file(launch_home: Path) -> None:
+    """Chromium hands its URL to a browser already on the profile and exits; the pid file is then
+    the other browser's, and stays."""
+    from reins.setup.launch import launch
+
+    pdir = launch_home / "profiles" / "solo"
+    pdir.mkdir(parents=True)
+    script = launch_home / "fake-chromium"
+    # the winner's pid, written while this "browser" runs
+    script.write_text(f"#!/bin/sh\nprintf 4242 > {pdir / 'browser.pid'}\nexit 0\n")
+    script.chmod(0o755)
+    with pytest.raises(ConnectionFailure, match="exited at start"):
+        launch("solo", browser=str(script), headless=True, timeout_s=5)
+    assert (pdir / "browser.pid").read_text() == "4242"

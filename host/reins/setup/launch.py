@@ -6,13 +6,16 @@ its own NativeMessagingHosts folder), the launcher, the browser's log and its pi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,8 @@ from reins._paths import (
 )
 from reins.bridge.client import socket_alive
 from reins.setup.install import extension_dir, write_launcher, write_manifest
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 __all__ = ["browser_flags", "find_browser", "launch", "running_browser", "shutdown"]
 
@@ -176,6 +181,50 @@ def launch(
         raise UsageError(f"profile name {name!r}: use letters, digits, . _ -")
     home = ensure_private_dir(reins_home())
     pdir = ensure_private_dir(profile_dir(name, home))
+    with _launching(pdir):
+        return _launch(name, home, pdir, url, headless, browser, user_data_dir, timeout_s)
+
+
+@contextlib.contextmanager
+def _launching(pdir: Path) -> Iterator[None]:
+    """One `reins launch` of a profile at a time. Two at once would both find no browser, both
+    start one, and Chromium's second would hand its URL to the first and exit: that launch said
+    `no_host` and deleted the first one's pid file. The second now waits for the first to finish
+    and then finds its browser (``_reuse``). The lock is the OS's: it goes with its process."""
+    fd = os.open(pdir / "launch.lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+    try:
+        _lock(fd)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _lock(fd: int) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for ~10 s itself
+                return
+            except OSError:
+                continue
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def _launch(
+    name: str,
+    home: Path,
+    pdir: Path,
+    url: str | None,
+    headless: bool,
+    browser: str | None,
+    user_data_dir: str | None,
+    timeout_s: float,
+) -> dict[str, Any]:
     sock = socket_path(name, home)
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
     running = running_browser(pdir, data_dir)
@@ -200,7 +249,7 @@ def launch(
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            (pdir / "browser.pid").unlink(missing_ok=True)
+            _forget_pid(pdir, proc.pid)
             raise ConnectionFailure(
                 f"the browser exited at start (code {proc.returncode}); see {pdir / 'browser.log'}",
                 code="no_host",
@@ -222,6 +271,15 @@ def launch(
         hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
         f"--user-data-dir {data_dir}`",
     )
+
+
+def _forget_pid(pdir: Path, pid: int) -> None:
+    """Remove the pid file only while it is still this browser's."""
+    try:
+        if (pdir / "browser.pid").read_text().strip() == str(pid):
+            (pdir / "browser.pid").unlink()
+    except (FileNotFoundError, ValueError):
+        pass
 
 
 def _extension_digest() -> str:
