@@ -25,7 +25,7 @@ from reins.page.frames import frame_sessions
 from reins.page.poll import poll_until
 from reins.page.visibility import require_rendering
 
-__all__ = ["Point", "actionable_point"]
+__all__ = ["Point", "actionable_point", "frame_owner"]
 
 
 # What a later probe may find different: anything else ends the wait at once.
@@ -41,7 +41,7 @@ class Point:
     y: float
 
 
-async def _frame_owner(ctx: CommandContext, el: Resolved) -> int:
+async def frame_owner(ctx: CommandContext, el: Resolved) -> int:
     """The backend node id of the iframe holding an element of an out-of-process frame (looked
     up once per resolved element)."""
     if el.frame_owner is None:
@@ -58,7 +58,7 @@ async def _frame_offset(ctx: CommandContext, el: Resolved) -> tuple[float, float
     """For an element in an out-of-process frame: that frame's origin in the main viewport."""
     if el.session_id is None:
         return 0.0, 0.0
-    model = await ctx.cdp("DOM.getBoxModel", {"backendNodeId": await _frame_owner(ctx, el)})
+    model = await ctx.cdp("DOM.getBoxModel", {"backendNodeId": await frame_owner(ctx, el)})
     content = (model.get("model") or {}).get("content") or [0, 0]
     return float(content[0]), float(content[1])
 
@@ -157,4 +157,4 @@ async def actionable_point(
 
 
 async def _scroll_frame_owner(ctx: CommandContext, el: Resolved) -> None:
-    await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": await _frame_owner(ctx, el)})
+    await ctx.cdp("DOM.scrollIntoViewIfNeeded", {"backendNodeId": await frame_owner(ctx, el)})

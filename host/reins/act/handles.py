@@ -40,6 +40,11 @@ class Press:
     need_enabled: bool = True
     # The options of the state read after the input (act/effects.py, read_options).
     read_after: dict[str, Any] = field(default_factory=dict)
+    # A press (not a hover): its input waits for Chrome's hit test after the move
+    # (act/hittest.py), so the lookup gives only the check, the state read before and the
+    # element's handle; ``checked_at`` is then the point the page checked.
+    hit_test: bool = False
+    checked_at: tuple[float, float] | None = None
     # Set when the input was given: where, the state read before it (None: not readable), the
     # batch's answers from the first event on (the events, then the read after), or the
     # JavaScript dialog the input opened.

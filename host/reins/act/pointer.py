@@ -1,8 +1,10 @@
 """Pointer input: real CDP mouse events at a point that passed the actionability checks.
 
-A click is `Input.dispatchMouseEvent` moved → pressed → released, as one ordered batch. DOM
-`el.click()` is used only when no usable point exists, and the answer says so; `REINS_CLICK=js`
-forces it as an emergency switch.
+A click is `Input.dispatchMouseEvent` moved → pressed → released. The move goes first, with
+Chrome's hit test at the point right after it (act/hittest.py): the press is sent only when what
+Chrome will press is the target or inside it, in a second ordered batch; else `obscured`, retried
+within the budget from a new probe. DOM `el.click()` is used only when no usable point exists,
+and the answer says so; `REINS_CLICK=js` forces it as an emergency switch.
 """
 
 from __future__ import annotations
@@ -11,14 +13,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
-from reins.act.actionability import Point, actionable_point
-from reins.act.effects import act_by_input, act_on, dialog_answer, input_answer, read_options
+from reins.act.actionability import Point, actionable_point, frame_owner
+from reins.act.effects import (
+    ASK_AFTER_MS,
+    act_by_input,
+    act_on,
+    before_command,
+    before_value,
+    dialog_answer,
+    input_answer,
+    read_options,
+)
 from reins.act.handles import Press
+from reins.act.hittest import HitPlan, hit_after_move, hit_commands, judge, what_is_at
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext, TabPart
-from reins.page.call import call_function
+from reins.page.call import call_function, call_params
+from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
+from reins.page.poll import poll_until
 
-__all__ = ["MousePosition", "click_element", "mouse_event", "pointer_press", "press_element"]
+__all__ = [
+    "MousePosition",
+    "checked_point",
+    "click_element",
+    "mouse_event",
+    "pointer_press",
+    "press_element",
+]
 
 
 @dataclass
@@ -80,19 +101,170 @@ def _click_events(
     return events
 
 
-async def _mouse(
-    ctx: CommandContext, point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
-) -> None:
-    """The click's events as one ordered batch: one round trip."""
-    events = _click_events(point, clicks=clicks, button=button, modifiers=modifiers)
-    answers = await ctx.cdp_batch(
-        events, sequential=True, each=[{"noWait": True}] * (len(events) - 1)
+def _reads(el: Resolved) -> dict[str, Any]:
+    return {"sessionId": el.session_id} if el.session_id else {}
+
+
+async def _hit_plan(ctx: CommandContext, el: Resolved, point: Point) -> HitPlan:
+    owner = await frame_owner(ctx, el) if el.session_id is not None else None
+    return HitPlan(int(point.x), int(point.y), owner)
+
+
+async def _move_and_hit(
+    ctx: CommandContext, el: Resolved, point: Point, *, read_before: bool
+) -> dict[str, Any] | None:
+    """One ordered batch: the state read before the action (``read_before``), the target's tree
+    as Chrome has it, the mouse move to ``point`` (answered once the page handled it), then
+    Chrome's hit test there. Raises ``obscured`` when the press would not reach the target;
+    answers the state read before (None: not read)."""
+    plan = await _hit_plan(ctx, el, point)
+    held = ctx.part(MousePosition)
+    commands: list[tuple[str, dict[str, Any]]] = []
+    each: list[dict[str, Any]] = []
+    if read_before:
+        commands.append(before_command(el))
+        each.append(_reads(el))
+    commands.append(("DOM.describeNode", {"objectId": el.object_id, "depth": -1, "pierce": True}))
+    each.append(_reads(el))
+    commands.append(
+        (
+            "Input.dispatchMouseEvent",
+            {
+                "type": "mouseMoved",
+                "x": point.x,
+                "y": point.y,
+                "button": "none",
+                "buttons": held.buttons,
+            },
+        )
     )
-    _moved_to(ctx, point.x, point.y, released=True)
-    if any(isinstance(answer, ReinsError) for answer in answers):
-        raise _first_failure(answers)
-    if len(answers) < len(events):
-        raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
+    each.append({})
+    commands += hit_commands(ctx, plan)
+    each += [{}, {}]
+    try:
+        answers = await until_dialog(
+            ctx.cdp_batch(commands, sequential=True, each=each), ctx.part(DialogWatch)
+        )
+    finally:
+        held.x, held.y = point.x, point.y
+    lead = 1 if read_before else 0
+    for answer in answers[: lead + 2]:
+        if isinstance(answer, ReinsError):
+            raise answer
+    if len(answers) < lead + 3:
+        raise ReinsError("the mouse move was cut short", code="cdp_error", transient=True)
+    target = answers[lead]
+    assert isinstance(target, dict)
+    hit = await hit_after_move(ctx, plan, answers, lead + 2)
+    if hit is None or not judge(target.get("node") or {}, hit, owner=plan.owner):
+        raise _obscured(None if hit is None else await what_is_at(ctx, hit))
+    return before_value(answers[0]) if read_before else None
+
+
+def _obscured(label: str | None) -> ResolutionError:
+    """Chrome's hit test found ``label`` (None: nothing) where the press would go."""
+    if label is None:
+        return ResolutionError(
+            "nothing of the page is at the press point (Chrome's hit test)",
+            code="obscured",
+            transient=True,
+        )
+    return ResolutionError(
+        f"the element is covered by {label} (Chrome's hit test at the press point, after the"
+        " mouse moved there): no press was given",
+        code="obscured",
+        transient=True,
+        details={"covered_by": label},
+        hint="`reins state` shows what the page offers now; a frame laid over the element takes"
+        " the click, not the element",
+    )
+
+
+async def checked_point(
+    ctx: CommandContext,
+    el: Resolved,
+    *,
+    need_enabled: bool = True,
+    read_before: bool = False,
+    first: Point | None = None,
+) -> tuple[Point, dict[str, Any] | None] | None:
+    """An actionable point the mouse has moved to and Chrome's hit test there found the target
+    at (with the state read before the move, ``read_before``). ``first``: a point already
+    checked by the page (a ref's lookup), tried before any probe. A hit elsewhere is retried
+    from a new probe until the budget ends, then answers ``obscured``; None when the element has
+    no box (the caller may use ``el.click()``)."""
+    tries = 0
+
+    async def attempt() -> tuple[Point, dict[str, Any] | None] | None:
+        nonlocal tries
+        tries += 1
+        if first is not None and tries == 1:
+            point: Point | None = first
+        else:
+            point = await actionable_point(ctx, el, need_enabled=need_enabled)
+        if point is None:
+            return None
+        point = Point(float(round(point.x)), float(round(point.y)))
+        before = await _move_and_hit(ctx, el, point, read_before=read_before)
+        return point, before
+
+    return await poll_until(
+        ctx.deadline,
+        attempt,
+        interval=0.1,
+        reserve_s=0.15,
+        retry=lambda exc: exc.code == "obscured",
+        explain_timeout=True,
+    )
+
+
+def _press_events(
+    point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
+) -> list[tuple[str, dict[str, Any]]]:
+    """The click's events after its move: (pressed → released) × clicks."""
+    return _click_events(point, clicks=clicks, button=button, modifiers=modifiers)[1:]
+
+
+async def press_checked(
+    ctx: CommandContext,
+    el: Resolved,
+    point: Point,
+    before: dict[str, Any] | None,
+    extra: dict[str, Any],
+    *,
+    clicks: int = 1,
+    button: str = "left",
+    after: tuple[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The press after a checked move, and the state read after it, as one ordered batch; the
+    answer from the state read before (``before``). ``after``: the read-after command (default:
+    ``readState`` on the element's handle)."""
+    events = _press_events(point, clicks=clicks, button=button)
+    read = after or (
+        "Runtime.callFunctionOn",
+        call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
+    )
+    commands = [*events, read]
+    each: list[dict[str, Any]] = [*({"noWait": True} for _ in events[:-1]), {}, _reads(el)]
+    try:
+        answers = await until_dialog(
+            ctx.cdp_batch(
+                commands,
+                sequential=True,
+                each=each,
+                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
+            ),
+            ctx.part(DialogWatch),
+        )
+    except DialogOpened as opened:
+        return dialog_answer(el, opened.dialog)
+    except ReinsError as exc:
+        if exc.code != "target_closed":
+            raise
+        answers = [exc]
+    finally:
+        _moved_to(ctx, point.x, point.y, released=True)
+    return await input_answer(ctx, el, before, answers, len(events), extra)
 
 
 def _moved_to(ctx: CommandContext, x: float, y: float, *, released: bool) -> None:
@@ -129,7 +301,12 @@ def pointer_press(
             return _hover_events(ctx, Point(x, y))
         return _click_events(Point(x, y), clicks=clicks, button=button)
 
-    return Press(events, need_enabled=not hover_only, read_after=read_options(ctx))
+    return Press(
+        events,
+        need_enabled=not hover_only,
+        read_after=read_options(ctx),
+        hit_test=not hover_only,
+    )
 
 
 async def click_element(
@@ -154,6 +331,20 @@ async def click_element(
         extra = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
         return await input_answer(ctx, el, press.before, press.answers or [], press.count, extra)
 
+    if press is not None and press.checked_at is not None and not hover_only:
+        # The lookup checked the node and read the state before (refs.py): the move, Chrome's
+        # hit test and the press follow here, at the point the page checked first.
+        try:
+            checked = await checked_point(ctx, el, first=Point(*press.checked_at))
+        except DialogOpened as opened:
+            return dialog_answer(el, opened.dialog)
+        if checked is not None:
+            point = checked[0]
+            extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+            return await press_checked(
+                ctx, el, point, press.before, extra, clicks=clicks, button=button
+            )
+
     async def js(target: Resolved) -> dict[str, Any]:
         await _js_click(ctx, target, clicks)
         kind = "js_click_forced" if force_js else "js_click_fallback"
@@ -162,18 +353,22 @@ async def click_element(
 
     if force_js:
         return await act_on(ctx, el, js)
-    point = await actionable_point(ctx, el, need_enabled=not hover_only)
-    if point is None:
-        if hover_only:
-            raise ResolutionError("the element has no box to hover", code="not_visible")
-        return await act_on(ctx, el, js)
     if hover_only:
-        events = _hover_events(ctx, point)
-    else:
-        events = _click_events(point, clicks=clicks, button=button)
-    _moved_to(ctx, point.x, point.y, released=not hover_only)
+        spot = await actionable_point(ctx, el, need_enabled=False)
+        if spot is None:
+            raise ResolutionError("the element has no box to hover", code="not_visible")
+        _moved_to(ctx, spot.x, spot.y, released=False)
+        extra = {"method": "cdp", "point": [round(spot.x, 1), round(spot.y, 1)]}
+        return await act_by_input(ctx, el, _hover_events(ctx, spot), extra)
+    try:
+        checked = await checked_point(ctx, el, read_before=True)
+    except DialogOpened as opened:  # the move opened a dialog: no press was given
+        return dialog_answer(el, opened.dialog)
+    if checked is None:
+        return await act_on(ctx, el, js)
+    point, before = checked
     extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
-    return await act_by_input(ctx, el, events, extra)
+    return await press_checked(ctx, el, point, before, extra, clicks=clicks, button=button)
 
 
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
@@ -184,10 +379,20 @@ async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
 
 async def press_element(ctx: CommandContext, el: Resolved) -> str:
     """One click on an element, without the effect reads around it (a step of a larger action):
-    real mouse events at its actionable point, ``el.click()`` when it has none. Answers which."""
-    point = await actionable_point(ctx, el)
-    if point is None:
+    real mouse events at its actionable point once Chrome's hit test there found the element,
+    ``el.click()`` when it has none. Answers which."""
+    checked = await checked_point(ctx, el)
+    if checked is None:
         await _js_click(ctx, el, 1)
         return "js_fallback"
-    await _mouse(ctx, point, clicks=1)
+    point, _ = checked
+    events = _press_events(point, clicks=1)
+    answers = await ctx.cdp_batch(
+        events, sequential=True, each=[{"noWait": True}] * (len(events) - 1)
+    )
+    _moved_to(ctx, point.x, point.y, released=True)
+    if any(isinstance(answer, ReinsError) for answer in answers):
+        raise _first_failure(answers)
+    if len(answers) < len(events):
+        raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
     return "cdp"

@@ -5,21 +5,21 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.effects import ASK_AFTER_MS
 from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
+from reins.act.presscheck import HELD as _HELD
+from reins.act.presscheck import expected_identity, findings, keep_defined, remote_handle
 from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
 from reins.bridge.protocol import STOP_IF_THROWN
-from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
+from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
-from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt, current_url, registry_for, seen_for
 from reins.page.call import (
     HeldFunctions,
@@ -36,12 +36,6 @@ __all__ = ["resolve_ref"]
 
 # A recovered candidate must beat the runner-up by this much to count as unambiguous.
 RECOVERY_MARGIN = 0.05
-
-# The record fields Identity.from_record reads (named as its fields): the page compares them for a
-# Press (refcheck.js, pressSame, goes by the keys it is given).
-_IDENTITY_FIELDS = tuple(f.name for f in fields(Identity))
-# The page functions a Press calls, held by handle once a document has had one (page/call.py).
-_HELD = ("pressSame", "readHeld")
 
 
 async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | None:
@@ -60,63 +54,6 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
     return Resolved(await match_handle(ctx, 0, session), session, via="ref", ref=entry.ref)
 
 
-def _expected_identity(
-    ctx: CommandContext, entry: RegistryEntry, gen: str | None, index: int
-) -> dict[str, Any] | None:
-    """The identity fields of the record the latest collection sent for this index, when that
-    record passes the ref's identity check: what the page must still show for a Press.
-
-    After a host restart (or a detach) the records sent are gone (what the page holds and where
-    the ref was seen are not: ``SeenAt`` is saved): the ref's own identity from the registry is then
-    what the page must show, field for field — stricter than the check, never looser. A name cut
-    to the identity's length would never match the page's: no Press then."""
-    if gen is None:
-        return None
-    held = ctx.part(SentRecords)
-    if held.gen is None:  # none held since the host started (or the tab was detached)
-        identity = entry.identity
-        if entry.source != "dom":  # Chrome's role and name, not what the page script reads
-            return None
-        if identity.name is not None and len(identity.name) >= MAX_NAME_CHARS:
-            return None
-        return {key: getattr(identity, key) for key in _IDENTITY_FIELDS}
-    if held.gen != gen or not 0 <= index < len(held.records):
-        return None
-    record = held.records[index]
-    if compare(entry.identity, Identity.from_record(record)) < MATCH_THRESHOLD:
-        return None
-    return {key: record.get(key) for key in _IDENTITY_FIELDS}
-
-
-def _keep_defined(
-    held: HeldFunctions, document_id: str, answers: list[dict[str, Any] | ReinsError]
-) -> None:
-    """Keep the handles the end of a press batch compiled (``_HELD``, in order), if all came."""
-    handles: dict[str, str] = {}
-    for name, answer in zip(_HELD, answers, strict=False):
-        if isinstance(answer, ReinsError):
-            return
-        try:
-            remote = call_value(answer, what="define", by_value=False)
-        except ReinsError:
-            return
-        if not isinstance(remote, dict) or remote.get("type") != "function":
-            return
-        handles[name] = str(remote.get("objectId") or "")
-    if len(handles) == len(_HELD) and all(handles.values()):
-        held.keep(document_id, handles)
-
-
-def _findings(answer: dict[str, Any]) -> dict[str, Any] | None:
-    """What ``pressSame`` found when it refused to let the input go: the JSON text it threw."""
-    thrown = ((answer.get("exceptionDetails") or {}).get("exception") or {}).get("value")
-    try:
-        found = json.loads(thrown) if isinstance(thrown, str) else None
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) and "why" in found else None
-
-
 @dataclass
 class _PressPlan:
     """How a Press rides in the lookup batch: where its input goes, and what the batch holds
@@ -129,12 +66,24 @@ class _PressPlan:
     after_ms: int
     # The first press in this document: the batch ends by compiling ``_HELD`` to be held.
     defining: bool
+    # A press: the batch gives no input, only the element's handle after the check (the move,
+    # Chrome's hit test and the press follow in act/pointer.py).
+    handle: tuple[str, dict[str, Any]] | None = None
+
+    @property
+    def given_here(self) -> int:
+        """How many commands after the check are the input and the read after it (0: none)."""
+        return 0 if self.handle is not None else len(self.events) + 1
 
     def tail(self) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
-        """The commands after the check (the input, the read after, the definitions), and what
-        each of them adds to its command."""
-        commands = [*self.events, self.after]
-        each: list[dict[str, Any]] = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
+        """The commands after the check (the input and the read after, or the handle; the
+        definitions), and what each of them adds to its command."""
+        each: list[dict[str, Any]]
+        if self.handle is not None:
+            commands, each = [self.handle], [{}]
+        else:
+            commands = [*self.events, self.after]
+            each = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
         if self.defining:
             commands += [("Runtime.evaluate", define_params(name)) for name in _HELD]
             each += [{"noWait": True}, {}]
@@ -156,7 +105,7 @@ def _plan_press(
     seen_box = options.get("seen") if options is not None else None
     if seen_box is None or not ctx.host.link.has(STOP_IF_THROWN):
         return None
-    expect = _expected_identity(ctx, entry, gen, index)
+    expect = expected_identity(ctx, entry, gen, index)
     if expect is None or expect.get("role") == "frame":
         # A frame owner is never pressed (issue 43): the action goes the way that asks the
         # browser what the node is before any input (act/locate.py, refuse_frame_owner).
@@ -165,6 +114,16 @@ def _plan_press(
     after_ms = max(1, ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS))
     check_args = (gen, index, options, expect, list(point), press.need_enabled)
     after_args = (gen, index, "after", press.read_after)
+    handle = (
+        (
+            "Runtime.evaluate",
+            evaluate_params(
+                page_call("sameNode", gen, index), timeout, by_value=False, object_group="reins"
+            ),
+        )
+        if press.hit_test
+        else None
+    )
     held = ctx.part(HeldFunctions)
     if held.held(seen.document_id, *_HELD):
         return _PressPlan(
@@ -180,6 +139,7 @@ def _plan_press(
             ),
             after_ms,
             defining=False,
+            handle=handle,
         )
     return _PressPlan(  # the first in this document: sent whole, then compiled to be held
         point,
@@ -194,6 +154,7 @@ def _plan_press(
         ),
         after_ms,
         defining=True,
+        handle=handle,
     )
 
 
@@ -215,13 +176,16 @@ def _given(
     found = value if isinstance(value, dict) else {}
     count = len(plan.events)
     if plan.defining:
-        _keep_defined(ctx.part(HeldFunctions), document_id, tail[count + 1 :])
+        keep_defined(ctx.part(HeldFunctions), document_id, tail[max(1, plan.given_here) :])
     else:
         ctx.note("press_by_held_functions")
     before = found.get("before")
-    press.point, press.count = plan.point, count
-    press.answers = tail[: count + 1]
     press.before = before if isinstance(before, dict) else None
+    if plan.handle is not None:
+        press.checked_at = plan.point
+    else:
+        press.point, press.count = plan.point, count
+        press.answers = tail[: count + 1]
     ctx.note("press_with_lookup")
     record = found.get("record")
     return record if isinstance(record, dict) else {}
@@ -343,12 +307,20 @@ async def _press_with_lookup(
         ctx.part(HeldFunctions).forget()  # a handle of a context that went away
         return None
     if not checked.get("exceptionDetails"):
+        record_now = _given(ctx, press, plan, answers[1:], checked, seen.document_id)
+        if plan.handle is not None:
+            # No input yet: the element's handle goes on to the move, the hit test and the
+            # press (and through the identity check like any lookup's).
+            remote = remote_handle(answers[1] if len(answers) > 1 else None)
+            if remote is None:
+                press.checked_at = None
+                return None
+            return Resolved(remote, None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
         # Whatever the answers say, this is the element the input was given to (never looked
         # up, nor given, again).
-        record_now = _given(ctx, press, plan, answers[1:], checked, seen.document_id)
         return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
     ctx.note("press_with_lookup_refused")
-    found = _findings(checked)
+    found = findings(checked)
     record = found.get("record") if found is not None else None
     if found is None or not isinstance(record, dict):
         return None

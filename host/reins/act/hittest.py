@@ -1,0 +1,188 @@
+"""The browser's hit test before a press: what Chrome itself will send the pointer to.
+
+A page's own code cannot say what is under a point: it may redefine ``elementFromPoint`` and lay
+another origin's frame, nearly transparent, over the target, or move another element under the
+pointer when the mouse arrives. So before every press reins gives the mouse move first, then
+asks Chrome (``DOM.getNodeForLocation``, in the main frame's document coordinates) what is at
+the press point, and presses only when that is the target or inside it (shadow-including) —
+never a frame owner other than the target, never a node of another frame. Anything else is
+``obscured``, naming what is there, and no press is sent.
+
+The target's subtree comes from Chrome too (``DOM.describeNode`` with ``pierce``), in the same
+round trip as the move and the hit test: the check itself runs in the host, not in the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from reins._errors import ReinsError, ResolutionError
+from reins.bridge.context import CommandContext, TabPart
+
+__all__ = [
+    "HitPlan",
+    "ScrollSeen",
+    "hit_after_move",
+    "hit_commands",
+    "judge",
+    "name_node",
+    "what_is_at",
+    "subtree",
+]
+
+# Elements that show another document: a hit on one that is not the target is a press into a
+# frame the target is not in.
+FRAME_OWNERS = frozenset({"IFRAME", "FRAME", "OBJECT", "EMBED", "FENCEDFRAME", "PORTAL"})
+
+# How often a hit test is asked again when the page scrolled between the guess and the answer.
+_SCROLL_TRIES = 3
+
+
+@dataclass
+class ScrollSeen(TabPart):
+    """The main frame's scroll offset Chrome last reported (``Page.getLayoutMetrics``): the guess
+    that turns a viewport point into the document point the hit test takes, checked in the same
+    round trip."""
+
+    x: float = 0.0
+    y: float = 0.0
+
+    def on_detach(self) -> None:
+        self.x = self.y = 0.0
+
+
+def subtree(node: dict[str, Any]) -> dict[int, str]:
+    """backendNodeId → nodeName of a ``DOM.describeNode`` tree: the node, its descendants and
+    their shadow roots and pseudo-elements (pure). A frame's document is inside only when the
+    node itself is that frame's owner (the target is the frame)."""
+    out: dict[int, str] = {}
+    stack = [node]
+    if isinstance(node.get("contentDocument"), dict):
+        stack.append(node["contentDocument"])
+    while stack:
+        n = stack.pop()
+        if isinstance(n.get("backendNodeId"), int):
+            out[int(n["backendNodeId"])] = str(n.get("nodeName") or "")
+        for key in ("children", "shadowRoots", "pseudoElements"):
+            stack.extend(c for c in n.get(key) or [] if isinstance(c, dict))
+    return out
+
+
+def judge(target: dict[str, Any], hit: int, *, owner: int | None = None) -> bool:
+    """Does a press at a point whose hit test answered ``hit`` go to ``target`` (pure)?
+
+    ``target``: the target's ``describeNode`` tree. ``owner``: for a target in an out-of-process
+    frame, the backend node id of its frame's owner in the main frame, which is all the main
+    frame's hit test can see of it (that test must answer exactly the owner)."""
+    if owner is not None:
+        return hit == owner
+    nodes = subtree(target)
+    if hit not in nodes:
+        return False
+    root = target.get("backendNodeId")
+    return hit == root or nodes[hit] not in FRAME_OWNERS
+
+
+def _attributes(node: dict[str, Any]) -> dict[str, str]:
+    flat = node.get("attributes") or []
+    return {str(flat[i]): str(flat[i + 1]) for i in range(0, len(flat) - 1, 2)}
+
+
+def name_node(node: dict[str, Any]) -> str:
+    """A short label for a node Chrome described: ``tag#id.class``, and for a frame owner the
+    origin its frame shows (pure; printed as data by the renderers)."""
+    tag = str(node.get("localName") or node.get("nodeName") or "node").lower()
+    attrs = _attributes(node)
+    label = tag
+    if attrs.get("id"):
+        label += "#" + attrs["id"][:40]
+    classes = attrs.get("class", "").split()
+    if classes:
+        label += "." + ".".join(c[:30] for c in classes[:2])
+    if str(node.get("nodeName") or "").upper() in FRAME_OWNERS:
+        src = attrs.get("src") or attrs.get("data") or ""
+        parts = urlsplit(src)
+        if parts.scheme and parts.netloc:
+            label += f" (a frame of {parts.scheme}://{parts.netloc})"
+        else:
+            label += " (a frame)"
+    return label
+
+
+@dataclass
+class HitPlan:
+    """Where one press goes: the point of the main viewport the mouse events use, and for a target
+    in an out-of-process frame, its owner's backend node id."""
+
+    x: int
+    y: int
+    owner: int | None = None
+
+
+def hit_commands(ctx: CommandContext, plan: HitPlan) -> list[tuple[str, dict[str, Any]]]:
+    """The hit test at ``plan``'s point in document coordinates (the scroll offset guessed from
+    ``ScrollSeen``), then the layout metrics that check the guess."""
+    seen = ctx.part(ScrollSeen)
+    return [
+        (
+            "DOM.getNodeForLocation",
+            {
+                "x": int(round(plan.x + seen.x)),
+                "y": int(round(plan.y + seen.y)),
+                "includeUserAgentShadowDOM": False,
+                "ignorePointerEventsNone": False,
+            },
+        ),
+        ("Page.getLayoutMetrics", {}),
+    ]
+
+
+def scroll_checked(ctx: CommandContext, metrics: dict[str, Any]) -> bool:
+    """Did the hit test use the scroll offset Chrome reports now? Keeps the new one either way."""
+    viewport = metrics.get("cssLayoutViewport") or {}
+    x, y = float(viewport.get("pageX") or 0.0), float(viewport.get("pageY") or 0.0)
+    seen = ctx.part(ScrollSeen)
+    same = abs(seen.x - x) < 0.5 and abs(seen.y - y) < 0.5
+    seen.x, seen.y = x, y
+    return same
+
+
+async def hit_after_move(
+    ctx: CommandContext,
+    plan: HitPlan,
+    answers: list[dict[str, Any] | ReinsError],
+    at: int,
+) -> int | None:
+    """The hit test's node from a batch's answers (``hit_commands`` at index ``at``), asked again
+    (no new move) while the page's scroll offset was not the one guessed. None: nothing at the
+    point (off the visible area)."""
+    for _ in range(_SCROLL_TRIES):
+        hit = answers[at] if len(answers) > at else None
+        metrics = answers[at + 1] if len(answers) > at + 1 else None
+        if hit is None:
+            raise ReinsError("the hit test was cut short", code="cdp_error", transient=True)
+        nothing = isinstance(hit, ReinsError) and "no node found" in str(hit).lower()
+        if isinstance(hit, ReinsError):
+            if not nothing:
+                raise hit
+        if metrics is None:  # the batch stopped at a point off the document: check the guess
+            metrics = await ctx.cdp("Page.getLayoutMetrics", {})
+        if isinstance(metrics, ReinsError):
+            raise metrics
+        if scroll_checked(ctx, metrics):
+            return None if isinstance(hit, ReinsError) else int(hit["backendNodeId"])
+        answers, at = await ctx.cdp_batch(hit_commands(ctx, plan), sequential=True), 0
+    raise ResolutionError(
+        "the page kept scrolling under the pointer", code="not_stable", transient=True
+    )
+
+
+async def what_is_at(ctx: CommandContext, hit: int) -> str:
+    """A label for the node Chrome's hit test found (``name_node``)."""
+    try:
+        described = await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})
+    except ReinsError:
+        return "another element"
+    return name_node(described.get("node") or {})

@@ -1,0 +1,94 @@
+"""The host's side of a press checked with its ref's lookup (``pressSame``, refcheck.js): what
+the page must still show, and what the batch's answers say (pure, over the answers)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+from reins._errors import ReinsError
+from reins.bridge.context import CommandContext
+from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
+from reins.observe.registry import RegistryEntry
+from reins.observe.sent import SentRecords
+from reins.page.call import HeldFunctions, call_value
+
+__all__ = ["HELD", "expected_identity", "findings", "keep_defined", "remote_handle"]
+
+# The record fields Identity.from_record reads (named as its fields): the page compares them for a
+# Press (refcheck.js, pressSame, goes by the keys it is given).
+_IDENTITY_FIELDS = tuple(f.name for f in fields(Identity))
+# The page functions a Press calls, held by handle once a document has had one (page/call.py).
+HELD = ("pressSame", "readHeld")
+
+
+def expected_identity(
+    ctx: CommandContext, entry: RegistryEntry, gen: str | None, index: int
+) -> dict[str, Any] | None:
+    """The identity fields of the record the latest collection sent for this index, when that
+    record passes the ref's identity check: what the page must still show for a Press.
+
+    After a host restart (or a detach) the records sent are gone (what the page holds and where
+    the ref was seen are not: ``SeenAt`` is saved): the ref's own identity from the registry is then
+    what the page must show, field for field — stricter than the check, never looser. A name cut
+    to the identity's length would never match the page's: no Press then."""
+    if gen is None:
+        return None
+    held = ctx.part(SentRecords)
+    if held.gen is None:  # none held since the host started (or the tab was detached)
+        identity = entry.identity
+        if entry.source != "dom":  # Chrome's role and name, not what the page script reads
+            return None
+        if identity.name is not None and len(identity.name) >= MAX_NAME_CHARS:
+            return None
+        return {key: getattr(identity, key) for key in _IDENTITY_FIELDS}
+    if held.gen != gen or not 0 <= index < len(held.records):
+        return None
+    record = held.records[index]
+    if compare(entry.identity, Identity.from_record(record)) < MATCH_THRESHOLD:
+        return None
+    return {key: record.get(key) for key in _IDENTITY_FIELDS}
+
+
+def keep_defined(
+    held: HeldFunctions, document_id: str, answers: list[dict[str, Any] | ReinsError]
+) -> None:
+    """Keep the handles the end of a press batch compiled (``HELD``, in order), if all came."""
+    handles: dict[str, str] = {}
+    for name, answer in zip(HELD, answers, strict=False):
+        if isinstance(answer, ReinsError):
+            return
+        try:
+            remote = call_value(answer, what="define", by_value=False)
+        except ReinsError:
+            return
+        if not isinstance(remote, dict) or remote.get("type") != "function":
+            return
+        handles[name] = str(remote.get("objectId") or "")
+    if len(handles) == len(HELD) and all(handles.values()):
+        held.keep(document_id, handles)
+
+
+def remote_handle(answer: dict[str, Any] | ReinsError | None) -> str | None:
+    """The objectId of a by-reference answer naming an element (None: no element)."""
+    if answer is None or isinstance(answer, ReinsError):
+        return None
+    try:
+        remote = call_value(answer, what="same node", by_value=False)
+    except ReinsError:
+        return None
+    if not isinstance(remote, dict) or remote.get("subtype") == "null":
+        return None
+    handle = remote.get("objectId")
+    return str(handle) if handle else None
+
+
+def findings(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``pressSame`` found when it refused to let the input go: the JSON text it threw."""
+    thrown = ((answer.get("exceptionDetails") or {}).get("exception") or {}).get("value")
+    try:
+        found = json.loads(thrown) if isinstance(thrown, str) else None
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) and "why" in found else None

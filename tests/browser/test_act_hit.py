@@ -1,0 +1,90 @@
+"""Chrome's hit test decides where a press goes (fixtures/static/hit-lies.html).
+
+A page's own `elementFromPoint` may lie, and a page may move another element under the pointer
+when the mouse arrives: reins gives the move, asks Chrome what is at the point, and presses only
+the target. The pages are the oracle: hit-lies.html logs what its buttons got, and the other
+site's frame (hit-frame.html, an out-of-process frame) logs what reached it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from ._act_support import page_log, refs_by_name
+from .conftest import Browser
+
+PAGE = "static/hit-lies.html"
+
+
+def _target(browser: Browser, tab: str, how: str) -> str:
+    if how == "css":
+        return "#save"
+    return refs_by_name(browser.ok("state", "--tab", tab))["Save"]
+
+
+def _frame_log(browser: Browser) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    driver = browser.driver
+    driver.switch_to.frame(driver.find_element(By.ID, "pay"))
+    try:
+        return list(browser.js("return window.__log.slice()"))
+    finally:
+        driver.switch_to.default_content()
+
+
+def _frame_ready(browser: Browser) -> None:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if _frame_log(browser) == []:
+                return
+        except Exception:  # noqa: BLE001 - the frame is still loading
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the other site's frame did not load")
+
+
+@pytest.mark.parametrize("how", ["css", "ref"])
+def test_a_frame_of_another_site_over_the_target_gets_no_press(
+    browser: Browser, page: Any, how: str
+) -> None:
+    tab = str(page(PAGE, attack="frame")[0])
+    _frame_ready(browser)
+    target = _target(browser, tab, how)
+    code, body = browser.cli("click", target, "--tab", tab, "--timeout-ms", "1500")
+    assert code == 1 and body["error"]["code"] == "obscured", body
+    assert body["error"]["covered_by"].startswith("iframe#pay"), body
+    assert "localhost" in body["error"]["covered_by"], body
+    time.sleep(0.3)
+    assert _frame_log(browser) == []
+    assert not [line for line in page_log(browser) if line.startswith("save:")]
+
+
+@pytest.mark.parametrize("how", ["css", "ref"])
+def test_an_element_moved_under_the_pointer_on_the_move_gets_no_press(
+    browser: Browser, page: Any, how: str
+) -> None:
+    tab = str(page(PAGE, attack="move")[0])
+    target = _target(browser, tab, how)
+    code, body = browser.cli("click", target, "--tab", tab, "--timeout-ms", "1500")
+    assert code == 1 and body["error"]["code"] == "obscured", body
+    assert body["error"]["covered_by"].startswith("button#delete"), body
+    time.sleep(0.3)
+    log = page_log(browser)
+    assert any(line.startswith("moved delete") for line in log), log
+    assert not [line for line in log if line.startswith(("delete:", "save:"))], log
+
+
+def test_the_target_itself_is_pressed_once(browser: Browser, page: Any) -> None:
+    tab = str(page(PAGE)[0])
+    body = browser.ok("click", "#save", "--tab", tab)
+    assert body["method"] == "cdp"
+    time.sleep(0.2)
+    log = page_log(browser)
+    assert [line for line in log if line.endswith("click trusted=true")] == [
+        "save:click trusted=true"
+    ], log
