@@ -5,8 +5,9 @@ The directory policy is enforced here, in the host: the extension only checks th
 ``DOM.setFileInputFiles`` (absolute paths, the input), because it cannot see the user's
 settings. Allowed: the directory the CLI runs in (it sends its cwd) and below, plus the
 directories added with ``reins config upload-dirs add DIR``; never a hidden file or folder (a
-path component starting with ``.``) below them. Paths are compared as realpaths, and the realpaths
-are what Chrome gets, so a symlink cannot lead out of an allowed directory.
+path component starting with ``.``) below them. Paths are compared as realpaths, so a symlink
+cannot lead out of an allowed directory; and Chrome gets a private copy of each checked file
+(``act/staging.py``), so a file swapped after the check is not what it reads.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from typing import Any
 from reins._errors import ActionError, ResolutionError, UsageError
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
+from reins.act.staging import staged_copies
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 from reins.setup.config import upload_dirs
 
-__all__ = ["allowed_files", "upload_files"]
+__all__ = ["allowed_files", "checked_files", "upload_files"]
 
 
 def _refused(message: str) -> ActionError:
@@ -41,6 +43,11 @@ def _hidden_below(path: str, root: str) -> bool:
 def allowed_files(files: Sequence[str], roots: Sequence[str]) -> list[str]:
     """The realpaths of ``files`` when each is a regular file under one of ``roots`` and not
     hidden below it; ``upload_refused`` (or ``bad_request`` for a missing file) otherwise."""
+    return [path for path, _root in checked_files(files, roots)]
+
+
+def checked_files(files: Sequence[str], roots: Sequence[str]) -> list[tuple[str, str]]:
+    """``allowed_files``, each realpath with the realpath of the root that allows it."""
     real_roots = [(os.path.normpath(r), os.path.realpath(r)) for r in roots if os.path.isabs(r)]
     if not real_roots:
         raise _refused(
@@ -68,7 +75,7 @@ def allowed_files(files: Sequence[str], roots: Sequence[str]) -> list[str]:
             )
         if not os.path.isfile(real):
             raise UsageError(f"{given}: no such file", code="bad_request")
-        chosen.append(real)
+        chosen.append((real, root[1]))
     return chosen
 
 
@@ -76,7 +83,7 @@ async def upload_files(
     ctx: CommandContext, el: Resolved, files: Sequence[str], cwd: str | None
 ) -> dict[str, Any]:
     roots = ([cwd] if cwd else []) + upload_dirs(ctx.host.profile, ctx.host.home)
-    paths = allowed_files(files, roots)
+    checked = checked_files(files, roots)
     remote = await call_function(
         ctx, el.object_id, "fileInputFor", session_id=el.session_id, by_value=False, what="upload"
     )
@@ -94,10 +101,12 @@ async def upload_files(
     )
     if info.get("disabled"):
         raise ResolutionError("the file input is disabled", code="disabled")
-    if len(paths) > 1 and not info.get("multiple"):
+    if len(checked) > 1 and not info.get("multiple"):
         raise UsageError(
-            f"this file input takes one file; {len(paths)} were given", code="bad_request"
+            f"this file input takes one file; {len(checked)} were given", code="bad_request"
         )
+    # Chrome reads a private copy of the very file checked (act/staging.py).
+    paths = staged_copies(checked, ctx.host.home)
 
     async def do(target: Resolved) -> dict[str, Any]:
         await ctx.cdp(
