@@ -167,7 +167,7 @@ async def resolve_target(
 
     async def resolved() -> Resolved:
         if parsed.kind == "ref":
-            return await resolve_ref(ctx, parsed, probe=probe, press=press)
+            return await resolve_ref(ctx, parsed, probe=probe, press=press, acting=control)
         if parsed.kind in ("role", "text"):
             return await _resolve_by_records(ctx, parsed)
         return await _resolve_query(ctx, parsed)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
+from reins._pagetext import quote, word
+from reins._pagetext import ref as quote_ref
 from reins.act.effects import ASK_AFTER_MS
 from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
 from reins.act.presscheck import HELD as _HELD
@@ -366,15 +368,27 @@ async def _verified(
     entry: RegistryEntry,
     resolved: Resolved,
     record: dict[str, Any] | None = None,
+    *,
+    acting: bool = False,
 ) -> float:
     if record is None:
         record = await describe(ctx, resolved)
     if not record.get("connected", True):
         return 0.0
-    return compare(entry.identity, Identity.from_record(record))
+    found = Identity.from_record(record)
+    if acting and not _same_meaning(entry.identity, found):
+        return 0.0  # a stand-in for an action must be named as the agent saw it
+    return compare(entry.identity, found)
 
 
-async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
+def _same_meaning(registered: Identity, found: Identity) -> bool:
+    """An element that stands in for a ref's own, for an action, has the role and accessible
+    name the ref was seen with: the same id or test id under another name is another control
+    (a page that swaps "Save" for "Delete my account" under one id)."""
+    return registered.role == found.role and registered.name == found.name
+
+
+async def _recover(ctx: CommandContext, entry: RegistryEntry, *, acting: bool) -> Resolved:
     snap, records, refs = await observe_page(ctx)
     registry = registry_for(ctx)
     ranked = registry.candidates(entry, records, source="dom", min_confidence=0.5)
@@ -387,6 +401,22 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
         }
         for i, c in ranked[:3]
     ]
+    if acting and entry.carried_over:
+        # Recovery never crosses a document for an action: the agent saw the ref in a page
+        # that is gone, and what the new one holds under it is the page's to choose.
+        raise ResolutionError(
+            f"{entry.ref} named an element of a document that is gone (the page navigated or "
+            "replaced itself); reins does not carry a ref into another document for an action"
+            + _closest(top),
+            code="ref_stale",
+            details={"candidates": top},
+        )
+    if acting:
+        ranked = [
+            (i, c)
+            for i, c in ranked
+            if _same_meaning(entry.identity, Identity.from_record(records[i]))
+        ]
     if ranked:
         best_i, best = ranked[0]
         runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
@@ -400,18 +430,38 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry) -> Resolved:
             ctx.note("ref_recovered")
             return resolved
     raise ResolutionError(
-        f"{entry.ref} is stale: its element is gone and no single element matches it well enough",
+        f"{entry.ref} is stale: its element is gone and no single element matches it well enough"
+        + (" under the same role and name" if acting else "")
+        + _closest(top),
         code="ref_stale",
         details={"candidates": top},
     )
 
 
+def _closest(top: list[dict[str, Any]]) -> str:
+    """The closest candidate, named in the message (its role and name are the page's words)."""
+    if not top:
+        return ""
+    best = top[0]
+    return (
+        f"; the closest now is {quote_ref(str(best['ref']))} {word(str(best.get('role') or ''))} "
+        f"{quote(str(best.get('name') or ''), 80)}"
+    )
+
+
 async def resolve_ref(
-    ctx: CommandContext, target: Target, *, probe: bool = False, press: Press | None = None
+    ctx: CommandContext,
+    target: Target,
+    *,
+    probe: bool = False,
+    press: Press | None = None,
+    acting: bool = False,
 ) -> Resolved:
     """The element ``target`` (a ref) names now. ``probe``: an action that starts with
     ``actionable_point`` follows; its first probe rides along with the same-node lookup.
-    ``press``: that action's input may ride along too (``Press.given`` says whether it did)."""
+    ``press``: that action's input may ride along too (``Press.given`` says whether it did).
+    ``acting``: the element is to be pressed, filled or typed into: a stand-in for the ref's own
+    element must have its role and name, and none is taken from another document."""
     state = ctx.part(ObserveState)
     if state.registry is None:  # a host restart: load from disk
         state.registry_url = await current_url(ctx)
@@ -433,13 +483,15 @@ async def resolve_ref(
             resolved = await attempt(ctx, entry)
             if resolved is None:
                 continue
-            confidence = await _verified(ctx, entry, resolved)
+            confidence = await _verified(
+                ctx, entry, resolved, acting=acting and attempt is _by_locator
+            )
             if confidence >= MATCH_THRESHOLD:
                 if attempt is _by_locator:  # the registered node is gone: say who stood in
                     resolved.recovered = {"via": "locator", "confidence": round(confidence, 3)}
                     ctx.note("ref_recovered")
                 return resolved
-    resolved = await _recover(ctx, entry)
+    resolved = await _recover(ctx, entry, acting=acting)
     if entry.carried_over and resolved.recovered is not None:
         resolved.recovered["via"] = "reidentified_after_navigation"
     return resolved
