@@ -1,7 +1,8 @@
 // reins service worker: policy and transport only.
 //
 // Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
-// connects to the host as soon as it runs and reconnects with backoff whenever the host exits.
+// connects to the host as soon as it runs and reconnects with backoff whenever the host exits
+// (port.js).
 // When the worker itself is stopped (crash, update, a debugger closing it), Chrome starts it again
 // only for an event it listens to, and then runs this file from the top, which ends in wake():
 // so besides tab events it listens to a 30-second alarm (the shortest period Chrome allows),
@@ -24,6 +25,7 @@
 // "detached" | "paused" | "tab_removed", ...}.
 
 import { DetachReasons, Ownership } from "./ownership.js";
+import { HostPort } from "./port.js";
 import { checkCommand, checkHistoryEntry, checkTab, checkUrl, eventParams, NAVIGATING_METHODS } from "./policy.js";
 import { enforce, Refusal } from "./refusal.js";
 import { answered, sequence } from "./sequencer.js";
@@ -41,12 +43,28 @@ const WAKE_ALARM = "reins-wake";
 const NAVIGATE_TIMEOUT_MS = 15000;
 const GROUP_TITLE = "reins";
 
-let port = null;
 let hostInfo = null;
 let paused = false;
 let options = { allowFile: false }; // the user's switches in the popup, read by policy.js
-let backoffMs = 250;
-let reconnectTimer = null;
+const host = new HostPort({
+  connectNative: () => chrome.runtime.connectNative(HOST_NAME),
+  lastError: () => chrome.runtime.lastError?.message,
+  hello: () => ({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, features: FEATURES, ...ids }),
+  onMessage: onHostMessage,
+  onDisconnect: () => {
+    hostInfo = null;
+    ownership.launched = false;
+    sessions.releaseAll(LET_GO.ended("host_disconnected"));
+  },
+  paused: () => paused,
+  setBadge: (text, color) => {
+    chrome.action.setBadgeText({ text });
+    chrome.action.setBadgeBackgroundColor({ color });
+  },
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  warn: (...args) => console.warn(...args),
+});
+const post = (message) => host.post(message);
 const ownership = new Ownership(chrome.storage.session);
 const sessions = new Sessions({
   debugger: chrome.debugger, tabs: chrome.tabs, verdict: (tab) => checkTab(tab, options), ownership,
@@ -85,59 +103,12 @@ async function keptId(area, key) {
 }
 
 function wake() {
-  started.then(() => {
-    if (port === null && reconnectTimer === null) connect();
-  });
-}
-
-function connect() {
-  reconnectTimer = null;
-  try {
-    port = chrome.runtime.connectNative(HOST_NAME);
-  } catch (err) {
-    scheduleReconnect(String(err));
-    return;
-  }
-  port.onMessage.addListener(onHostMessage);
-  port.onDisconnect.addListener(() => {
-    const reason = chrome.runtime.lastError?.message ?? "host exited";
-    port = null;
-    hostInfo = null;
-    ownership.launched = false;
-    sessions.releaseAll(LET_GO.ended("host_disconnected"));
-    scheduleReconnect(reason);
-  });
-  post({ type: "hello", version: VERSION, extensionId: chrome.runtime.id, paused, features: FEATURES, ...ids });
-  updateBadge();
-}
-
-function scheduleReconnect(reason) {
-  updateBadge();
-  if (reconnectTimer !== null) return;
-  console.warn(`reins: host not connected (${reason}); retrying in ${backoffMs} ms`);
-  reconnectTimer = setTimeout(connect, backoffMs);
-  backoffMs = Math.min(backoffMs * 2, 5000);
-}
-
-function post(message) {
-  if (port === null) return;
-  try {
-    port.postMessage(message);
-  } catch (err) {
-    console.warn("reins: postMessage failed", err);
-  }
-}
-
-function updateBadge() {
-  const [text, color] = port === null ? ["off", "#888888"] : paused ? ["II", "#b8860b"] : ["on", "#1a7f37"];
-  chrome.action.setBadgeText({ text });
-  chrome.action.setBadgeBackgroundColor({ color });
+  started.then(() => host.wake());
 }
 
 // ---- requests from the host ------------------------------------------------------------------
 
 async function onHostMessage(msg) {
-  backoffMs = 250; // the host is alive: the next reconnect starts fast again
   if (msg?.type === "host_hello") {
     hostInfo = { version: msg.version, profile: msg.profile, launched: !!msg.launched };
     // Said by the launcher `reins launch` wrote into the profile it started; the user's own
@@ -382,7 +353,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
     paused = !!changes.paused.newValue;
     if (paused) sessions.releaseAll(LET_GO.ended("paused"));
     post({ type: "paused", paused });
-    updateBadge();
+    host.updateBadge();
   }
 });
 
@@ -390,7 +361,7 @@ chrome.storage.onChanged.addListener((changes, area) => {
 // own pages can send these (no externally_connectable, no content scripts).
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (sender.id !== chrome.runtime.id) return;
-  if (msg?.type === "popup_status") sendResponse({ ...status(), connected: port !== null });
+  if (msg?.type === "popup_status") sendResponse({ ...status(), connected: host.connected });
   if (msg?.type === "popup_hand_over" && Number.isInteger(msg.tabId)) {
     ownership.handOver(msg.tabId).then(() => ownership.launched || groupTab(msg.tabId)).then(() => sendResponse({ ok: true }));
     return true;
