@@ -79,7 +79,7 @@ export const ALLOWED_METHODS = Object.freeze([
   // with the Debugger domain on that the page paused, so reins answers `page_paused` at once
   // instead of every command waiting out its budget. Only with the checked params below: no
   // script cache, breakpoints off in reins's session (a page's `debugger;` statement does not
-  // pause because reins listens), and off again. background.js turns the domain off as soon as
+  // pause because reins listens), and off again. sessions.js turns the domain off as soon as
   // the page pauses and policy.js/eventParams forwards Debugger.paused as its reason only.
   "Debugger.enable",
   "Debugger.setBreakpointsActive",

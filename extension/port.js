@@ -10,16 +10,19 @@
 
 export const FIRST_RETRY_MS = 250;
 export const LAST_RETRY_MS = 5000;
+// Chrome lets an extension send the host at most 64 MiB in one message; stay under it.
+export const MAX_TO_HOST = 60 * 1024 * 1024;
 
 export class HostPort {
   // connectNative(): a chrome.runtime.Port to the host, or throws; lastError(): why the port
   // closed (chrome.runtime.lastError's message, read inside onDisconnect), if Chrome said;
-  // hello(): the hello to say on each connect; onMessage(msg): each message from the host;
-  // onDisconnect(): after the port closed, before the retry is scheduled; paused(): shown by the
+  // hello(): the hello to say on each connect; onMessage(msg): each message from the host (its
+  // host_hello also kept as `info`); onDisconnect(): after the port closed, before the retry; paused(): shown by the
   // badge; setBadge(text, color); setTimeout(fn, ms); warn(...args): console.warn.
   constructor({ connectNative, lastError, hello, onMessage, onDisconnect, paused, setBadge, setTimeout, warn }) {
     Object.assign(this, { connectNative, lastError, hello, onMessage, onDisconnect, paused, setBadge, setTimeout, warn });
     this.port = null;
+    this.info = null; // what the host said of itself (host_hello): {version, profile, launched}
     this.retry = null; // the pending reconnect's timer
     this.backoffMs = FIRST_RETRY_MS;
   }
@@ -45,11 +48,13 @@ export class HostPort {
     this.port = port;
     port.onMessage.addListener((msg) => {
       this.backoffMs = FIRST_RETRY_MS;
+      if (msg?.type === "host_hello") this.info = { version: msg.version, profile: msg.profile, launched: !!msg.launched };
       this.onMessage(msg);
     });
     port.onDisconnect.addListener(() => {
       const reason = this.lastError() ?? "host exited";
       this.port = null;
+      this.info = null;
       this.onDisconnect();
       this.#retryLater(reason);
     });
@@ -76,8 +81,34 @@ export class HostPort {
     }
   }
 
+  // An answer {id, ok, ...}; one too large for Chrome to carry is answered message_too_large
+  // instead (measuring costs a serialization; it is what keeps it from closing the port).
+  answer(message, maxBytes = MAX_TO_HOST) {
+    const size = JSON.stringify(message).length;
+    if (size > maxBytes) {
+      message = { id: message.id, ok: false, error: { code: "message_too_large", message: `result of ${size} bytes exceeds ${maxBytes}` } };
+    }
+    this.post(message);
+  }
+
   updateBadge() {
     const [text, color] = this.port === null ? ["off", "#888888"] : this.paused() ? ["II", "#b8860b"] : ["on", "#1a7f37"];
     this.setBadge(text, color);
+  }
+}
+
+// A random id kept in a storage area (chrome.storage.local or .session), made on first use; said
+// in hello. Without one (storage failing) the host names the profile as older extensions had it
+// named: by start order.
+export async function keptId(area, key, warn) {
+  try {
+    const kept = (await area.get(key))[key];
+    if (kept) return kept;
+    const made = crypto.randomUUID();
+    await area.set({ [key]: made });
+    return made;
+  } catch (err) {
+    warn(`reins: no ${key} id`, err);
+    return null;
   }
 }

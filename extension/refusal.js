@@ -1,5 +1,5 @@
 // A refusal the extension itself gives, with the code the host knows it by (anything else thrown
-// is one of Chrome's errors, classified by its message in background.js).
+// is one of Chrome's errors, classified by its message in errors.js).
 
 export class Refusal extends Error {
   constructor(code, message) {

@@ -6,7 +6,7 @@
 // A command marked `noWait` (input events) lets the next one go without waiting for its answer:
 // Chrome keeps input events in their order, and the answers are awaited before the next command
 // that waits. Sent in call order: `send` is called in the batch's order, and every call takes the
-// same awaits before chrome.debugger.sendCommand (cdp() in background.js).
+// same awaits before chrome.debugger.sendCommand (Sessions.command in sessions.js).
 // `answerWithinMs`: past it, the answers so far and a timeout for the command still running (its
 // late answer is dropped), so the host learns which of the commands were answered.
 // `stopIfThrown` (a Runtime.evaluate or callFunctionOn): when the page threw, the batch ends with

@@ -9,6 +9,7 @@
 // or the user paused, the tab moved to a refused page, Chrome detached it (the user's Cancel, the
 // tab closing or replaced), the tab was closed, the user took it back.
 
+import { checkCommand, checkHistoryEntry, checkTab, eventParams, NAVIGATING_METHODS } from "./policy.js";
 import { enforce, Refusal } from "./refusal.js";
 
 // How long a command answered "Detached while handling command." waits for onDetach's reason.
@@ -32,18 +33,23 @@ export const LET_GO = {
 };
 
 export class Sessions {
-  // debugger: {attach, detach, sendCommand}; tabs: {get}; verdict(tab): may reins attach to the
-  // page the tab shows (policy.js checkTab with the user's current switches); ownership:
-  // Ownership; detachReasons: DetachReasons; post(message): to the host.
-  constructor({ debugger: dbg, tabs, verdict, ownership, detachReasons, post, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
+  // debugger: {attach, detach, sendCommand, getTargets}; tabs: {get}; switches(): the user's
+  // switches in the popup, as policy.js reads them; ownership: Ownership; detachReasons:
+  // DetachReasons; post(message): to the host.
+  constructor({ debugger: dbg, tabs, switches, ownership, detachReasons, post, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
     this.dbg = dbg;
     this.tabs = tabs;
-    this.verdict = verdict;
+    this.switches = switches;
     this.ownership = ownership;
     this.detachReasons = detachReasons;
     this.post = post;
     this.detachReasonWaitMs = detachReasonWaitMs;
     this.held = new Map(); // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
+  }
+
+  // May reins attach to the page the tab shows, with the user's switches as they are now?
+  verdict(tab) {
+    return checkTab(tab, this.switches());
   }
 
   attached() {
@@ -88,6 +94,29 @@ export class Sessions {
       forget();
       throw err;
     }
+  }
+
+  // One CDP command of the host's, through every door: the method and its parameters
+  // (allowlist.js, policy.js), the tab's owner, the attach; a navigating command also has the tab's
+  // page checked first (a tab on a refused page is let go, so the command cannot lead it anywhere)
+  // and a history entry its URL.
+  async command(tabId, sessionId, method, params) {
+    const verdict = enforce(checkCommand(method, params, this.switches()));
+    enforce(this.ownership.check(tabId));
+    const state = await this.ensure(tabId);
+    const target = sessionId ? { tabId, sessionId } : { tabId };
+    if (NAVIGATING_METHODS.includes(method)) {
+      const now = this.verdict(await this.tabs.get(tabId));
+      if (!now.ok) {
+        await this.release(tabId, LET_GO.pageRefused(now.message));
+        enforce(now);
+      }
+      if (method === "Page.navigateToHistoryEntry") {
+        const history = await this.send(state, target, "Page.getNavigationHistory", {});
+        enforce(checkHistoryEntry(history, verdict.params.entryId, this.switches()));
+      }
+    }
+    return this.send(state, target, method, verdict.params);
   }
 
   send(state, target, method, params) {
@@ -145,6 +174,35 @@ export class Sessions {
     }
     if (state && why.detach) await this.dbg.detach({ tabId }).catch(() => {});
     if (why.tell) this.post({ ...why.tell, tabId });
+  }
+
+  // The user's switches changed: every held tab whose page is now refused is let go.
+  async recheck() {
+    for (const tabId of this.attached()) {
+      const tab = await this.tabs.get(tabId).catch(() => null);
+      const verdict = tab ? this.verdict(tab) : { ok: true };
+      if (!verdict.ok) await this.release(tabId, LET_GO.pageRefused(verdict.message));
+    }
+  }
+
+  // Every navigation of a held tab, whoever started it (a link, a redirect, the user typing a
+  // URL): a tab that is loading or showing a refused page is let go at once.
+  updated(tabId, tab) {
+    if (!this.held.has(tabId)) return;
+    const verdict = this.verdict(tab);
+    if (!verdict.ok) this.release(tabId, LET_GO.pageRefused(verdict.message));
+  }
+
+  // An event of a tab's session (chrome.debugger.onEvent): to the host if it subscribed to it,
+  // with only the parameters policy.js keeps. reins never holds a paused page: while its session
+  // has the Debugger domain on, V8 keeps the page paused after DevTools closes (and pauses on
+  // exceptions DevTools asked for), so the domain goes off the moment the page pauses; the host
+  // looks again on its next command (page/pause.py).
+  event(source, method, params) {
+    if (method === "Debugger.paused") this.dbg.sendCommand(source, "Debugger.disable", {}).catch(() => {});
+    if (!this.subscribed(source.tabId, method)) return;
+    const kept = eventParams(method, params);
+    if (kept !== null) this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
   }
 
   releaseAll(why) {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
-import { FIRST_RETRY_MS, HostPort, LAST_RETRY_MS } from "../../extension/port.js";
+import { FIRST_RETRY_MS, HostPort, keptId, LAST_RETRY_MS } from "../../extension/port.js";
 
 let hosts; // every port connectNative handed out, in order
 let refuse; // connectNative throws this, if set (no host installed)
@@ -202,5 +202,50 @@ describe("the badge", () => {
     paused = false;
     host.updateBadge();
     assert.deepEqual(badges, [["off", "#888888"], ["on", "#1a7f37"], ["II", "#b8860b"], ["on", "#1a7f37"]]);
+  });
+});
+
+describe("answers and what the host said of itself", () => {
+  test("an answer too large for Chrome to carry is answered message_too_large, with its id", () => {
+    host.wake();
+    host.answer({ id: 4, ok: true, result: "x".repeat(50) }, 64);
+    host.answer({ id: 5, ok: true, result: "small" }, 64);
+    assert.deepEqual(hosts[0].posted.slice(1), [
+      { id: 4, ok: false, error: { code: "message_too_large", message: "result of 80 bytes exceeds 64" } },
+      { id: 5, ok: true, result: "small" },
+    ]);
+  });
+
+  test("host_hello is kept as info until the host goes", () => {
+    host.wake();
+    hosts[0].say({ type: "host_hello", version: "0.9", profile: "work", launched: 1, extra: true });
+    assert.deepEqual(host.info, { version: "0.9", profile: "work", launched: true });
+    hosts[0].exit();
+    assert.equal(host.info, null);
+  });
+});
+
+describe("keptId: the ids said in hello", () => {
+  const area = (data, fail = false) => ({
+    data,
+    get: async (key) => {
+      if (fail) throw new Error("storage failed");
+      return key in data ? { [key]: data[key] } : {};
+    },
+    set: async (v) => Object.assign(data, v),
+  });
+
+  test("made on first use, then kept", async () => {
+    const store = area({});
+    const made = await keptId(store, "instance", () => {});
+    assert.match(made, /^[0-9a-f-]{36}$/);
+    assert.equal(store.data.instance, made);
+    assert.equal(await keptId(store, "instance", () => {}), made);
+  });
+
+  test("storage failing: no id, and a warning", async () => {
+    const said = [];
+    assert.equal(await keptId(area({}, true), "session", (...args) => said.push(args[0])), null);
+    assert.deepEqual(said, ["reins: no session id"]);
   });
 });

@@ -62,7 +62,7 @@ beforeEach(() => {
   ownership.launched = true; // every tab is reins's, unless the user stopped it
   reasons = new DetachReasons();
   sessions = new Sessions({
-    debugger: dbg, tabs, verdict: (tab) => checkTab(tab, { allowFile: false }), ownership, detachReasons: reasons,
+    debugger: dbg, tabs, switches: () => ({ allowFile: false }), ownership, detachReasons: reasons,
     post: (message) => posted.push(message), detachReasonWaitMs: 20,
   });
 });
@@ -330,5 +330,97 @@ describe("events", () => {
     assert.ok(!sessions.subscribed(8, "Page.loadEventFired"));
     await sessions.release(7, LET_GO.hostAsked());
     assert.ok(!sessions.subscribed(7, "Page.loadEventFired"));
+  });
+});
+
+describe("a command of the host's, through every door (command)", () => {
+  // Answers each command Chrome was sent so far with {answered: method}, history with one entry.
+  async function answerAll(history = { currentIndex: 0, entries: [{ id: 1, url: "https://example.com/" }] }) {
+    for (let i = 0; i < 5; i++) {
+      await settled();
+      for (const a of answers.splice(0)) a.ok(a.method === "Page.getNavigationHistory" ? history : { answered: a.method });
+    }
+  }
+
+  test("a method the allowlist refuses is refused before anything attaches", async () => {
+    await assert.rejects(sessions.command(7, undefined, "Storage.getCookies", {}), (err) => err.code === "cdp_blocked");
+    assert.deepEqual(calls, []);
+  });
+
+  test("an allowed command attaches, goes to the tab or its child session, and answers Chrome's result", async () => {
+    const top = sessions.command(7, undefined, "Runtime.evaluate", { expression: "1" });
+    const child = sessions.command(7, "S1", "DOM.getDocument", {});
+    await answerAll();
+    assert.deepEqual(await top, { answered: "Runtime.evaluate" });
+    assert.deepEqual(await child, { answered: "DOM.getDocument" });
+    assert.deepEqual(calls, [["attach", 7, "1.3"]]);
+  });
+
+  test("a navigating command on a tab that moved to a refused page lets the tab go and is refused", async () => {
+    await sessions.ensure(7);
+    pages.set(7, "chrome://settings/");
+    await assert.rejects(sessions.command(7, undefined, "Page.reload", {}), (err) => err.code === "page_refused");
+    assert.deepEqual(answers.map((a) => a.method), []);
+    assert.ok(!sessions.has(7));
+    assert.equal(posted[0].code, "page_refused");
+  });
+
+  test("a history entry is checked for its URL before the tab goes there", async () => {
+    const refused = { currentIndex: 1, entries: [{ id: 3, url: "chrome://settings/" }, { id: 4, url: "https://example.com/" }] };
+    const going = sessions.command(7, undefined, "Page.navigateToHistoryEntry", { entryId: 3 });
+    const seen = assert.rejects(going, (err) => err.code === "page_refused");
+    await answerAll(refused);
+    await seen;
+    assert.deepEqual(calls.filter((c) => c[0] === "attach").length, 1);
+    const sent = [];
+    const ok = sessions.command(7, undefined, "Page.navigateToHistoryEntry", { entryId: 4 });
+    for (let i = 0; i < 5; i++) {
+      await settled();
+      for (const a of answers.splice(0)) (sent.push(a.method), a.ok(a.method === "Page.getNavigationHistory" ? refused : {}));
+    }
+    await ok;
+    assert.deepEqual(sent, ["Page.getNavigationHistory", "Page.navigateToHistoryEntry"]);
+  });
+});
+
+describe("a held tab navigating, and the user's switches changing", () => {
+  test("updated: a held tab on a refused page is let go; a tab reins does not hold is left alone", async () => {
+    await sessions.ensure(7);
+    sessions.updated(7, { id: 7, url: "https://example.com/next" });
+    assert.ok(sessions.has(7));
+    sessions.updated(8, { id: 8, url: "chrome://settings/" });
+    sessions.updated(7, { id: 7, url: "chrome://settings/" });
+    await settled();
+    assert.ok(!sessions.has(7));
+    assert.deepEqual(posted.map((m) => [m.tabId, m.code]), [[7, "page_refused"]]);
+  });
+
+  test("recheck: a held file: tab is let go once the user switches file access off", async () => {
+    let switches = { allowFile: true };
+    sessions.switches = () => switches;
+    pages.set(7, "file:///tmp/a.html");
+    await sessions.ensure(7);
+    await sessions.ensure(8);
+    await sessions.recheck();
+    assert.deepEqual(sessions.attached(), [7, 8]);
+    switches = { allowFile: false };
+    await sessions.recheck();
+    assert.deepEqual(sessions.attached(), [8]);
+  });
+});
+
+describe("event: Chrome's events of a session", () => {
+  test("a paused page has the Debugger domain switched off at once, subscribed or not", async () => {
+    sessions.event({ tabId: 7 }, "Debugger.paused", {});
+    assert.deepEqual(answers.map((a) => [a.target.tabId, a.method]), [[7, "Debugger.disable"]]);
+    assert.deepEqual(posted, []);
+  });
+
+  test("a subscribed event goes to the host with the session it came from", async () => {
+    (await sessions.ensure(7)).events = new Set(["Page.loadEventFired"]);
+    sessions.event({ tabId: 7, sessionId: "S1" }, "Page.loadEventFired", { timestamp: 1 });
+    sessions.event({ tabId: 7 }, "Page.frameNavigated", {});
+    sessions.event({ tabId: 8 }, "Page.loadEventFired", {});
+    assert.deepEqual(posted, [{ type: "event", tabId: 7, sessionId: "S1", method: "Page.loadEventFired", params: { timestamp: 1 } }]);
   });
 });

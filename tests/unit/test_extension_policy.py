@@ -1,5 +1,6 @@
 """The extension's modules, tested in node (tests/extension/*.test.mjs): the URL and parameter
-policy, ownership, the user's windows, the batch sequencer, the debugger sessions, the host port.
+policy, ownership, the user's windows, the batch sequencer, the debugger sessions, the host port,
+the tabs, Chrome's errors.
 
 They are JavaScript that runs in the service worker; node's built-in test runner imports the very
 modules the worker imports. This wrapper makes the Python suite run those tests.

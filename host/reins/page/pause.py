@@ -17,7 +17,7 @@ the whole budget. What tells:
   with the domain lets go.
 
 So the extension turns the domain off in reins's session the moment the page pauses
-(extension/background.js): closing DevTools resumes the page as it always does, and a pause that
+(extension/sessions.js): closing DevTools resumes the page as it always does, and a pause that
 nobody else holds ends at once. The watch is then no longer armed; the next command arms it again
 and learns whether the page is still paused (someone holds it: `page_paused`) or running. A command
 running when the page pauses looks the same way at once, and either answers `page_paused` or goes
