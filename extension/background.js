@@ -19,7 +19,7 @@
 // reins on a tab until the user hands it back.
 //
 // Host -> extension: {id, type, ...}; the answer is {id, ok: true, result} or
-// {id, ok: false, error: {code, message}}. Extension -> host, unasked: {type: "hello" | "event" |
+// {id, ok: false, error: {code, message, ...}} (errors.js). Extension -> host, unasked: {type: "hello" | "event" |
 // "detached" | "paused" | "tab_removed", ...}.
 
 import { errorOf } from "./errors.js";

@@ -18,7 +18,8 @@
     └── DeadlineExceeded            timeout
 
 Foreign errors (CDP error objects, OS errors) are translated in one place, ``from_cdp_error`` /
-``from_os_error`` below, so nothing untyped reaches a caller.
+``from_os_error`` below, so nothing untyped reaches a caller. Chrome's error messages are
+classified by the extension (extension/errors.js); the host trusts its code.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class ReinsError(Exception):
 
     code: str = "internal"
     transient: bool = False
+    # What Chrome said, when the error is one of Chrome's the extension classified
+    # (extension/errors.js: "context_gone", "script_terminated", ...); never on the wire.
+    chrome: str | None = None
 
     def __init__(
         self,
@@ -223,34 +227,36 @@ def error_from_wire(payload: dict[str, Any]) -> ReinsError:
     )
 
 
+# What Chrome said, as extension/errors.js names it (an error's ``chrome``), where the host says
+# it in its own words instead of passing Chrome's on.
+_IN_OUR_WORDS: dict[str, str] = {
+    "script_terminated": "the script ran past its budget and was stopped",
+    "node_gone": "the node is gone from the page",
+    "context_gone": "the page navigated while the call ran",
+}
+
+
 def from_cdp_error(method: str, error: dict[str, Any]) -> ReinsError:
-    """Translate an error the extension or Chrome answered for a CDP call."""
+    """Translate an error the extension answered for a CDP call. The extension classified
+    Chrome's message once (extension/errors.js): its ``code`` is trusted, and its ``chrome`` (what
+    Chrome said, as a word) is kept on the error as ``chrome`` for the callers the code alone does
+    not decide for. No text of Chrome's is read here; a code this host does not know is a
+    ``cdp_error``."""
     code = str(error.get("code") or "cdp_error")
     message = str(error.get("message") or "CDP call failed")
-    if code in _CLASS_BY_CODE and code != "cdp_error":
-        cls = _CLASS_BY_CODE[code]
-        return cls(message, code=code, transient=bool(error.get("transient", cls.transient)))
-    lowered = message.lower()
-    if "execution was terminated" in lowered:
-        return DeadlineExceeded(f"{method}: the script ran past its budget and was stopped")
-    if "no node with given id" in lowered or "could not find node" in lowered:
-        return ResolutionError(
-            f"{method}: the node is gone from the page", code="ref_stale", transient=True
-        )
-    if (
-        "no target with given id" in lowered
-        or "detached while handling" in lowered
-        or "target closed" in lowered
-        or "no tab with id" in lowered
-    ):
-        return BrowserError(f"{method}: {message}", code="target_closed")
-    if "cannot access" in lowered or "chrome-extension://" in lowered or "chrome://" in lowered:
-        return BrowserError(f"{method}: {message}", code="page_refused")
-    if "context was destroyed" in lowered or "cannot find context" in lowered:
-        return BrowserError(
-            f"{method}: the page navigated while the call ran", code="cdp_error", transient=True
-        )
-    return BrowserError(f"{method}: {message}", code="cdp_error")
+    chrome = error.get("chrome")
+    chrome = chrome if isinstance(chrome, str) else None
+    cls = _CLASS_BY_CODE.get(code)
+    if cls is None:
+        code, cls = "cdp_error", BrowserError
+    if chrome in _IN_OUR_WORDS:
+        message = f"{method}: {_IN_OUR_WORDS[chrome]}"
+    elif code == "cdp_error":
+        message = f"{method}: {message}"
+    transient = error.get("transient")
+    exc = cls(message, code=code, transient=cls.transient if transient is None else bool(transient))
+    exc.chrome = chrome
+    return exc
 
 
 def from_os_error(exc: OSError, what: str) -> ReinsError:

@@ -15,7 +15,7 @@ function fakeCdp() {
   return { sent, send, methods: () => sent.map((s) => s.method) };
 }
 
-// What errors.js's errorOf gives for a CDP failure: the code and the message, nothing else.
+// A stand-in for errors.js's errorOf: the code and the message.
 const errorOf = (err) => ({ code: err.code ?? "cdp_error", message: err.message });
 
 // Lets every promise callback that can run, run (the sequencer's awaits, the fake's answers).

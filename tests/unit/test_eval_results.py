@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins._errors import BrowserError, DeadlineExceeded, UsageError
+from reins._errors import BrowserError, DeadlineExceeded, UsageError, from_cdp_error
 from reins.bridge.deadline import HEADROOM_MS, Deadline
 from reins.commands.eval import SCRIPT_HEADROOM_MS, script_timeout_ms
 from reins.page.call import SOURCE_URL, exception_error, was_terminated
@@ -39,25 +39,30 @@ def test_a_child_deadline_never_outlives_its_parent() -> None:
     assert probe.at <= parent.at
 
 
+def _chrome(message: str, code: str = "cdp_error", **meaning: Any) -> Any:
+    """The error for what the extension answers when Chrome said ``message`` (its code and
+    ``chrome`` from extension/errors.js)."""
+    return from_cdp_error("Runtime.evaluate", {"code": code, "message": message, **meaning})
+
+
 @pytest.mark.parametrize(
     ("error", "elapsed", "timeout", "expected"),
     [
         (
-            DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped"),
+            _chrome("Execution was terminated", "timeout", chrome="script_terminated"),
             5,
             950,
             True,
         ),
-        (BrowserError("Runtime.evaluate: Execution was terminated"), 950, 950, True),
         (
-            BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'),
+            _chrome('{"code":-32603,"message":"Internal error"}', chrome="internal_error"),
             952,
             950,
             True,
         ),
         # An "Internal error" well before the timeout is not V8 stopping the script.
         (
-            BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}'),
+            _chrome('{"code":-32603,"message":"Internal error"}', chrome="internal_error"),
             10,
             950,
             False,
@@ -68,7 +73,16 @@ def test_a_child_deadline_never_outlives_its_parent() -> None:
             950,
             False,
         ),
-        (BrowserError("Runtime.evaluate: Cannot find context with specified id"), 3, 950, False),
+        (
+            _chrome("Cannot find context with specified id", transient=True, chrome="context_gone"),
+            3,
+            950,
+            False,
+        ),
+        # The host reads the extension's word, never Chrome's: the words alone decide nothing.
+        (BrowserError("Runtime.evaluate: Execution was terminated"), 950, 950, False),
+        (_chrome("Execution was terminated"), 950, 950, False),
+        (_chrome("Internal error"), 952, 950, False),
     ],
 )
 def test_termination_by_v8_is_told_apart(

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reins._errors import BrowserError, DeadlineExceeded, EvaluateError, ReinsError, ResolutionError
+from reins._errors import (
+    BrowserError,
+    DeadlineExceeded,
+    EvaluateError,
+    ReinsError,
+    ResolutionError,
+    from_cdp_error,
+)
 from reins._host import Dispatcher
 from reins.bridge.context import Host
 from reins.bridge.deadline import Deadline
@@ -120,8 +127,16 @@ def test_a_script_v8_stopped_is_a_deadline_exceeded() -> None:
     for a timeout: the tab was not marked suspect."""
     for answer in (
         TERMINATED,
-        BrowserError("Runtime.evaluate: Execution was terminated"),
-        DeadlineExceeded("Runtime.evaluate: the script ran past its budget and was stopped"),
+        # What the extension answers for Chrome's "Execution was terminated" (extension/errors.js).
+        from_cdp_error(
+            "Runtime.evaluate",
+            {
+                "code": "timeout",
+                "message": "Execution was terminated",
+                "transient": True,
+                "chrome": "script_terminated",
+            },
+        ),
     ):
         ctx = FakeContext(answer)
         with pytest.raises(DeadlineExceeded) as caught:
@@ -131,7 +146,14 @@ def test_a_script_v8_stopped_is_a_deadline_exceeded() -> None:
 
 
 def test_an_internal_error_is_a_stop_only_at_about_the_timeout() -> None:
-    internal = BrowserError('Runtime.evaluate: {"code":-32603,"message":"Internal error"}')
+    internal = from_cdp_error(
+        "Runtime.evaluate",
+        {
+            "code": "cdp_error",
+            "message": '{"code":-32603,"message":"Internal error"}',
+            "chrome": "internal_error",
+        },
+    )
     ctx = FakeContext(internal, budget_ms=60 + 50, delay_s=0.07)  # V8 timeout 60 ms; answered at 70
     with pytest.raises(ScriptStopped):
         run(evaluate(ctx, "x", await_promise=True))  # type: ignore[arg-type]

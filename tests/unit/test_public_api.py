@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import reins
@@ -181,42 +182,86 @@ def test_error_from_wire_keeps_transient_and_unknown_codes() -> None:
 # ---- foreign errors --------------------------------------------------------------------------
 
 
+# What the extension answers for Chrome's messages (extension/errors.js classifies them, and
+# tests/extension/errors.test.mjs pins which message is which): the host trusts the code.
 @pytest.mark.parametrize(
-    ("message", "cls", "code", "transient"),
+    ("answered", "cls", "code", "transient", "said"),
     [
-        ("Execution was terminated", DeadlineExceeded, "timeout", True),
-        ("No node with given id found", ResolutionError, "ref_stale", True),
-        ("Could not find node with given id", ResolutionError, "ref_stale", True),
-        ("No target with given id found", BrowserError, "target_closed", False),
         (
-            "Debugger is not attached to the tab with id: 5. Detached while handling command.",
-            BrowserError,
-            "target_closed",
-            False,
+            {"code": "timeout", "transient": True, "chrome": "script_terminated"},
+            DeadlineExceeded,
+            "timeout",
+            True,
+            "Runtime.evaluate: the script ran past its budget and was stopped",
         ),
-        ("Target closed", BrowserError, "target_closed", False),
-        ("No tab with id: 12.", BrowserError, "target_closed", False),
-        ("Cannot access a chrome:// URL", BrowserError, "page_refused", False),
         (
-            'Cannot access contents of url "chrome-extension://abc/"',
-            BrowserError,
-            "page_refused",
-            False,
+            {"code": "ref_stale", "transient": True, "chrome": "node_gone"},
+            ResolutionError,
+            "ref_stale",
+            True,
+            "Runtime.evaluate: the node is gone from the page",
         ),
-        ("Execution context was destroyed.", BrowserError, "cdp_error", True),
-        ("Cannot find context with specified id", BrowserError, "cdp_error", True),
-        ("Invalid parameters", BrowserError, "cdp_error", False),
-        ("", BrowserError, "cdp_error", False),
+        (
+            {"code": "cdp_error", "transient": True, "chrome": "context_gone"},
+            BrowserError,
+            "cdp_error",
+            True,
+            "Runtime.evaluate: the page navigated while the call ran",
+        ),
+        (
+            {"code": "cdp_error", "chrome": "object_gone"},
+            BrowserError,
+            "cdp_error",
+            False,
+            "Runtime.evaluate: Chrome's words",
+        ),
+        ({"code": "target_closed"}, BrowserError, "target_closed", False, "Chrome's words"),
+        ({"code": "page_refused"}, BrowserError, "page_refused", False, "Chrome's words"),
+        (
+            {"code": "cdp_error"},
+            BrowserError,
+            "cdp_error",
+            False,
+            "Runtime.evaluate: Chrome's words",
+        ),
+        # A code this host does not know (a raw CDP error code) is a cdp_error.
+        ({"code": -32000}, BrowserError, "cdp_error", False, "Runtime.evaluate: Chrome's words"),
     ],
 )
-def test_from_cdp_error_translates_messages(
-    message: str, cls: type[ReinsError], code: str, transient: bool
+def test_from_cdp_error_trusts_the_extensions_code(
+    answered: dict[str, Any], cls: type[ReinsError], code: str, transient: bool, said: str
 ) -> None:
-    error = from_cdp_error("Runtime.evaluate", {"code": -32000, "message": message})
+    error = from_cdp_error("Runtime.evaluate", {"message": "Chrome's words", **answered})
     assert type(error) is cls
     assert error.code == code
     assert error.transient is transient
-    assert "Runtime.evaluate" in str(error)
+    assert error.chrome == answered.get("chrome")
+    assert str(error) == said
+    assert "chrome" not in error.to_wire()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Execution was terminated",
+        "No node with given id found",
+        "No target with given id found",
+        "Debugger is not attached to the tab with id: 5. Detached while handling command.",
+        "No tab with id: 12.",
+        "Cannot access a chrome:// URL",
+        "Execution context was destroyed.",
+        "Cannot find context with specified id",
+        "Could not find object with given id",
+    ],
+)
+def test_chromes_words_decide_nothing_in_the_host(message: str) -> None:
+    """Only the extension reads Chrome's message: a cdp_error with any of its words stays a plain
+    cdp_error, with no cause attached."""
+    for answered in ({"code": "cdp_error"}, {"code": -32000}, {}):
+        error = from_cdp_error("Runtime.evaluate", {**answered, "message": message})
+        assert type(error) is BrowserError
+        assert (error.code, error.transient, error.chrome) == ("cdp_error", False, None)
+        assert str(error) == f"Runtime.evaluate: {message}"
 
 
 def test_from_cdp_error_keeps_a_typed_code_from_the_extension() -> None:

@@ -49,13 +49,8 @@ _ARRIVAL_S = 1.0
 
 
 # After-read failures that prove the element's document went away (a navigation, or its frame
-# removed), as Chrome words them (see _errors.from_cdp_error).
-_DOCUMENT_GONE = (
-    "navigated while the call ran",
-    "cannot find context",
-    "context was destroyed",
-    "could not find object",
-)
+# removed): what Chrome said, as the extension names it (extension/errors.js).
+_DOCUMENT_GONE = ("context_gone", "object_gone")
 
 
 async def _observe(
@@ -125,8 +120,7 @@ async def _instead(
     at all: a slow handler in a hidden tab)."""
     if failure is not None and failure.code == "target_closed":
         return {"tab_closed": True}
-    text = str(failure.args[0] if failure is not None and failure.args else "").lower()
-    gone = failure is not None and any(mark in text for mark in _DOCUMENT_GONE)
+    gone = failure is not None and failure.chrome in _DOCUMENT_GONE
     try:
         identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
     except ReinsError as exc:

@@ -84,6 +84,10 @@ def validate_args(model: type[BaseModel], args: dict[str, Any]) -> BaseModel:
 class ErrorPayload(BaseModel):
     code: str = "cdp_error"
     message: str = ""
+    # For one of Chrome's errors (extension/errors.js): may trying again work, and what Chrome
+    # said, as a word.
+    transient: bool | None = None
+    chrome: str | None = None
 
 
 class ExtensionAnswer(BaseModel):

@@ -134,7 +134,7 @@ async def _pump(ctx: CommandContext, state: Rendering) -> None:
             state.pump_refused = True
             ctx.note("frame_pump_refused")
     except ReinsError as exc:
-        if "already active" in str(exc):  # started by this host's previous life on the tab
+        if exc.chrome == "already_active":  # started by this host's previous life on the tab
             state.pumping = True
         elif exc.code in ("cdp_error", "timeout"):
             ctx.note("frame_pump_failed")
