@@ -12,8 +12,8 @@ from .conftest import Browser
 from .support import run_cli
 
 
-def _open(browser: Browser, page: Any) -> int:
-    tab, _ = page("static/frame-dressed.html")
+def _open(browser: Browser, page: Any, **query: Any) -> int:
+    tab, _ = page("static/frame-dressed.html", **query)
     deadline = time.monotonic() + 10
     while not browser.js("return document.getElementById('pay').dataset.loaded === '1'"):
         assert time.monotonic() < deadline, "the cross-origin frame did not load"
@@ -84,4 +84,18 @@ def test_no_action_presses_a_frame_dressed_as_a_button(browser: Browser, page: A
     # The page's own button beside it is pressed as ever.
     browser.ok("click", "#discard", *on)
     assert browser.js("return document.getElementById('log').textContent") == "discard;"
+    assert _frame_log(browser) == ""
+
+
+def test_a_frame_the_page_calls_a_button_in_its_own_world_is_not_pressed(
+    browser: Browser, page: Any
+) -> None:
+    """The page answers "button" for its iframe's tag names: the page script may list it as a
+    control, but what is pressed is decided by what the browser says the node is."""
+    tab = _open(browser, page, lie=1)
+    on = ("--tab", str(tab))
+    refs = browser.ok("state", *on)["refs"]
+    [pay] = [r for r in refs if r["name"] == "Save draft"]
+    for action in (("click", pay["ref"]), ("dblclick", pay["ref"]), ("click", "#pay")):
+        _refused(browser, *action, *on)
     assert _frame_log(browser) == ""

@@ -361,8 +361,13 @@ def test_a_browser_that_exits_at_start_leaves_another_launchs_pid_file(launch_ho
     pdir = launch_home / "profiles" / "solo"
     pdir.mkdir(parents=True)
     script = launch_home / "fake-chromium"
-    # the winner's pid, written while this "browser" runs
-    script.write_text(f"#!/bin/sh\nprintf 4242 > {pdir / 'browser.pid'}\nexit 0\n")
+    # the winner's pid, written while this "browser" runs (once launch has recorded this one)
+    pid_file = pdir / "browser.pid"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'while [ "$(cat {pid_file} 2>/dev/null)" != "$$" ]; do sleep 0.01; done\n'
+        f"printf 4242 > {pid_file}\nexit 0\n"
+    )
     script.chmod(0o755)
     with pytest.raises(ConnectionFailure, match="exited at start"):
         launch("solo", browser=str(script), headless=True, timeout_s=5)
