@@ -5,6 +5,10 @@ control socket, logs, registries. Like ssh's StrictModes, every directory reins 
 the user's own, not a symlink, and not writable by group or others (reins tightens its own
 directories to 0700; it refuses one it does not own). Files are written without following
 symlinks and replaced atomically.
+
+On Windows there are no uids or mode bits: a directory's owner is an ACL, and the per-user folder
+REINS_HOME defaults to (%LOCALAPPDATA%\\reins) is closed to other users by Windows's own ACLs; the
+checks there are the ones that mean something (no symlink, a directory).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, Union
 
+from reins import _platform
 from reins._errors import UsageError
 
 if TYPE_CHECKING:  # pathlib is imported where a Path is made: the CLI's client path goes without
@@ -47,6 +52,11 @@ def home_str() -> str:
     env = os.environ.get("REINS_HOME")
     if env:
         return _absolute(os.path.expanduser(env))
+    if _platform.os_name() == "win32":
+        local = os.environ.get("LOCALAPPDATA") or os.path.join(
+            os.path.expanduser("~"), "AppData", "Local"
+        )
+        return os.path.join(_absolute(local), "reins")
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"
     )
@@ -80,8 +90,11 @@ def _check_own(path: Path) -> None:
         raise _unsafe(path, "it is a symlink")
     if not stat.S_ISDIR(info.st_mode):
         raise _unsafe(path, "it is not a directory")
-    if info.st_uid != os.getuid():
-        raise _unsafe(path, f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})")
+    uid = _platform.user_id()
+    if uid is None:
+        return  # Windows: ownership is the folder's ACL (module docstring)
+    if info.st_uid != uid:
+        raise _unsafe(path, f"it belongs to uid {info.st_uid}, not to you (uid {uid})")
     if info.st_mode & 0o077:
         os.chmod(path, 0o700, follow_symlinks=False)
 
@@ -89,8 +102,11 @@ def _check_own(path: Path) -> None:
 def _check_parent(path: Path) -> None:
     """A directory above REINS_HOME: the user's or root's, and nobody else can rename entries in
     it (not group/world-writable, unless sticky like /tmp)."""
+    uid = _platform.user_id()
+    if uid is None:
+        return  # Windows: no uid or mode bits to check (module docstring)
     info = os.stat(path)
-    if info.st_uid not in (os.getuid(), 0):
+    if info.st_uid not in (uid, 0):
         raise _unsafe(path, f"a parent directory of uid {info.st_uid}")
     if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
         raise _unsafe(path, "a parent directory others can write to (without the sticky bit)")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from reins._errors import UsageError
 from reins._paths import EXTENSION_ID, HOST_NAME
+from reins.setup.doctor import doctor
 from reins.setup.install import (
     ORIGIN,
-    doctor,
     install,
     manifest_dirs,
     mimalloc_library,
@@ -40,6 +40,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("REINS_HOME", str(tmp_path / "state"))
     monkeypatch.delenv("REINS_PROFILE", raising=False)
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("CHROME_CONFIG_HOME", raising=False)
     return user_home
 
 
@@ -275,11 +277,24 @@ def test_uninstall_from_a_user_data_dir(home: Path, tmp_path: Path) -> None:
 
 
 @linux_only
-def test_manifest_dirs_for_linux_browsers(home: Path) -> None:
+def test_manifest_dirs_for_linux_browsers(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("CHROME_CONFIG_HOME", raising=False)
     dirs = manifest_dirs("all")
-    assert dirs == {name: home / rel for name, rel in LINUX_DIRS.items()}
-    assert manifest_dirs("brave") == {"brave": home / LINUX_DIRS["brave"]}
-    assert manifest_dirs("chrome") == {"chrome": home / LINUX_DIRS["chrome"]}
+    assert {name: dirs[name] for name in LINUX_DIRS} == {
+        name: home / rel for name, rel in LINUX_DIRS.items()
+    }
+    assert manifest_dirs("brave")["brave"] == home / LINUX_DIRS["brave"]
+    assert set(manifest_dirs("chrome")) == {
+        "chrome",
+        "chrome-beta",
+        "chrome-dev",
+        "chrome-canary",
+        "chrome-for-testing",
+    }
+    assert manifest_dirs("chrome-beta") == {
+        "chrome-beta": home / ".config/google-chrome-beta/NativeMessagingHosts"
+    }
 
 
 def test_manifest_dirs_for_a_user_data_dir(tmp_path: Path) -> None:
@@ -289,21 +304,21 @@ def test_manifest_dirs_for_a_user_data_dir(tmp_path: Path) -> None:
 
 
 def test_unknown_browser_is_a_usage_error(home: Path) -> None:
-    if sys.platform not in ("linux", "darwin"):
-        pytest.skip("manifest_dirs has no table here")
     with pytest.raises(UsageError) as info:
         manifest_dirs("firefox")
     assert info.value.code == "bad_request"
 
 
 @linux_only
-def test_cli_install_all_writes_the_four_linux_manifests(tmp_path: Path) -> None:
-    # nativemessaging-ng reads HOME when it is imported: only a fresh process sees a new HOME.
+def test_cli_install_all_writes_into_the_four_browsers_found(tmp_path: Path) -> None:
     user_home = tmp_path / "home"
-    user_home.mkdir()
+    for rel in LINUX_DIRS.values():  # each browser has run once: its folder is there
+        (user_home / rel).parent.mkdir(parents=True)
+    (user_home / ".config" / "unrelated").mkdir()
     env = dict(os.environ, HOME=str(user_home), REINS_HOME=str(tmp_path / "state"))
     env.pop("REINS_PROFILE", None)
     env.pop("XDG_CONFIG_HOME", None)
+    env.pop("CHROME_CONFIG_HOME", None)
     done = subprocess.run(
         [sys.executable, "-m", "reins.cli", "install", "--browser", "all", "--json"],
         env=env,
@@ -316,6 +331,16 @@ def test_cli_install_all_writes_the_four_linux_manifests(tmp_path: Path) -> None
     assert report["ok"] is True
     expected = [user_home / rel / "dev.reins.host.json" for rel in LINUX_DIRS.values()]
     assert sorted(report["manifests"]) == sorted(str(p) for p in expected)
+    assert set(report["browsers"]) == set(LINUX_DIRS)
+    assert "chrome-beta" in report["not_found"] and "vivaldi" in report["not_found"]
+    # Nothing written into a browser this user does not have.
+    assert sorted(p.name for p in (user_home / ".config").iterdir()) == [
+        "BraveSoftware",
+        "chromium",
+        "google-chrome",
+        "microsoft-edge",
+        "unrelated",
+    ]
     for path in expected:
         assert path.is_file(), path
         manifest = json.loads(path.read_text())
@@ -326,16 +351,13 @@ def test_cli_install_all_writes_the_four_linux_manifests(tmp_path: Path) -> None
         assert Path(manifest["path"]).parent == tmp_path / "state" / "bin"
         assert os.access(manifest["path"], os.X_OK)
 
-    # uninstall in this process, with the same HOME, removes all four.
-    old = os.environ.get("HOME")
-    os.environ["HOME"] = str(user_home)
-    try:
+    # uninstall in this process, with the same HOME and REINS_HOME, removes all four.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(user_home))
+        mp.setenv("REINS_HOME", str(tmp_path / "state"))
+        mp.delenv("XDG_CONFIG_HOME", raising=False)
+        mp.delenv("CHROME_CONFIG_HOME", raising=False)
         removed = uninstall("all")["removed"]
-    finally:
-        if old is None:
-            del os.environ["HOME"]
-        else:
-            os.environ["HOME"] = old
     assert sorted(removed) == sorted(str(p) for p in expected)
     assert not any(p.exists() for p in expected)
 
@@ -360,9 +382,9 @@ def test_doctor_with_nothing_installed(home: Path) -> None:
 @pytest.fixture
 def mcp_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The MCP check's own process is tested once (above); the other doctor tests skip it."""
-    import reins.setup.install
+    import reins.setup.doctor
 
-    monkeypatch.setattr(reins.setup.install, "_probe_mcp", lambda: (True, "checked"))
+    monkeypatch.setattr(reins.setup.doctor, "_probe_mcp", lambda: (True, "checked"))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
@@ -425,3 +447,21 @@ def test_doctor_host_start_with_a_profile_launcher(
     report = doctor(user_data_dir=str(profile_dir))
     by_name = {c["name"]: c for c in report["checks"]}
     assert by_name["host start"]["ok"] is True, by_name["host start"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX launcher")
+def test_doctor_finds_the_user_data_dir_registration_install_made(
+    home: Path, tmp_path: Path, mcp_checked: None
+) -> None:
+    # Before: after `install --user-data-dir P`, with that browser connected, a plain `reins
+    # doctor` answered "no host manifest found". install records it; doctor reads the record.
+    profile_dir = tmp_path / "profile"
+    install(user_data_dir=str(profile_dir), profile="p")
+    target = profile_dir / "NativeMessagingHosts" / "dev.reins.host.json"
+    by_name = {c["name"]: c for c in doctor()["checks"]}
+    assert by_name["manifest"]["ok"] is True and str(target) in by_name["manifest"]["detail"]
+    for name in ("manifest content", "launcher", "allowed origin", "host start"):
+        assert by_name[name]["ok"] is True, by_name[name]
+    # A plain uninstall removes it as well, and doctor no longer reports it.
+    assert uninstall()["removed"] == [str(target)]
+    assert doctor()["checks"][0]["ok"] is False

@@ -19,6 +19,6 @@ def test_no_hand_written_module_over_500_lines() -> None:
 
 def test_no_module_left_in_the_flat_layout() -> None:
     flat = sorted(p.name for p in HOST.glob("_*.py") if p.name != "__init__.py")
-    # The process entry and the three foundations every layer shares (errors, paths, and how a
-    # page's strings are printed).
-    assert flat == ["_errors.py", "_host.py", "_pagetext.py", "_paths.py"]
+    # The process entry and the four foundations every layer shares (errors, paths, what differs
+    # between desktops, and how a page's strings are printed).
+    assert flat == ["_errors.py", "_host.py", "_pagetext.py", "_paths.py", "_platform.py"]

@@ -14,6 +14,7 @@ from reins._errors import ReinsError
 from reins._pagetext import json_text, visible
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
+from reins.setup.browsers import CHOICES as BROWSER_CHOICES
 
 __all__ = ["config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"]
 
@@ -37,7 +38,7 @@ def _local_result(
         click.echo(human(result))
 
 
-_BROWSERS = click.Choice(["chrome", "chromium", "edge", "brave", "all"])
+_BROWSERS = click.Choice(list(BROWSER_CHOICES))
 
 
 @click.command()
@@ -67,7 +68,10 @@ def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **lo
         ctx,
         local,
         lambda: do_install(browser, user_data_dir, profile=profile),
-        lambda r: "\n".join(f"registered: {p}" for p in r["manifests"]),
+        lambda r: "\n".join(
+            [f"registered for {b}: {where}" for b, where in r["browsers"].items()]
+            + ([f"not found here (skipped): {', '.join(r['not_found'])}"] if r["not_found"] else [])
+        ),
     )
 
 
@@ -95,7 +99,7 @@ def uninstall(ctx: click.Context, /, browser: str, user_data_dir: str | None, **
 @click.pass_context
 def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **local: Any) -> None:
     """Check each link: manifest, launcher, allowed origin, host start, extension connected."""
-    from reins.setup.install import doctor as run_doctor
+    from reins.setup.doctor import doctor as run_doctor
 
     opts = merged_options(ctx, local)
     report = run_doctor(browser, user_data_dir, profile=opts.get("profile"))

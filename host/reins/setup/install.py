@@ -1,12 +1,12 @@
-"""Registration of the native host: launcher, manifests, and `reins doctor` (which also checks the
-MCP front end, `reins mcp`, as an MCP client would start it).
+"""Registration of the native host: the launcher, and the manifests or registry keys that make
+each browser find it (`reins install` / `reins uninstall`; `reins doctor` is ``setup/doctor.py``).
 
-Where browsers look for native-messaging host manifests (per user):
-- Linux: ~/.config/{google-chrome,chromium,microsoft-edge,BraveSoftware/Brave-Browser}/NativeMessagingHosts
-- macOS: ~/Library/Application Support/{Google/Chrome,Chromium,Microsoft Edge,BraveSoftware/Brave-Browser}/…
-- Windows: HKCU\\Software\\{Google\\Chrome,Microsoft\\Edge,BraveSoftware\\Brave-Browser}\\NativeMessagingHosts\\<name>
-- any profile started with --user-data-dir=X: X/NativeMessagingHosts (not Brave)
-nativemessaging-ng writes Chrome's and Chromium's; Edge, Brave and custom profiles are written here.
+Where each browser reads host manifests, per desktop, is the table in ``setup/browsers.py``
+(sources in docs/install.md). ``install`` writes only into browsers found on this machine and
+records what it wrote (``registrations.json`` in REINS_HOME), so ``doctor`` and ``uninstall``
+find every registration it made, a ``--user-data-dir`` one included. On Windows a manifest file
+sits in REINS_HOME and registry keys point at it; Windows browsers read nothing else, so
+``--user-data-dir`` is refused there.
 """
 
 from __future__ import annotations
@@ -14,31 +14,33 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
-import subprocess
 import sys
 import sysconfig
-import tempfile
-import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from reins._errors import ReinsError, UsageError
+from reins import _platform
+from reins._errors import UsageError
 from reins._paths import (
     EXTENSION_ID,
     HOST_NAME,
     ensure_private_dir,
     reins_home,
-    socket_dir,
     valid_profile_name,
     write_private,
 )
-from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
+from reins.setup.browsers import Browser, browser_folder, is_installed, select
 
 __all__ = [
-    "doctor",
+    "Registration",
+    "extension_dir",
+    "extension_path",
     "install",
+    "launcher_runnable",
     "manifest_dirs",
+    "registrations_read",
+    "registry_keys",
     "mimalloc_library",
     "uninstall",
     "write_launcher",
@@ -46,45 +48,53 @@ __all__ = [
 ]
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
-_BROWSERS = ("chrome", "chromium", "edge", "brave")
-
-_UNIX_DIRS = {
-    "linux": {
-        "chrome": ".config/google-chrome",
-        "chromium": ".config/chromium",
-        "edge": ".config/microsoft-edge",
-        "brave": ".config/BraveSoftware/Brave-Browser",
-    },
-    "darwin": {
-        "chrome": "Library/Application Support/Google/Chrome",
-        "chromium": "Library/Application Support/Chromium",
-        "edge": "Library/Application Support/Microsoft Edge",
-        "brave": "Library/Application Support/BraveSoftware/Brave-Browser",
-    },
-}
-_WIN_KEYS = {
-    "edge": "Software\\Microsoft\\Edge\\NativeMessagingHosts",
-    "brave": "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",
-}
+MANIFEST_NAME = f"{HOST_NAME}.json"
+_RECORD = "registrations.json"
 
 
-def _selected(browser: str) -> tuple[str, ...]:
-    if browser == "all":
-        return _BROWSERS
-    if browser not in _BROWSERS:
-        raise UsageError(f"unknown browser {browser!r}; one of {', '.join(_BROWSERS)} or all")
-    return (browser,)
+@dataclass(frozen=True)
+class Registration:
+    """One place a browser will find the host: a manifest file in a folder it reads, or (Windows)
+    a registry key whose default value is the manifest's path."""
+
+    browser: str  # a row of setup/browsers.py, or "profile" for --user-data-dir
+    where: str  # the manifest file, or HKCU\\...\\dev.reins.host
+    manifest: str  # the manifest file
+
+
+def _refuse_user_data_dir_on_windows() -> UsageError:
+    return UsageError(
+        "--user-data-dir cannot register a native host on Windows: Windows browsers read host "
+        "manifests from the registry only, never from a profile's folder",
+        code="platform_unsupported",
+        hint="run `reins install` without --user-data-dir: it registers the host for every "
+        "profile of the browsers found",
+    )
 
 
 def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, Path]:
-    """The folders (Linux/macOS) a manifest goes in, by browser or "profile" for --user-data-dir."""
+    """The folders a manifest goes in, by browser row (every row of the selection that has a
+    build on this desktop), or ``{"profile": ...}`` for --user-data-dir. Empty on Windows, where
+    registration is a registry key (``registry_keys``)."""
+    system = _platform.os_name()
     if user_data_dir:
+        if system == "win32":
+            raise _refuse_user_data_dir_on_windows()
         return {"profile": Path(user_data_dir).expanduser().absolute() / "NativeMessagingHosts"}
-    table = _UNIX_DIRS.get(sys.platform)
-    if table is None:
+    rows = select(browser)
+    if system == "win32":
         return {}
-    home = Path.home()
-    return {b: home / table[b] / "NativeMessagingHosts" for b in _selected(browser)}
+    out: dict[str, Path] = {}
+    for row in rows:
+        folder = browser_folder(row, system)
+        if folder is not None:
+            out[row.name] = folder / "NativeMessagingHosts"
+    return out
+
+
+def registry_keys(browser: str) -> dict[str, str]:
+    """Windows: the key (below HKCU) reins writes for each browser row of the selection."""
+    return {row.name: f"{row.windows_key}\\{HOST_NAME}" for row in select(browser)}
 
 
 # mimalloc's shared library under the names Debian, Fedora, Arch and Homebrew-on-Linux give it.
@@ -121,7 +131,7 @@ def _trusted(path: Path) -> bool:
         st = path.stat()
     except OSError:
         return False
-    return st.st_uid in (0, os.getuid()) and not st.st_mode & 0o022
+    return st.st_uid in (0, _platform.user_id()) and not st.st_mode & 0o022
 
 
 def _allocator_lines(library: Path | None) -> list[str]:
@@ -148,7 +158,7 @@ def write_launcher(path: Path, *, home: Path, profile: str | None, launched: boo
     Without a profile name the launcher clears ``REINS_PROFILE``: a browser started from a shell
     where it selects a profile for the CLI must not take that name (``reins.bridge.names``)."""
     ensure_private_dir(path.parent, root=home)
-    if sys.platform == "win32":
+    if _platform.os_name() == "win32":
         path = path.with_suffix(".bat")
         lines = ["@echo off", f'if "%REINS_HOME%"=="" set "REINS_HOME={home}"']
         lines.append(f'set "REINS_PROFILE={profile or ""}"')
@@ -202,253 +212,168 @@ def install(
     profile: str | None = None,
     launched: bool = False,
 ) -> dict[str, Any]:
-    """Register the host. ``profile`` names the browser profiles this registration serves (see
+    """Register the host in the browsers found on this machine (or in one profile's folder,
+    ``user_data_dir``). ``profile`` names the browser profiles this registration serves (see
     ``reins.bridge.names``); ``launched`` marks a browser reins started itself (every tab is
     reins's) — `reins launch` and the test harness, never a user's own browser."""
-    home = reins_home()
-    ensure_private_dir(home)
+    system = _platform.os_name()
+    if user_data_dir and system == "win32":
+        raise _refuse_user_data_dir_on_windows()
     if profile is not None and not valid_profile_name(profile):
         raise UsageError(f"profile name {profile!r}: use letters, digits, . _ - (at most 64)")
+    rows = select(browser)
+    found = [row for row in rows if is_installed(row, system)]
+    if not user_data_dir and not found:
+        raise _no_browser(browser, rows, system)
+    home = reins_home()
+    ensure_private_dir(home)
     launcher = write_launcher(
         _launcher_path(home, profile), home=home, profile=profile, launched=launched
     )
-    written: list[str] = []
-    if sys.platform == "win32" and not user_data_dir:
-        written += _install_windows(_selected(browser), launcher)
-    elif user_data_dir:
-        for directory in manifest_dirs(browser, user_data_dir).values():
-            written.append(str(write_manifest(directory, launcher)))
+    made: list[Registration] = []
+    if user_data_dir:
+        target = write_manifest(manifest_dirs(browser, user_data_dir)["profile"], launcher)
+        made.append(Registration("profile", str(target), str(target)))
+    elif system == "win32":
+        manifest = str(write_manifest(launcher.parent, launcher))
+        registry = _platform.current_registry()
+        keys = registry_keys(browser)
+        for key in dict.fromkeys(keys[row.name] for row in found):  # channels share a key
+            registry.write_default(key, manifest)
+        made += [Registration(row.name, f"HKCU\\{keys[row.name]}", manifest) for row in found]
     else:
-        import nativemessaging
-
-        master = write_manifest(launcher.parent, launcher)
-        for name, directory in manifest_dirs(browser).items():
-            directory.mkdir(parents=True, exist_ok=True)
-            if name in ("chrome", "chromium"):
-                nativemessaging.install([name], str(master))  # the library's own locations
-            else:
-                write_manifest(directory, launcher)
-            written.append(str(directory / f"{HOST_NAME}.json"))
+        for row in found:
+            folder = browser_folder(row, system)
+            assert folder is not None  # found: its folder exists
+            target = write_manifest(folder / "NativeMessagingHosts", launcher)
+            made.append(Registration(row.name, str(target), str(target)))
+    _record(home, added=tuple(made))
     return {
         "launcher": str(launcher),
-        "manifests": written,
+        "manifests": list(dict.fromkeys(r.where for r in made)),
+        "browsers": {r.browser: r.where for r in made},
+        "not_found": [row.name for row in rows if row not in found] if not user_data_dir else [],
         "extension_id": EXTENSION_ID,
         "profile": profile,
     }
 
 
-def _install_windows(browsers: tuple[str, ...], launcher: Path) -> list[str]:  # pragma: no cover
-    import importlib
+def _no_browser(browser: str, rows: tuple[Browser, ...], system: _platform.OsName) -> UsageError:
+    looked = [str(f) for f in (browser_folder(row, system) for row in rows) if f is not None]
+    shown = ", ".join(looked[:4]) + (f" and {len(looked) - 4} more" if len(looked) > 4 else "")
+    return UsageError(
+        f"no {'supported browser' if browser == 'all' else browser} found for this user "
+        f"(looked for {shown or 'nothing: no such build on this desktop'})",
+        code="no_browser",
+        hint="start the browser once (it makes its folder on its first start) and run `reins "
+        "install` again; for a browser started with --user-data-dir DIR, `reins install "
+        "--user-data-dir DIR`",
+    )
 
-    import nativemessaging
 
-    winreg: Any = importlib.import_module("winreg")
+def _records(home: Path) -> list[Registration]:
+    try:
+        data = json.loads((home / _RECORD).read_text(encoding="utf-8"))
+        return [
+            Registration(**{k: str(item[k]) for k in ("browser", "where", "manifest")})
+            for item in data
+        ]
+    except (OSError, ValueError, TypeError, KeyError):
+        return []
 
-    manifest_file = write_manifest(launcher.parent, launcher)
-    done: list[str] = []
-    native = [b for b in browsers if b in ("chrome", "chromium")]
-    if native:
-        nativemessaging.install(native, str(manifest_file))
-        done.append(f"HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\{HOST_NAME}")
-    for b in browsers:
-        if b in _WIN_KEYS:
-            key = f"{_WIN_KEYS[b]}\\{HOST_NAME}"
-            winreg.SetValue(winreg.HKEY_CURRENT_USER, key, winreg.REG_SZ, str(manifest_file))
-            done.append(f"HKCU\\{key}")
-    return done
+
+def _record(
+    home: Path, *, added: tuple[Registration, ...] = (), removed: frozenset[str] = frozenset()
+) -> None:
+    """Keep the list of what `install` registered (a later install in the same place replaces
+    the entry), so doctor and uninstall find a --user-data-dir registration too."""
+    new = {r.where for r in added}
+    kept = [r for r in _records(home) if r.where not in new and r.where not in removed]
+    entries = [asdict(r) for r in (*kept, *added)]
+    if not entries and not (home / _RECORD).exists():
+        return
+    ensure_private_dir(home)
+    write_private(home / _RECORD, (json.dumps(entries, indent=1) + "\n").encode())
+
+
+def _recorded(browser: str, home: Path) -> list[Registration]:
+    """The registrations install recorded that the selection covers (a profile's only for all)."""
+    names = {row.name for row in select(browser)}
+    return [
+        r
+        for r in _records(home)
+        if r.browser in names or (browser == "all" and r.browser == "profile")
+    ]
 
 
 def uninstall(browser: str = "all", user_data_dir: str | None = None) -> dict[str, Any]:
+    """Remove the registrations: the manifests in the selected browsers' folders, those install
+    recorded (a --user-data-dir one's with ``all``), and on Windows the keys reins wrote."""
+    system = _platform.os_name()
+    home = reins_home()
     removed: list[str] = []
-    for directory in manifest_dirs(browser, user_data_dir).values():
-        target = directory / f"{HOST_NAME}.json"
-        if target.exists():
+    if user_data_dir:
+        targets = [manifest_dirs(browser, user_data_dir)["profile"] / MANIFEST_NAME]
+    elif system == "win32":
+        registry = _platform.current_registry()
+        for key in dict.fromkeys(registry_keys(browser).values()):
+            if registry.delete_key(key):
+                removed.append(f"HKCU\\{key}")
+        targets = [Path(r.manifest) for r in _recorded(browser, home) if r.browser == "profile"]
+        if browser == "all":
+            targets.append(home / "bin" / MANIFEST_NAME)
+    else:
+        targets = [d / MANIFEST_NAME for d in manifest_dirs(browser).values()]
+        targets += [Path(r.where) for r in _recorded(browser, home)]
+    for target in dict.fromkeys(targets):
+        if target.is_file():
             target.unlink()
             removed.append(str(target))
+    gone = frozenset(
+        r.where
+        for r in (_recorded(browser, home) if not user_data_dir else _records(home))
+        if r.where in removed or not Path(r.manifest).is_file()
+    )
+    _record(home, removed=gone)
     return {"removed": removed}
 
 
-# ---- doctor -----------------------------------------------------------------------------------
+def launcher_runnable(launcher: str) -> bool:
+    """A file the browser can start (Windows has no execute bit: a .bat is run by its name)."""
+    if not os.path.isfile(launcher):
+        return False
+    return _platform.os_name() == "win32" or os.access(launcher, os.X_OK)
 
 
-def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
-    return {"name": name, "ok": ok, "detail": detail, "fix": fix}
+def registrations_read(browser: str, user_data_dir: str | None) -> dict[str, tuple[str, Path]]:
+    """For each browser, the registration it will read — where (a file, or on Windows the first
+    key in its read order that has a value) and the manifest file that names — plus the
+    --user-data-dir registrations install recorded when ``browser`` is all."""
+    system = _platform.os_name()
+    if user_data_dir:
+        target = manifest_dirs(browser, user_data_dir)["profile"] / MANIFEST_NAME
+        return {"profile": (str(target), target)} if target.is_file() else {}
+    out: dict[str, tuple[str, Path]] = {}
+    if system == "win32":
+        registry = _platform.current_registry()
+        rows = select(browser)
+        for row in [r for r in rows if is_installed(r, system)] or rows:
+            for key in row.windows_reads:
+                value = registry.read_default(f"{key}\\{HOST_NAME}")
+                if value:  # the browser stops at the first key that names a manifest
+                    out[row.name] = (f"HKCU\\{key}\\{HOST_NAME} = {value}", Path(value))
+                    break
+    else:
+        for name, folder in manifest_dirs(browser).items():
+            if (folder / MANIFEST_NAME).is_file():
+                out[name] = (str(folder / MANIFEST_NAME), folder / MANIFEST_NAME)
+    for r in _recorded(browser, reins_home()):
+        if r.browser == "profile" and Path(r.manifest).is_file():
+            out[f"profile {Path(r.manifest).parent.parent}"] = (r.where, Path(r.manifest))
+    return out
 
 
-def _probe_host(launcher: str) -> tuple[bool, str]:
-    """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
-    with tempfile.TemporaryDirectory(
-        prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None
-    ) as tmp:
-        env = dict(os.environ, REINS_HOME=tmp)
-        try:
-            proc = subprocess.Popen(
-                [launcher, ORIGIN],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-            )
-        except OSError as exc:
-            return False, f"cannot run {launcher}: {exc.strerror}"
-        assert proc.stdin is not None
-        # The host opens its socket once the extension says which profile it is: say it.
-        hello = {"type": "hello", "version": "doctor", "instance": "reins-doctor"}
-        try:
-            proc.stdin.write(encode_frame(hello, max_size=MAX_FROM_BROWSER))
-            proc.stdin.flush()
-        except OSError:
-            pass  # it exited already: reported below
-        # A launcher written for a profile names its own socket; any socket means it started.
-        sockets = socket_dir(Path(tmp))
-        deadline = time.monotonic() + 10
-        while (
-            time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock"))
-        ):
-            time.sleep(0.05)
-        started = any(sockets.glob("*.sock"))
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            return False, "the host did not exit when its input closed"
-        if not started:
-            err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-400:]
-            return False, f"the host exited ({code}) before opening its socket: {err.strip()}"
-        return True, "starts, opens its socket and exits on EOF"
-
-
-def _probe_mcp() -> tuple[bool, str]:
-    """Build `reins mcp`'s server and tool list in a process of its own, as a host would start it
-    (`reins mcp --check`: the SDK imports and every tool's schema is made from the table)."""
-    argv = [sys.executable, "-m", "reins.cli", "mcp", "--check", "--json"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return False, f"`reins mcp --check` did not run: {exc}"
-    try:
-        summary = json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        summary = {}
-    if done.returncode != 0 or not summary.get("tools"):
-        return (
-            False,
-            f"`reins mcp --check` failed ({done.returncode}): {done.stderr.strip()[-400:]}",
-        )
-    exe = shutil.which("reins")
-    where = (
-        f"hosts start `{exe} mcp`"
-        if exe
-        else f"reins is not on PATH: give hosts the full path, {Path(sys.executable).parent / 'reins'}"
-    )
-    return True, f"{len(summary['tools'])} tools, MCP SDK {summary.get('sdk')}; {where}"
-
-
-def doctor(
-    browser: str = "all", user_data_dir: str | None = None, *, profile: str | None = None
-) -> dict[str, Any]:
-    checks: list[dict[str, Any]] = []
-    dirs = manifest_dirs(browser, user_data_dir)
-    found = {
-        b: d / f"{HOST_NAME}.json" for b, d in dirs.items() if (d / f"{HOST_NAME}.json").exists()
-    }
-    install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
-    checks.append(
-        _check(
-            "manifest",
-            bool(found),
-            ", ".join(f"{b}: {p}" for b, p in found.items()) or "no host manifest found",
-            install_cmd,
-        )
-    )
-    manifest: dict[str, Any] = {}
-    if found:
-        path = next(iter(found.values()))
-        try:
-            manifest = json.loads(path.read_text())
-            good = (
-                manifest.get("name") == HOST_NAME
-                and manifest.get("type") == "stdio"
-                and os.path.isabs(str(manifest.get("path", "")))
-            )
-            checks.append(_check("manifest content", good, f"{path}", install_cmd))
-        except (OSError, json.JSONDecodeError) as exc:
-            checks.append(_check("manifest content", False, f"{path}: {exc}", install_cmd))
-    launcher = str(manifest.get("path", ""))
-    if manifest:
-        runnable = os.path.isfile(launcher) and os.access(launcher, os.X_OK)
-        checks.append(_check("launcher", runnable, launcher or "missing", install_cmd))
-        origins = manifest.get("allowed_origins") or []
-        checks.append(
-            _check("allowed origin", ORIGIN in origins, ", ".join(origins) or "none", install_cmd)
-        )
-        if runnable:
-            ok, detail = _probe_host(launcher)
-            checks.append(
-                _check("host start", ok, detail, "reinstall reins in this Python: pip install -e .")
-            )
-    from reins.bridge.client import live_profiles, request
-
-    names = live_profiles()
-    connected = False
-    detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
-    answer: dict[str, Any] = {}
-    if names:
-        try:
-            answer = request(
-                "status",
-                profile=profile or (names[0] if len(names) == 1 else None),
-                timeout_ms=3000,
-            )
-            connected = bool(answer.get("ok") and answer.get("connected"))
-            detail = f"profiles: {', '.join(names)}; connected: {connected}"
-        except ReinsError as exc:
-            detail = exc.message
-    checks.append(
-        _check(
-            "extension connected",
-            connected,
-            detail,
-            f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
-            f"{_extension_dir()}), then reopen the browser; extension id {EXTENSION_ID}",
-        )
-    )
-    if connected:
-        from reins.bridge.protocol import EXTENSION_FEATURES
-
-        said = (answer.get("extension") or {}).get("features") or []
-        missing = [f for f in EXTENSION_FEATURES if f not in said]
-        checks.append(
-            _check(
-                "extension up to date",
-                not missing,
-                "it does "
-                + (", ".join(said) or "none of the newer features")
-                + (f"; this reins also uses {', '.join(missing)}" if missing else ""),
-                "Chrome keeps running the extension code it started with: press reload on reins "
-                "in chrome://extensions (a `reins launch` profile: `reins shutdown`, then "
-                "`reins launch`)",
-            )
-        )
-    ok, detail = _probe_mcp()
-    checks.append(
-        _check(
-            "mcp server",
-            ok,
-            detail,
-            "install reins with its dependencies in this Python (pip install -e .)",
-        )
-    )
-    healthy = all(c["ok"] for c in checks)
-    first = next((c for c in checks if not c["ok"]), None)
-    return {"healthy": healthy, "checks": checks, "first_failure": first}
-
-
-def _extension_dir() -> Path:
+def extension_path() -> Path:
     env = os.environ.get("REINS_EXTENSION_DIR")
     if env:
         return Path(env)
@@ -456,7 +381,7 @@ def _extension_dir() -> Path:
 
 
 def extension_dir() -> Path:
-    path = _extension_dir()
+    path = extension_path()
     if not (path / "manifest.json").exists():
         raise UsageError(f"the reins extension is not at {path}; set REINS_EXTENSION_DIR")
     return path

@@ -1,0 +1,103 @@
+"""What differs between the desktops reins runs on, in one place: which OS this is, whose files
+are whose, and the Windows registry (through a small interface the tests replace with a fake).
+
+Code elsewhere asks ``os_name()`` rather than reading ``sys.platform`` itself, so a test can run
+the Windows or macOS path on this Linux machine by replacing that one function; what cannot be
+simulated (the ``winreg`` module itself) sits behind ``Registry``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Literal, Protocol
+
+__all__ = ["OsName", "Registry", "WindowsRegistry", "current_registry", "os_name", "user_id"]
+
+OsName = Literal["linux", "darwin", "win32"]
+
+
+def os_name() -> OsName:
+    """The desktop this is: ``win32``, ``darwin``, or ``linux`` (any other POSIX system too)."""
+    if sys.platform == "win32":
+        return "win32"
+    if sys.platform == "darwin":
+        return "darwin"
+    return "linux"
+
+
+def user_id() -> int | None:
+    """This user's uid where files carry one (POSIX); None on Windows, where ownership is an ACL
+    and a user's profile folders are closed to other users by default."""
+    if sys.platform == "win32" or os_name() == "win32":
+        return None
+    return os.getuid()
+
+
+class Registry(Protocol):
+    """The part of HKEY_CURRENT_USER that native-messaging registration touches. A key is a
+    path below HKCU (``Software\\Google\\Chrome\\NativeMessagingHosts\\dev.reins.host``); only its
+    default value is used, which is how Chromium reads a host's manifest path."""
+
+    def key_exists(self, key: str) -> bool: ...
+
+    def read_default(self, key: str) -> str | None: ...
+
+    def write_default(self, key: str, value: str) -> None: ...
+
+    def delete_key(self, key: str) -> bool: ...
+
+
+class WindowsRegistry:
+    """HKEY_CURRENT_USER through ``winreg`` (Windows only)."""
+
+    def key_exists(self, key: str) -> bool:
+        if sys.platform != "win32":
+            return False
+        import winreg
+
+        try:
+            winreg.CloseKey(winreg.OpenKey(winreg.HKEY_CURRENT_USER, key))
+        except OSError:
+            return False
+        return True
+
+    def read_default(self, key: str) -> str | None:
+        if sys.platform != "win32":
+            return None
+        import winreg
+
+        try:
+            with winreg.OpenKey(winreg.HKEY_CURRENT_USER, key) as handle:
+                value, kind = winreg.QueryValueEx(handle, "")
+        except OSError:
+            return None
+        return (
+            value
+            if kind in (winreg.REG_SZ, winreg.REG_EXPAND_SZ) and isinstance(value, str)
+            else None
+        )
+
+    def write_default(self, key: str, value: str) -> None:
+        if sys.platform != "win32":
+            return
+        import winreg
+
+        with winreg.CreateKeyEx(winreg.HKEY_CURRENT_USER, key, 0, winreg.KEY_WRITE) as handle:
+            winreg.SetValueEx(handle, "", 0, winreg.REG_SZ, value)
+
+    def delete_key(self, key: str) -> bool:
+        if sys.platform != "win32":
+            return False
+        import winreg
+
+        try:
+            winreg.DeleteKey(winreg.HKEY_CURRENT_USER, key)
+        except FileNotFoundError:
+            return False
+        return True
+
+
+def current_registry() -> Registry:
+    """This user's registry (the tests put a fake in its place)."""
+    return WindowsRegistry()

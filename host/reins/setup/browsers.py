@@ -1,0 +1,232 @@
+"""Where each Chromium browser reads per-user native-messaging host manifests, on each desktop.
+
+One row per browser and channel; docs/install.md ("Where browsers read host manifests") gives the
+source of each cell (Chromium's code, a vendor's documentation, or inferred) and what is not known.
+
+- Linux: ``<config home>/<linux>/NativeMessagingHosts``, the config home being
+  ``$CHROME_CONFIG_HOME``, else ``$XDG_CONFIG_HOME``, else ``~/.config`` (chrome_paths_linux.cc;
+  the forks keep that code and change only the folder's name).
+- macOS: ``~/Library/Application Support/<mac>/NativeMessagingHosts`` (chrome_paths_mac.mm; the
+  folder is the app bundle's ``CrProductDirName``).
+- Windows: no folder: the default value of ``HKCU\\<key>\\<host name>`` is the manifest's path
+  (native_process_launcher_win.cc). ``windows_reads`` is the order the browser reads keys in;
+  reins writes ``windows_key``. A browser is found by its user-data folder (``windows``, under
+  ``%LOCALAPPDATA%``, or ``%APPDATA%`` for Opera).
+- Any OS but Windows, a browser started with ``--user-data-dir=X`` reads ``X/NativeMessagingHosts``
+  (the user-level folder is the user-data folder's, chrome_paths.cc). Windows reads the registry only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from reins._errors import UsageError
+from reins._platform import OsName
+
+__all__ = [
+    "BROWSERS",
+    "CHOICES",
+    "Browser",
+    "browser_folder",
+    "is_installed",
+    "linux_config_home",
+    "select",
+]
+
+CHROME_KEY = "Software\\Google\\Chrome\\NativeMessagingHosts"
+CHROMIUM_KEY = "Software\\Chromium\\NativeMessagingHosts"
+EDGE_KEY = "Software\\Microsoft\\Edge\\NativeMessagingHosts"
+# A Chromium-branded build reads Chromium's key, then Chrome's (native_process_launcher_win.cc).
+_CHROMIUM_BRANDED = (CHROMIUM_KEY, CHROME_KEY)
+
+Family = Literal["chrome", "chromium", "edge", "brave", "vivaldi", "opera"]
+
+
+@dataclass(frozen=True)
+class Browser:
+    name: str  # what `--browser` takes, e.g. "chrome-beta"
+    family: Family  # `--browser chrome` selects every channel of the family
+    label: str
+    linux: str | None  # folder under the config home; None: no such build on Linux
+    mac: str | None  # folder under ~/Library/Application Support
+    windows: tuple[str, str] | None  # (environment variable, user-data folder below it)
+    windows_reads: tuple[str, ...]  # HKCU keys the browser reads, in order
+    windows_key: str  # the one of them reins writes
+
+    def folder(self, system: OsName) -> str | None:
+        return {"linux": self.linux, "darwin": self.mac, "win32": None}[system]
+
+
+def _chrome(name: str, label: str, linux: str | None, mac: str, win: str) -> Browser:
+    # Google-branded builds (every channel, Chrome for Testing too) read Chrome's key only.
+    return Browser(
+        name, "chrome", label, linux, mac, ("LOCALAPPDATA", win), (CHROME_KEY,), CHROME_KEY
+    )
+
+
+def _edge(name: str, label: str, linux: str | None, suffix: str, win: str) -> Browser:
+    return Browser(
+        name,
+        "edge",
+        label,
+        linux,
+        f"Microsoft Edge{suffix}",
+        ("LOCALAPPDATA", win),
+        (EDGE_KEY,),
+        EDGE_KEY,
+    )
+
+
+def _brave(name: str, label: str, suffix: str) -> Browser:
+    # No Brave key in Chromium's launcher: Brave reads Chromium's key, then Chrome's. reins writes
+    # Chrome's, which is read whether or not the build is Chromium-branded (inferred; see docs).
+    folder = f"BraveSoftware/Brave-Browser{suffix}"
+    return Browser(
+        name,
+        "brave",
+        label,
+        folder,
+        folder,
+        ("LOCALAPPDATA", f"{folder}/User Data"),
+        _CHROMIUM_BRANDED,
+        CHROME_KEY,
+    )
+
+
+BROWSERS: tuple[Browser, ...] = (
+    _chrome("chrome", "Google Chrome", "google-chrome", "Google/Chrome", "Google/Chrome/User Data"),
+    _chrome(
+        "chrome-beta",
+        "Google Chrome Beta",
+        "google-chrome-beta",
+        "Google/Chrome Beta",
+        "Google/Chrome Beta/User Data",
+    ),
+    _chrome(
+        "chrome-dev",
+        "Google Chrome Dev",
+        "google-chrome-unstable",
+        "Google/Chrome Dev",
+        "Google/Chrome Dev/User Data",
+    ),
+    _chrome(
+        "chrome-canary",
+        "Google Chrome Canary",
+        "google-chrome-canary",
+        "Google/Chrome Canary",
+        "Google/Chrome SxS/User Data",
+    ),
+    _chrome(
+        "chrome-for-testing",
+        "Google Chrome for Testing",
+        "google-chrome-for-testing",
+        "Google/Chrome for Testing",
+        "Google/Chrome for Testing/User Data",
+    ),
+    Browser(
+        "chromium",
+        "chromium",
+        "Chromium",
+        "chromium",
+        "Chromium",
+        ("LOCALAPPDATA", "Chromium/User Data"),
+        _CHROMIUM_BRANDED,
+        CHROMIUM_KEY,
+    ),
+    _edge("edge", "Microsoft Edge", "microsoft-edge", "", "Microsoft/Edge/User Data"),
+    _edge(
+        "edge-beta",
+        "Microsoft Edge Beta",
+        "microsoft-edge-beta",
+        " Beta",
+        "Microsoft/Edge Beta/User Data",
+    ),
+    _edge(
+        "edge-dev",
+        "Microsoft Edge Dev",
+        "microsoft-edge-dev",
+        " Dev",
+        "Microsoft/Edge Dev/User Data",
+    ),
+    _edge("edge-canary", "Microsoft Edge Canary", None, " Canary", "Microsoft/Edge SxS/User Data"),
+    _brave("brave", "Brave", ""),
+    _brave("brave-beta", "Brave Beta", "-Beta"),
+    _brave("brave-dev", "Brave Dev", "-Dev"),
+    _brave("brave-nightly", "Brave Nightly", "-Nightly"),
+    Browser(
+        "vivaldi",
+        "vivaldi",
+        "Vivaldi",
+        "vivaldi",
+        "Vivaldi",
+        ("LOCALAPPDATA", "Vivaldi/User Data"),
+        _CHROMIUM_BRANDED,
+        CHROME_KEY,
+    ),
+    Browser(
+        "opera",
+        "opera",
+        "Opera",
+        "opera",
+        "com.operasoftware.Opera",
+        ("APPDATA", "Opera Software/Opera Stable"),
+        _CHROMIUM_BRANDED,
+        CHROME_KEY,
+    ),
+)
+
+_FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(b.family for b in BROWSERS))
+CHOICES: tuple[str, ...] = (
+    *_FAMILIES,
+    *(b.name for b in BROWSERS if b.name not in _FAMILIES),
+    "all",
+)
+
+
+def select(browser: str) -> tuple[Browser, ...]:
+    """The rows ``--browser`` names: ``all``, a family (every channel of it) or one channel."""
+    if browser == "all":
+        return BROWSERS
+    chosen = tuple(b for b in BROWSERS if browser in (b.family, b.name))
+    if not chosen:
+        raise UsageError(f"unknown browser {browser!r}; one of {', '.join(CHOICES)}")
+    return chosen
+
+
+def linux_config_home(env: dict[str, str] | None = None) -> Path:
+    """Where Chromium on Linux keeps its user-data folders: $CHROME_CONFIG_HOME, else
+    $XDG_CONFIG_HOME, else ~/.config (an empty variable counts as unset)."""
+    environ = os.environ if env is None else env
+    for name in ("CHROME_CONFIG_HOME", "XDG_CONFIG_HOME"):
+        value = environ.get(name)
+        if value:
+            return Path(value).expanduser().absolute()
+    return Path.home() / ".config"
+
+
+def browser_folder(browser: Browser, system: OsName) -> Path | None:
+    """The browser's own user-data folder on this desktop (None: no such build there)."""
+    if system == "win32":
+        if browser.windows is None:
+            return None
+        variable, below = browser.windows
+        base = os.environ.get(variable)
+        if not base:
+            roaming = "Roaming" if variable == "APPDATA" else "Local"
+            base = str(Path.home() / "AppData" / roaming)
+        return Path(base, *below.split("/"))
+    folder = browser.folder(system)
+    if folder is None:
+        return None
+    root = linux_config_home() if system == "linux" else Path.home() / "Library/Application Support"
+    return root.joinpath(*folder.split("/"))
+
+
+def is_installed(browser: Browser, system: OsName) -> bool:
+    """The browser has run for this user here: its user-data folder exists (it makes it on its
+    first start). Installing only into these keeps reins out of browsers the user does not have."""
+    folder = browser_folder(browser, system)
+    return folder is not None and folder.is_dir()

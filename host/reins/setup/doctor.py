@@ -1,0 +1,231 @@
+"""`reins doctor`: each link from the browser to reins checked in turn — the registration the
+browser reads (``setup/install.registrations_read``), the manifest, the launcher, the host's start,
+the extension's connection and version — and the MCP front end as an MCP client would start it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ReinsError
+from reins._paths import EXTENSION_ID, HOST_NAME, reins_home, socket_dir
+from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
+from reins.setup.install import (
+    ORIGIN,
+    extension_path,
+    launcher_runnable,
+    registrations_read,
+)
+
+__all__ = ["doctor"]
+
+
+def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
+    return {"name": name, "ok": ok, "detail": detail, "fix": fix}
+
+
+def _probe_host(launcher: str) -> tuple[bool, str]:
+    """Start the host as Chrome would, in a scratch REINS_HOME; it must open its socket and exit on EOF."""
+    with tempfile.TemporaryDirectory(
+        prefix="reins-doctor-", dir="/tmp" if os.name != "nt" else None
+    ) as tmp:
+        env = dict(os.environ, REINS_HOME=tmp)
+        try:
+            proc = subprocess.Popen(
+                [launcher, ORIGIN],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as exc:
+            return False, f"cannot run {launcher}: {exc.strerror}"
+        assert proc.stdin is not None
+        # The host opens its socket once the extension says which profile it is: say it.
+        hello = {"type": "hello", "version": "doctor", "instance": "reins-doctor"}
+        try:
+            proc.stdin.write(encode_frame(hello, max_size=MAX_FROM_BROWSER))
+            proc.stdin.flush()
+        except OSError:
+            pass  # it exited already: reported below
+        # A launcher written for a profile names its own socket; any socket means it started.
+        sockets = socket_dir(Path(tmp))
+        deadline = time.monotonic() + 10
+        while (
+            time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock"))
+        ):
+            time.sleep(0.05)
+        started = any(sockets.glob("*.sock"))
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return False, "the host did not exit when its input closed"
+        if not started:
+            err = (proc.stderr.read() if proc.stderr else b"").decode(errors="replace")[-400:]
+            return False, f"the host exited ({code}) before opening its socket: {err.strip()}"
+        return True, "starts, opens its socket and exits on EOF"
+
+
+def _probe_mcp() -> tuple[bool, str]:
+    """Build `reins mcp`'s server and tool list in a process of its own, as a host would start it
+    (`reins mcp --check`: the SDK imports and every tool's schema is made from the table)."""
+    argv = [sys.executable, "-m", "reins.cli", "mcp", "--check", "--json"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"`reins mcp --check` did not run: {exc}"
+    try:
+        summary = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        summary = {}
+    if done.returncode != 0 or not summary.get("tools"):
+        return (
+            False,
+            f"`reins mcp --check` failed ({done.returncode}): {done.stderr.strip()[-400:]}",
+        )
+    exe = shutil.which("reins")
+    where = (
+        f"hosts start `{exe} mcp`"
+        if exe
+        else f"reins is not on PATH: give hosts the full path, {Path(sys.executable).parent / 'reins'}"
+    )
+    return True, f"{len(summary['tools'])} tools, MCP SDK {summary.get('sdk')}; {where}"
+
+
+def doctor(
+    browser: str = "all", user_data_dir: str | None = None, *, profile: str | None = None
+) -> dict[str, Any]:
+    checks: list[dict[str, Any]] = []
+    found = registrations_read(browser, user_data_dir)
+    install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
+    checks.append(
+        _check(
+            "manifest",
+            bool(found),
+            "; ".join(f"{b}: {w}" for b, (w, _) in found.items()) or "no host manifest found",
+            install_cmd,
+        )
+    )
+    manifests: dict[Path, dict[str, Any]] = {}
+    unreadable: list[str] = []
+    for path in dict.fromkeys(p for _, p in found.values()):
+        try:
+            manifests[path] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            unreadable.append(f"{path}: {exc}")
+    if found:
+        bad = [
+            str(p)
+            for p, m in manifests.items()
+            if not (
+                m.get("name") == HOST_NAME
+                and m.get("type") == "stdio"
+                and os.path.isabs(str(m.get("path", "")))
+            )
+        ]
+        detail = "; ".join(unreadable + [f"{p}: wrong name, type or path" for p in bad])
+        checks.append(
+            _check(
+                "manifest content",
+                not unreadable and not bad,
+                detail or ", ".join(str(p) for p in manifests),
+                install_cmd,
+            )
+        )
+    if manifests:
+        launchers = list(dict.fromkeys(str(m.get("path", "")) for m in manifests.values()))
+        runnable = [path for path in launchers if launcher_runnable(path)]
+        checks.append(
+            _check(
+                "launcher",
+                len(runnable) == len(launchers),
+                ", ".join(path or "missing" for path in launchers),
+                install_cmd,
+            )
+        )
+        origins = [list(m.get("allowed_origins") or []) for m in manifests.values()]
+        checks.append(
+            _check(
+                "allowed origin",
+                all(ORIGIN in o for o in origins),
+                "; ".join(", ".join(o) or "none" for o in origins),
+                install_cmd,
+            )
+        )
+        if runnable:
+            probes = [_probe_host(path) for path in runnable]
+            checks.append(
+                _check(
+                    "host start",
+                    all(ok for ok, _ in probes),
+                    "; ".join(detail for _, detail in probes),
+                    "reinstall reins in this Python: pip install -e .",
+                )
+            )
+    from reins.bridge.client import live_profiles, request
+
+    names = live_profiles()
+    connected = False
+    detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
+    answer: dict[str, Any] = {}
+    if names:
+        try:
+            answer = request(
+                "status",
+                profile=profile or (names[0] if len(names) == 1 else None),
+                timeout_ms=3000,
+            )
+            connected = bool(answer.get("ok") and answer.get("connected"))
+            detail = f"profiles: {', '.join(names)}; connected: {connected}"
+        except ReinsError as exc:
+            detail = exc.message
+    checks.append(
+        _check(
+            "extension connected",
+            connected,
+            detail,
+            f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
+            f"{extension_path()}), then reopen the browser; extension id {EXTENSION_ID}",
+        )
+    )
+    if connected:
+        from reins.bridge.protocol import EXTENSION_FEATURES
+
+        said = (answer.get("extension") or {}).get("features") or []
+        missing = [f for f in EXTENSION_FEATURES if f not in said]
+        checks.append(
+            _check(
+                "extension up to date",
+                not missing,
+                "it does "
+                + (", ".join(said) or "none of the newer features")
+                + (f"; this reins also uses {', '.join(missing)}" if missing else ""),
+                "Chrome keeps running the extension code it started with: press reload on reins "
+                "in chrome://extensions (a `reins launch` profile: `reins shutdown`, then "
+                "`reins launch`)",
+            )
+        )
+    ok, detail = _probe_mcp()
+    checks.append(
+        _check(
+            "mcp server",
+            ok,
+            detail,
+            "install reins with its dependencies in this Python (pip install -e .)",
+        )
+    )
+    healthy = all(c["ok"] for c in checks)
+    first = next((c for c in checks if not c["ok"]), None)
+    return {"healthy": healthy, "checks": checks, "first_failure": first}

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""mypy --strict of host/reins as Windows and macOS see it (`--platform win32` / `darwin`).
+
+This machine is Linux: these runs are how the Windows and macOS code paths get type-checked at all.
+macOS must be clean. On Windows the modules below do not type-check yet, because they use what only
+POSIX has (the AF_UNIX control socket, fcntl locks, process groups and POSIX signals, pread); that
+is the Windows transport and launch work still to do (docs/install.md, "What remains"). Every other
+module, registration included (setup/install.py, setup/browsers.py, _paths.py, _platform.py), must be
+clean for win32; an error there, or in a new module, fails the check.
+
+Usage: scripts/check_platform_types.py   (run by scripts/check)
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_YET_ON_WINDOWS = {
+    "host/reins/_host.py": "SIGHUP",
+    "host/reins/bridge/client.py": "AF_UNIX client, peer uid",
+    "host/reins/bridge/server.py": "start_unix_server, peer uid",
+    "host/reins/bridge/names.py": "fcntl.flock",
+    "host/reins/setup/launch.py": "killpg, WNOHANG, SIGKILL",
+    "host/reins/trace/tracefile.py": "os.pread",
+}
+_ERROR = re.compile(r"^(?P<path>[^:]+):\d+: error:")
+
+
+def _path(line: str) -> str:
+    match = _ERROR.match(line)
+    return match["path"] if match else ""
+
+
+def errors(platform: str) -> list[str]:
+    done = subprocess.run(
+        [str(ROOT / ".venv/bin/mypy"), "--platform", platform],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [line for line in done.stdout.splitlines() if _ERROR.match(line)]
+
+
+def main() -> int:
+    failed = False
+    for platform, allowed in (("darwin", {}), ("win32", NOT_YET_ON_WINDOWS)):
+        found = errors(platform)
+        unexpected = [e for e in found if _path(e) not in allowed]
+        for line in unexpected:
+            print(f"[{platform}] {line}")
+        failed = failed or bool(unexpected)
+        waiting = sorted({_path(e) for e in found})
+        print(
+            f"check: mypy --platform {platform}: "
+            + ("clean" if not found else f"not yet ported: {', '.join(waiting)}")
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
