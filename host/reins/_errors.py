@@ -15,6 +15,7 @@
     ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
     │                               upload_refused
     ├── EvaluateError               eval_exception, evaluate_disabled
+    ├── ExpectationFailure          expectation_failed
     └── DeadlineExceeded            timeout
 
 Foreign errors (CDP error objects, OS errors) are translated in one place, ``from_cdp_error`` /
@@ -32,6 +33,7 @@ __all__ = [
     "ConnectionFailure",
     "DeadlineExceeded",
     "EvaluateError",
+    "ExpectationFailure",
     "ReinsError",
     "ResolutionError",
     "UsageError",
@@ -84,6 +86,7 @@ _NEXT_STEP: dict[str, str] = {
     "check_failed": "the control did not change state; inspect it with `reins state`",
     "eval_exception": "fix the script; the message and location say where it threw",
     "evaluate_disabled": "evaluate is switched off for this profile (`reins config evaluate on`)",
+    "expectation_failed": "the page does not show what was expected: look at `seen`, then `reins state` or `reins screenshot`, and `reins console --errors` for what the page logged",
     "timeout": "retry with a larger --timeout-ms, or check the page with `reins state`",
     "internal": "this is a reins bug: run `reins doctor` and report it with the host log",
 }
@@ -154,6 +157,13 @@ class EvaluateError(ReinsError):
     code = "eval_exception"
 
 
+class ExpectationFailure(ReinsError):
+    """An expectation (`reins expect`) that did not hold within its budget; ``details`` carry
+    ``expected`` and ``seen``."""
+
+    code = "expectation_failed"
+
+
 class DeadlineExceeded(ReinsError):
     code = "timeout"
     transient = True
@@ -205,6 +215,7 @@ for _cls, _codes in (
     ),
     (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),
+    (ExpectationFailure, ("expectation_failed",)),
     (DeadlineExceeded, ("timeout",)),
 ):
     for _code in _codes:

@@ -1,6 +1,7 @@
 // What an action asks of its element: is it ready for input and where (probe), is it a field
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
+import { elementText, isVisible } from "./textmatch.js";
 import { contentBoxOrigin, frameOffset, insideClips, sameBox, throughFrame, visibleCenter } from "./geometry.js";
 
 // A short label for whatever covers an element: tag#id.class "text".
@@ -295,6 +296,16 @@ export function checkedState(el) {
   const role = el.getAttribute("role");
   if (CHECKABLE_ROLES.includes(role)) return { kind: role, checked: el.getAttribute("aria-checked") === "true" };
   return { kind: null };
+}
+
+// What `reins expect` reads of an element, the way fill and check verify what they did: the value
+// a field keeps (fieldValue), the checked state (checkedState), its text by the text rules, and
+// whether it is visible. Read in the page's world, as those are (issue 44 moves reads out of it).
+export function elementReading(el) {
+  const field = "value" in el || el.isContentEditable;
+  return {
+    value: field ? fieldValue(el) : null, checked: checkedState(el), text: elementText(el), visible: isVisible(el),
+  };
 }
 
 // The DOM click, for elements without a point to press (and the REINS_CLICK=js switch).

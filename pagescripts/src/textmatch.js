@@ -48,8 +48,14 @@ function slotted(slot) {
   return assigned.length > 0 ? assigned : slot.childNodes;
 }
 
+// An element's text as the text rules read it (the DOM text through open shadow roots, slots
+// filled, button inputs by value), whitespace-normalized: what `expect text` compares.
+export function elementText(el) {
+  return collapse(visit(el, { wanted: null, exact: true }, []).text);
+}
+
 // As Playwright's "visible": a non-empty box and not visibility:hidden (display:none has no box).
-function isVisible(el) {
+export function isVisible(el) {
   const rect = el.getBoundingClientRect();
   if (rect.width <= 0 || rect.height <= 0) return false;
   return typeof el.checkVisibility !== "function" || el.checkVisibility({ visibilityProperty: true });

@@ -49,6 +49,7 @@ TOP_LEVEL = (
         "dialog",
         "doctor",
         "eval",
+        "expect",
         "fill",
         "find",
         "forward",

@@ -32,7 +32,10 @@ def test_budgets_as_before_the_table() -> None:
     assert TABLE["wait"].timeout_ms == TABLE["eval"].timeout_ms == 10_000
     # status tells a frozen browser or a hung host in seconds (tests/unit/test_faults.py).
     assert TABLE["status"].timeout_ms == 3_000
-    for name in set(TABLE) - slow - {"wait", "eval", "status"}:
+    # An expectation is a claim about now: Playwright's expect waits 5 s.
+    expects = {n for n in TABLE if n.startswith("expect_")}
+    assert expects and all(TABLE[n].timeout_ms == 5_000 for n in expects)
+    for name in set(TABLE) - slow - expects - {"wait", "eval", "status"}:
         assert TABLE[name].timeout_ms == DEFAULT_TIMEOUT_MS
 
 
@@ -70,6 +73,8 @@ def test_policies_as_before_the_table() -> None:
 
 def test_cli_words() -> None:
     assert TABLE["tab_new"].cli == ("tab", "new")
+    assert TABLE["expect_value"].cli == ("expect", "value")
+    assert TABLE["expect_value"].cli_args == ("target", "expected")
     assert TABLE["fill"].cli_args == ("target", "value")
     assert TABLE["ping"].cli == TABLE["settle"].cli == ()  # the host's own
 

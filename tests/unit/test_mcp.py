@@ -81,6 +81,7 @@ def test_annotations_follow_the_table() -> None:
         "tab_select",
         "uncheck",
     }
+    expects = {n for n in SPECS if n.startswith("expect_")}
     assert {n for n, s in SPECS.items() if s.read_only} == {
         "find",
         "screenshot",
@@ -89,7 +90,9 @@ def test_annotations_follow_the_table() -> None:
         "wait",
         "console",
         "network",
+        *expects,
     }
+    assert {"expect_value", "expect_text", "expect_checked", "expect_count"} <= expects
 
 
 def test_listed_tools_carry_schema_and_hints() -> None:

@@ -9,6 +9,7 @@ candidate is unambiguous with confidence ≥ 0.75, else ``ref_stale`` with the c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError, UsageError
@@ -21,7 +22,7 @@ from reins.act.handles import (
     refuse_frame_owner,
 )
 from reins.act.refs import resolve_ref
-from reins.act.targets import Target, parse_target
+from reins.act.targets import Target, normalized_text, parse_target
 from reins.bridge.context import CommandContext
 from reins.observe.page import find_elements, observe_page
 from reins.observe.store import ObserveState
@@ -30,6 +31,7 @@ from reins.page.poll import poll_until
 
 __all__ = [
     "Resolved",
+    "count_matches",
     "find_text",
     "handle_for_record",
     "resolve_for_action",
@@ -57,35 +59,49 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
     return Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
 
 
-def _norm(text: str | None, *, exact: bool = False) -> str:
-    shown = " ".join((text or "").split())
-    return shown if exact else shown.casefold()
-
-
-async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
-    """role= and text= go through the page script's records (role and accessible name)."""
-    snap, records, refs = await observe_page(ctx)
+def _name_matcher(target: Target) -> Callable[[dict[str, Any]], bool]:
+    """Does a record's name or text match a role=/text= target's? (pure)"""
     exact = target.exact
-    wanted = _norm(target.name if target.kind == "role" else target.value, exact=exact)
+    wanted = normalized_text(target.name if target.kind == "role" else target.value, exact=exact)
 
     def name_ok(record: dict[str, Any]) -> bool:
-        names = [_norm(record.get("name"), exact=exact), _norm(record.get("text"), exact=exact)]
+        names = [
+            normalized_text(record.get("name"), exact=exact),
+            normalized_text(record.get("text"), exact=exact),
+        ]
         if target.kind == "role" and target.name is None:
             return True
         if exact:  # text="…" and role=…[name="…" s]: the whole text, case included
             return wanted in names
         return any(wanted in n for n in names)
 
-    pool = [
+    return name_ok
+
+
+def _record_pool(records: list[dict[str, Any]], target: Target) -> list[int]:
+    """The records a role=/text= target names, by index (pure)."""
+    name_ok = _name_matcher(target)
+    return [
         i
         for i, r in enumerate(records)
         if (target.kind != "role" or r.get("role") == target.value) and name_ok(r)
     ]
+
+
+async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
+    """role= and text= go through the page script's records (role and accessible name)."""
+    snap, records, refs = await observe_page(ctx)
+    wanted = normalized_text(
+        target.name if target.kind == "role" else target.value, exact=target.exact
+    )
+    name_ok = _name_matcher(target)
+    pool = _record_pool(records, target)
     if len(pool) > 1 and not target.exact:  # prefer whole-name matches over substrings
         whole = [
             i
             for i in pool
-            if wanted in (_norm(records[i].get("name")), _norm(records[i].get("text")))
+            if wanted
+            in (normalized_text(records[i].get("name")), normalized_text(records[i].get("text")))
         ]
         pool = whole or pool
     if not pool and target.kind == "text":  # no interactive element: any visible one
@@ -196,6 +212,36 @@ async def _refuse_frame_owner(ctx: CommandContext, found: Resolved, press: Press
     # a record listed as a frame): there is no handle, nor anything left to refuse.
     if press is None or not press.given:
         await refuse_frame_owner(ctx, found)
+
+
+async def count_matches(ctx: CommandContext, target: str, *, frame: str | None = None) -> int:
+    """How many elements TARGET names now, without waiting: CSS/XPath every match (in open
+    shadow roots too), role= the page script's records, text= the visible elements holding the
+    text (the smallest, by the text rules), a ref 1 while its element is there, else 0."""
+    parsed = parse_target(target, frame=frame)
+    if parsed.kind == "ref":
+        try:
+            await resolve_ref(ctx, parsed, probe=False, press=None)
+        except ResolutionError as exc:
+            if exc.code in ("not_found", "ref_stale"):
+                return 0
+            raise
+        return 1
+    if parsed.kind == "role":
+        _snap, records, _refs = await observe_page(ctx)
+        return len(_record_pool(records, parsed))
+    if parsed.kind == "text":
+        answer = await evaluate(
+            ctx,
+            page_call("findText", {"text": parsed.value, "exact": parsed.exact}),
+            what="find text",
+        )
+        return int(answer.get("count") or 0) if isinstance(answer, dict) else 0
+    frames = (parsed.frame,) if parsed.frame else ()
+    count, _session = await find_all(
+        ctx, parsed.kind, parsed.value, frames=frames, pierce=parsed.kind == "css"
+    )
+    return count
 
 
 def text_only(smart: dict[str, Any]) -> bool:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from reins._errors import UsageError
 
-__all__ = ["Kind", "Target", "parse_target"]
+__all__ = ["Kind", "Target", "normalized_text", "parse_target", "text_matches", "text_query"]
 
 Kind = Literal["ref", "css", "xpath", "role", "text"]
 
@@ -68,10 +68,34 @@ def parse_target(raw: str, *, frame: str | None = None) -> Target:
             frame=frame,
         )
     if text.startswith("text="):
-        body = text[5:]
-        if len(body) >= 2 and body[0] == body[-1] and body[0] in "\"'":
-            return Target("text", body[1:-1], exact=True, frame=frame)
-        if not body.strip():
+        body, exact = text_query(text[5:])
+        if not exact and not body.strip():
             raise UsageError("text= needs some text", code="invalid_selector")
-        return Target("text", body, frame=frame)
+        return Target("text", body, exact=exact, frame=frame)
     return Target("css", text, frame=frame)
+
+
+# ---- the one text rule ---------------------------------------------------------------------------
+# As Playwright's text engine (and pagescripts/src/textmatch.js page-side): whitespace-normalized,
+# a case-insensitive substring, or the whole text, case included, when the query is quoted.
+
+
+def normalized_text(text: str | None, *, exact: bool = False) -> str:
+    """``text`` with its whitespace collapsed, folded for comparison unless ``exact`` (pure)."""
+    shown = " ".join((text or "").split())
+    return shown if exact else shown.casefold()
+
+
+def text_query(raw: str) -> tuple[str, bool]:
+    """A text as an agent writes it: ``"Saved"`` (quoted: exact) or ``Saved`` (a substring, any
+    case). Answers the text and whether it is exact (pure)."""
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1], True
+    return raw, False
+
+
+def text_matches(seen: str | None, raw: str) -> bool:
+    """Does ``seen`` match the query ``raw`` by the text rule (``text_query``)? (pure)"""
+    wanted, exact = text_query(raw)
+    shown, query = normalized_text(seen, exact=exact), normalized_text(wanted, exact=exact)
+    return shown == query if exact else query in shown

@@ -68,6 +68,12 @@ def found(a: Answer) -> str:
     )
 
 
+def expected(a: Answer) -> str:
+    claim = a.get("expected")
+    shown = "" if isinstance(claim, bool) else " " + _value(claim)
+    return f"pass: {word(str(a.get('expectation')))}{shown} (seen {_value(a.get('seen'))})"
+
+
 def _value(value: Any) -> str:
     """A value an answer reports (often the page's): a string quoted, anything else as JSON."""
     return quote(value, 200) if isinstance(value, str) else json_text(value)
@@ -193,6 +199,22 @@ TEXT: dict[str, Callable[[Answer], str]] = {
     ),
     "wait": lambda a: f"ok: {visible(str(a.get('waited_for')))}",
     "eval": evaluated,
+    **dict.fromkeys(
+        (
+            "expect_value",
+            "expect_text",
+            "expect_checked",
+            "expect_unchecked",
+            "expect_visible",
+            "expect_hidden",
+            "expect_count",
+            "expect_url",
+            "expect_title",
+            "expect_no_errors",
+            "expect_request",
+        ),
+        expected,
+    ),
     "trace_start": lambda a: (
         f"tracing into {a['dir']}" + (" with pictures" if a.get("screenshots") else "")
     ),

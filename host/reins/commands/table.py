@@ -25,7 +25,7 @@ from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
 from reins.bridge.command import Command, build_table, field_hints
-from reins.commands import act, browser, eval, observe, trace
+from reins.commands import act, browser, eval, expect, observe, trace
 from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
@@ -38,7 +38,12 @@ _FORMAT = 1
 
 def all_commands() -> dict[str, Command[Any]]:
     return build_table(
-        browser.COMMANDS, observe.COMMANDS, act.COMMANDS, eval.COMMANDS, trace.COMMANDS
+        browser.COMMANDS,
+        observe.COMMANDS,
+        act.COMMANDS,
+        eval.COMMANDS,
+        trace.COMMANDS,
+        expect.COMMANDS,
     )
 
 

@@ -17,7 +17,7 @@ from reins.page.dialogs import DialogWatch
 from reins.trace.tracefile import TRACE_FILE, iso
 from reins.trace.tracer import Tracer
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "read_evidence", "with_steps"]
 
 
 class TraceStartArgs(Args):
@@ -109,7 +109,9 @@ class NetworkArgs(EvidenceArgs):
     failed: bool = Field(default=False, description="Only failed requests (>= 400 or no answer).")
 
 
-async def _read(ctx: CommandContext, since: str | None) -> tuple[PageEvidence, int | None, bool]:
+async def read_evidence(
+    ctx: CommandContext, since: str | None
+) -> tuple[PageEvidence, int | None, bool]:
     """Switch the capture on, drain the page (unless a dialog holds it), and resolve --since."""
     ctx.host.part(CaptureSwitch).asked = True
     evidence = ctx.part(PageEvidence)
@@ -126,7 +128,7 @@ async def _read(ctx: CommandContext, since: str | None) -> tuple[PageEvidence, i
     return evidence, when, installed
 
 
-def _with_steps(ctx: CommandContext, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_steps(ctx: CommandContext, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each entry with when it happened, and, while a trace runs, during which step."""
     starts = sorted(ctx.host.part(Tracer).step_starts.items(), key=lambda kv: kv[1])
     moments = [t * 1000 for _, t in starts]
@@ -155,10 +157,10 @@ def _capture_note(evidence: PageEvidence, installed: bool) -> dict[str, Any]:
 async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
     """What the page logged: console errors and warnings, uncaught exceptions, unhandled
     rejections (captured page-side from the first reins command on a document)."""
-    evidence, since, installed = await _read(ctx, args.since)
+    evidence, since, installed = await read_evidence(ctx, args.since)
     entries = select(evidence.console, since=since, only="errors" if args.errors else None)
     return {
-        "entries": _with_steps(ctx, entries[-args.limit :]),
+        "entries": with_steps(ctx, entries[-args.limit :]),
         **_capture_note(evidence, installed),
     }
 
@@ -167,10 +169,10 @@ async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
 async def network(ctx: CommandContext, args: NetworkArgs) -> dict[str, Any]:
     """The page's requests from resource timing: URL (query values hidden), status, type,
     duration; --failed for >= 400 and network errors. Never headers, bodies or cookies."""
-    evidence, since, installed = await _read(ctx, args.since)
+    evidence, since, installed = await read_evidence(ctx, args.since)
     entries = select(evidence.network, since=since, only="failed" if args.failed else None)
     return {
-        "requests": _with_steps(ctx, entries[-args.limit :]),
+        "requests": with_steps(ctx, entries[-args.limit :]),
         **_capture_note(evidence, installed),
     }
 

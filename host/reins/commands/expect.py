@@ -1,0 +1,317 @@
+"""Expect commands: assertions about the page, each waiting within its budget as `wait` does.
+
+`reins expect value|text|checked|unchecked|count|visible|hidden|url|title|no-errors|request`:
+each answers what it saw when the expectation holds, and otherwise keeps looking until the
+budget (5 s unless --timeout-ms) is spent, then fails with `expectation_failed` naming what was
+expected and what was seen. Reads of elements go through ``act/expect.read_element``; text by the
+one text rule (``act/targets.text_matches``); requests and errors from the tab's console and
+network evidence (``observe/evidence``), as `reins console` and `reins network` read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import Field
+
+from reins._errors import ReinsError, UsageError
+from reins.act.expect import (
+    ElementReading,
+    Unmet,
+    read_element,
+    url_matches,
+    value_matches,
+)
+from reins.act.locate import count_matches, resolve_target
+from reins.act.targets import text_matches
+from reins.bridge.command import Args, Command, command
+from reins.bridge.context import CommandContext
+from reins.observe.evidence import redact_url
+from reins.page.call import evaluate, page_call
+from reins.page.poll import poll_until
+
+__all__ = ["COMMANDS"]
+
+# Playwright's expect waits 5 s by default; an expectation is a claim about now, not a long wait.
+EXPECT_TIMEOUT_MS = 5_000
+# What a look at the page may meet while the page is still getting there: tried again.
+_NOT_YET = frozenset({"expectation_failed", "not_found", "ref_stale"})
+
+_TARGET = "@ref, CSS, //xpath, role=…, text=…."
+_FRAME = "CSS of an iframe to scope a CSS/XPath target."
+_TEXT_RULE = 'Whitespace-normalized, any case, a part of it; "quoted": the whole text, exact.'
+
+
+def _final(last: ReinsError) -> ReinsError:
+    """The budget is spent: the last look's answer, no longer transient."""
+    last.transient = False
+    return last
+
+
+async def _expect(
+    ctx: CommandContext, look: Callable[[], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
+    return await poll_until(
+        ctx.deadline,
+        look,
+        interval=0.1,
+        reserve_s=0.15,
+        retry=lambda exc: exc.code in _NOT_YET and exc.transient,
+        gave_up=_final,
+        explain_timeout=True,
+    )
+
+
+async def _element(
+    ctx: CommandContext, what: str, target: str, frame: str | None, expected: Any
+) -> ElementReading:
+    """TARGET's reading; a target not (yet) there is an unmet expectation."""
+    try:
+        el = await resolve_target(ctx, target, frame=frame, settle=False)
+    except ReinsError as exc:
+        if exc.code in ("not_found", "ref_stale"):
+            raise Unmet(what, expected, None, message=f"{target} is not on the page") from exc
+        raise
+    return await read_element(ctx, el)
+
+
+# ---- element forms ---------------------------------------------------------------------------
+
+
+class ExpectTextArgs(Args):
+    target: str = Field(description="The element: " + _TARGET)
+    expected: str = Field(description="The text. " + _TEXT_RULE)
+    frame: str | None = Field(default=None, description=_FRAME)
+
+
+class ExpectValueArgs(Args):
+    target: str = Field(
+        description="The field (input, textarea, select, contenteditable): " + _TARGET
+    )
+    expected: str = Field(description="The whole value the field keeps (as fill verifies it).")
+    frame: str | None = Field(default=None, description=_FRAME)
+
+
+@command(
+    "expect_value",
+    ExpectValueArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target", "expected"),
+)
+async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, Any]:
+    """Expect TARGET (a field) to hold VALUE, whole, as fill verifies what a field kept."""
+
+    async def look() -> dict[str, Any]:
+        seen = (await _element(ctx, "value", args.target, args.frame, args.expected)).value
+        if seen is None:
+            raise UsageError(
+                f"{args.target} is no field: it has no value",
+                code="not_editable",
+                hint="expect the text of an element with `reins expect text`",
+            )
+        if not value_matches(seen, args.expected):
+            raise Unmet("value", args.expected, seen, message=f"the field holds {seen!r}")
+        return {"expectation": "value", "expected": args.expected, "seen": seen}
+
+    return await _expect(ctx, look)
+
+
+@command(
+    "expect_text",
+    ExpectTextArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target", "expected"),
+)
+async def expect_text(ctx: CommandContext, args: ExpectTextArgs) -> dict[str, Any]:
+    """Expect TARGET's text to match TEXT (any case, a part of it; "quoted": whole and exact)."""
+
+    async def look() -> dict[str, Any]:
+        seen = (await _element(ctx, "text", args.target, args.frame, args.expected)).text
+        if not text_matches(seen, args.expected):
+            raise Unmet("text", args.expected, seen[:300], message=f"the text is {seen[:300]!r}")
+        return {"expectation": "text", "expected": args.expected, "seen": seen[:300]}
+
+    return await _expect(ctx, look)
+
+
+class ExpectTargetArgs(Args):
+    target: str = Field(description="The element: " + _TARGET)
+    frame: str | None = Field(default=None, description=_FRAME)
+
+
+async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) -> dict[str, Any]:
+    what = "checked" if wanted else "unchecked"
+
+    async def look() -> dict[str, Any]:
+        seen = (await _element(ctx, what, args.target, args.frame, wanted)).checked
+        if seen is None:
+            raise UsageError(
+                f"{args.target} is not a checkbox, radio or switch", code="not_editable"
+            )
+        if seen != wanted:
+            state = "checked" if seen else "unchecked"
+            raise Unmet(what, wanted, seen, message=f"{args.target} is {state}")
+        return {"expectation": what, "expected": wanted, "seen": seen}
+
+    return await _expect(ctx, look)
+
+
+@command(
+    "expect_checked",
+    ExpectTargetArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target",),
+)
+async def expect_checked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+    """Expect TARGET (a checkbox, radio or switch) to be checked, as check verifies it."""
+    return await _checked(ctx, args, True)
+
+
+@command(
+    "expect_unchecked",
+    ExpectTargetArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target",),
+)
+async def expect_unchecked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+    """Expect TARGET (a checkbox or switch) to be unchecked."""
+    return await _checked(ctx, args, False)
+
+
+@command(
+    "expect_visible",
+    ExpectTargetArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target",),
+)
+async def expect_visible(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+    """Expect TARGET to be on the page and visible (a box, not visibility: hidden)."""
+
+    async def look() -> dict[str, Any]:
+        if not (await _element(ctx, "visible", args.target, args.frame, True)).visible:
+            raise Unmet("visible", True, False, message=f"{args.target} is there but hidden")
+        return {"expectation": "visible", "expected": True, "seen": True}
+
+    return await _expect(ctx, look)
+
+
+@command(
+    "expect_hidden",
+    ExpectTargetArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target",),
+)
+async def expect_hidden(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+    """Expect TARGET to be hidden: not on the page, or without a box, or visibility: hidden."""
+
+    async def look() -> dict[str, Any]:
+        try:
+            el = await resolve_target(ctx, args.target, frame=args.frame, settle=False)
+        except ReinsError as exc:
+            if exc.code in ("not_found", "ref_stale"):
+                return {"expectation": "hidden", "expected": True, "seen": "not on the page"}
+            raise
+        if (await read_element(ctx, el)).visible:
+            raise Unmet("hidden", True, "visible", message=f"{args.target} is visible")
+        return {"expectation": "hidden", "expected": True, "seen": "hidden"}
+
+    return await _expect(ctx, look)
+
+
+class ExpectCountArgs(Args):
+    target: str = Field(description="What to count: CSS, //xpath, role=…, text=….")
+    count: int = Field(ge=0, description="How many elements it names.")
+    frame: str | None = Field(default=None, description=_FRAME)
+
+
+@command(
+    "expect_count",
+    ExpectCountArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("target", "count"),
+)
+async def expect_count(ctx: CommandContext, args: ExpectCountArgs) -> dict[str, Any]:
+    """Expect TARGET to name N elements (CSS/XPath: every match; role=: the listed elements;
+    text=: the visible elements holding the text)."""
+
+    async def look() -> dict[str, Any]:
+        seen = await count_matches(ctx, args.target, frame=args.frame)
+        if seen != args.count:
+            raise Unmet("count", args.count, seen, message=f"{args.target} names {seen}")
+        return {"expectation": "count", "expected": args.count, "seen": seen}
+
+    return await _expect(ctx, look)
+
+
+# ---- the document ------------------------------------------------------------------------------
+
+
+class ExpectUrlArgs(Args):
+    pattern: str = Field(
+        min_length=1, description="A glob (*/done, https://app.example.com/*) or the whole URL."
+    )
+
+
+@command(
+    "expect_url",
+    ExpectUrlArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("pattern",),
+)
+async def expect_url(ctx: CommandContext, args: ExpectUrlArgs) -> dict[str, Any]:
+    """Expect the tab's URL to match PATTERN (a glob or the whole URL, as `wait --url`)."""
+
+    async def look() -> dict[str, Any]:
+        href = str(await evaluate(ctx, page_call("documentUrl"), what="url"))
+        seen = redact_url(href)
+        if not url_matches(href, args.pattern):
+            raise Unmet("url", args.pattern, seen, message=f"the URL is {seen}")
+        return {"expectation": "url", "expected": args.pattern, "seen": seen}
+
+    return await _expect(ctx, look)
+
+
+class ExpectTitleArgs(Args):
+    expected: str = Field(description="The title. " + _TEXT_RULE)
+
+
+@command(
+    "expect_title",
+    ExpectTitleArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("expected",),
+)
+async def expect_title(ctx: CommandContext, args: ExpectTitleArgs) -> dict[str, Any]:
+    """Expect the page's title to match TEXT (any case, a part of it; "quoted": whole, exact)."""
+
+    async def look() -> dict[str, Any]:
+        info = await evaluate(ctx, page_call("documentInfo"), what="title")
+        seen = str(info.get("title") or "") if isinstance(info, dict) else ""
+        if not text_matches(seen, args.expected):
+            raise Unmet("title", args.expected, seen[:300], message=f"the title is {seen[:300]!r}")
+        return {"expectation": "title", "expected": args.expected, "seen": seen[:300]}
+
+    return await _expect(ctx, look)
+
+
+COMMANDS: tuple[Command[Any], ...] = (
+    expect_value,
+    expect_text,
+    expect_checked,
+    expect_unchecked,
+    expect_visible,
+    expect_hidden,
+    expect_count,
+    expect_url,
+    expect_title,
+)
