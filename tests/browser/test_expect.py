@@ -4,13 +4,17 @@ passes on a claim the page bears out (read back through selenium) and fails, exi
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import Browser
+from .conftest import FIXTURES, Browser
 from .support import run_cli
 
 pytestmark = pytest.mark.browser
@@ -118,3 +122,83 @@ def test_a_failed_expect_is_a_failed_step_and_the_report_says_fail(
     failed = steps[1]
     assert failed["cli"] == "reins expect text '#heading' 'April 2026'"
     assert failed["error"]["expected"] == "April 2026" and failed["error"]["seen"] == "March 2026"
+
+
+def test_no_errors_passes_before_a_console_error_and_fails_after_it(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/expect.html")
+    browser.ok("tab", "select", str(tab))
+    browser.ok("click", "#later")
+    browser.ok("expect", "no-errors")  # also switches the capture on
+    browser.ok("click", "#later")
+    body = browser.ok("expect", "no-errors")
+    assert body["seen"] == {"console_errors": 0, "failed_requests": 0}
+
+    browser.ok("click", "#oops")
+    error = _fails(browser, "no-errors")
+    assert error["seen"] == {"console_errors": 1, "failed_requests": 0}
+    assert error["console"][0]["text"] == "expect fixture: something broke"
+    assert "something broke" in error["message"]
+    # Another expectation in between looks back to the same click.
+    browser.ok("expect", "text", "#late", "Done")
+    _fails(browser, "no-errors")
+
+    # Since the command before: the click after the error is clean; --since reaches back.
+    browser.ok("click", "#later")
+    browser.ok("expect", "no-errors")
+    _fails(browser, "no-errors", "--since", "60s")
+
+
+class _Cached(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def cached_site() -> Iterator[str]:
+    """The fixtures served without `Cache-Control: no-store` (the session's site sends it): with
+    it Chromium keeps no resource timing of a response (docs/tracing.md, what is missed)."""
+    handler = functools.partial(_Cached, directory=str(FIXTURES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_expect_request_reads_the_network_evidence(browser: Browser, cached_site: str) -> None:
+    url = f"{cached_site}/static/expect.html?t=req"
+    tab = browser.ok("tab", "new", url)["id"]
+    try:
+        browser.switch_to("t=req")
+        _requests(browser)
+    finally:
+        browser.cli("tab", "close", str(tab))
+
+
+def _requests(browser: Browser) -> None:
+    browser.ok("expect", "no-errors")  # the capture on before the requests
+    browser.ok("click", "#fetch-ok")
+    body = browser.ok("expect", "request", "expect-data.json", "--timeout-ms", "3000")
+    assert body["seen"]["status"] == 200 and "expect-data.json" in body["seen"]["url"]
+    status = "return document.getElementById('status').textContent"
+    browser.ok("wait", "--text", "fetch-ok: 200")
+    assert browser.js(status) == "fetch-ok: 200"  # the page saw the same answer
+    browser.ok("expect", "request", "*/static/expect-data.json", "--status", "200")
+    _fails(browser, "request", "expect-data.json", "--status", "4xx")
+
+    browser.ok("click", "#fetch-missing")
+    browser.ok("wait", "--text", "fetch-missing: 404")
+    assert browser.js(status) == "fetch-missing: 404"
+    error = _fails(browser, "request", "expect-missing.json", budget="1500")
+    assert error["expected"] == {"pattern": "expect-missing.json", "status": "2xx"}
+    assert [r["status"] for r in error["seen"]] == [404]
+    assert "answered 404" in error["message"]
+    browser.ok("expect", "request", "expect-missing.json", "--status", "404")
+    _fails(browser, "request", "never-requested.json", budget="300")
+    # The 404 is a failed request: no-errors since the click before the wait says so.
+    failed = _fails(browser, "no-errors", "--since", "60s")
+    assert failed["seen"]["failed_requests"] == 1
+    code, body = browser.cli("expect", "request", "x", "--status", "ok")
+    assert code == 2 and body["error"]["code"] == "bad_request"

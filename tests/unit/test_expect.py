@@ -56,6 +56,14 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
         (["hidden", "#spinner"], "expect_hidden", {"target": "#spinner"}),
         (["url", "*/done"], "expect_url", {"pattern": "*/done"}),
         (["title", "Expenses"], "expect_title", {"expected": "Expenses"}),
+        (["no-errors"], "expect_no_errors", {}),
+        (["no-errors", "--since", "3"], "expect_no_errors", {"since": "3"}),
+        (["request", "/api/save"], "expect_request", {"pattern": "/api/save", "status": "2xx"}),
+        (
+            ["request", "*/api/*", "--status", "201", "--since", "last"],
+            "expect_request",
+            {"pattern": "*/api/*", "status": "201", "since": "last"},
+        ),
     ],
 )
 def test_each_form_sends_its_command(

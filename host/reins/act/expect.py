@@ -67,12 +67,21 @@ async def read_element(ctx: CommandContext, el: Resolved) -> ElementReading:
 class Unmet(ExpectationFailure):
     """An expectation that does not hold (yet): transient while its budget lasts."""
 
-    def __init__(self, what: str, expected: Any, seen: Any, *, message: str) -> None:
+    def __init__(
+        self,
+        what: str,
+        expected: Any,
+        seen: Any,
+        *,
+        message: str,
+        transient: bool = True,
+        evidence: dict[str, Any] | None = None,
+    ) -> None:
         claim = "" if isinstance(expected, bool) else f" {expected!r}"
         super().__init__(
             f"expect {what}{claim} did not hold: {message}",
-            transient=True,
-            details={"expectation": what, "expected": expected, "seen": seen},
+            transient=transient,
+            details={"expectation": what, "expected": expected, "seen": seen, **(evidence or {})},
         )
 
 

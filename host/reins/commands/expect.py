@@ -19,7 +19,9 @@ from reins._errors import ReinsError, UsageError
 from reins.act.expect import (
     ElementReading,
     Unmet,
+    matching_requests,
     read_element,
+    status_matches,
     url_matches,
     value_matches,
 )
@@ -27,7 +29,8 @@ from reins.act.locate import count_matches, resolve_target
 from reins.act.targets import text_matches
 from reins.bridge.command import Args, Command, command
 from reins.bridge.context import CommandContext
-from reins.observe.evidence import redact_url
+from reins.commands.trace import read_evidence, with_steps
+from reins.observe.evidence import PageEvidence, redact_url, select
 from reins.page.call import evaluate, page_call
 from reins.page.poll import poll_until
 
@@ -304,6 +307,116 @@ async def expect_title(ctx: CommandContext, args: ExpectTitleArgs) -> dict[str, 
     return await _expect(ctx, look)
 
 
+# ---- the evidence -----------------------------------------------------------------------------
+
+_SINCE = "From trace step N, `last` (the command before), a duration (90s, 5m) or a time (14:02)."
+
+
+def _shown(entries: list[dict[str, Any]], key: str) -> str:
+    first = entries[0] if entries else {}
+    return repr(str(first.get(key) or "")[:200])
+
+
+class ExpectNoErrorsArgs(Args):
+    since: str | None = Field(default=None, description=_SINCE + " Default: last.")
+
+
+@command(
+    "expect_no_errors",
+    ExpectNoErrorsArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli="expect no-errors",
+)
+async def expect_no_errors(ctx: CommandContext, args: ExpectNoErrorsArgs) -> dict[str, Any]:
+    """Expect no console error, uncaught exception or failed request since the command before
+    (or --since STEP|last|90s|14:02), from the tab's console and network evidence."""
+    since = args.since or ("last" if ctx.part(PageEvidence).command_starts else None)
+    evidence, when, installed = await read_evidence(ctx, since)
+    errors = select(evidence.console, since=when, only="errors")
+    failed = select(evidence.network, since=when, only="failed")
+    seen = {"console_errors": len(errors), "failed_requests": len(failed)}
+    since_text = f"since {since}" if since else "since the capture started"
+    if errors or failed:
+        found = []
+        if errors:
+            found.append(f"{len(errors)} console error(s), first {_shown(errors, 'text')}")
+        if failed:
+            found.append(f"{len(failed)} failed request(s), first {_shown(failed, 'url')}")
+        # What happened stays so: nothing to wait for.
+        raise Unmet(
+            "no-errors",
+            {"console_errors": 0, "failed_requests": 0},
+            seen,
+            message=f"{'; '.join(found)} ({since_text})",
+            transient=False,
+            evidence={
+                "console": with_steps(ctx, errors[-10:]),
+                "network": with_steps(ctx, failed[-10:]),
+            },
+        )
+    answer: dict[str, Any] = {
+        "expectation": "no-errors",
+        "expected": {"console_errors": 0, "failed_requests": 0},
+        "seen": seen,
+        "since": since,
+    }
+    if installed:  # the capture began with this command: nothing before it is known
+        answer["warnings"] = ["capture_started_now"]
+    return answer
+
+
+class ExpectRequestArgs(Args):
+    pattern: str = Field(
+        min_length=1,
+        description="A part of the request's URL (/api/save) or a glob with * "
+        "(query values are hidden in the evidence).",
+    )
+    status: str = Field(default="2xx", description="A class (2xx, 4xx) or a status (201).")
+    since: str | None = Field(default=None, description=_SINCE + " Default: all captured.")
+
+
+@command(
+    "expect_request",
+    ExpectRequestArgs,
+    timeout_ms=EXPECT_TIMEOUT_MS,
+    read_only=True,
+    cli_args=("pattern",),
+)
+async def expect_request(ctx: CommandContext, args: ExpectRequestArgs) -> dict[str, Any]:
+    """Expect a request whose URL matches PATTERN to have answered --status (default 2xx), from
+    the tab's network evidence; waits for it within the budget."""
+    status_matches(0, args.status)  # a malformed --status is a usage error before any wait
+
+    async def look() -> dict[str, Any]:
+        evidence, when, installed = await read_evidence(ctx, args.since)
+        matches = matching_requests(select(evidence.network, since=when), args.pattern)
+        good = [m for m in matches if status_matches(m.get("status"), args.status)]
+        seen = [{"url": m.get("url"), "status": m.get("status")} for m in matches[-5:]]
+        if not good:
+            statuses = ", ".join(str(m.get("status")) for m in matches[-5:])
+            raise Unmet(
+                "request",
+                {"pattern": args.pattern, "status": args.status},
+                seen,
+                message=f"requests matching it answered {statuses}"
+                if matches
+                else "no request matching it was seen",
+            )
+        last = good[-1]
+        answer: dict[str, Any] = {
+            "expectation": "request",
+            "expected": {"pattern": args.pattern, "status": args.status},
+            "seen": {"url": last.get("url"), "status": last.get("status")},
+            "requests": with_steps(ctx, good[-5:]),
+        }
+        if installed:
+            answer["warnings"] = ["capture_started_now"]
+        return answer
+
+    return await _expect(ctx, look)
+
+
 COMMANDS: tuple[Command[Any], ...] = (
     expect_value,
     expect_text,
@@ -314,4 +427,6 @@ COMMANDS: tuple[Command[Any], ...] = (
     expect_count,
     expect_url,
     expect_title,
+    expect_no_errors,
+    expect_request,
 )

@@ -54,6 +54,14 @@ UNRECORDED = frozenset({"ping", "trace_start", "trace_stop"})
 NO_PAGE = frozenset({"status", "tabs", "stats", "tab_close", "console", "network", "dialog"})
 # They read the evidence themselves, and `--since last` means the command before them.
 EVIDENCE_READERS = frozenset({"console", "network"})
+
+
+def _reads_evidence(name: str) -> bool:
+    """Not a command `--since last` (and `expect no-errors`) looks back to: the evidence readers,
+    and expectations, which check what the command before them did."""
+    return name in EVIDENCE_READERS or name.startswith("expect_")
+
+
 TICK_MS = 1500
 SHOT_MS = 4000
 TARGET_MS = 1200
@@ -83,7 +91,7 @@ async def record(
     if not capturing or name in UNRECORDED:
         return await run(request)
     tab_before = request.tab if request.tab is not None else host.current.tab
-    if tab_before is not None and name not in EVIDENCE_READERS:
+    if tab_before is not None and not _reads_evidence(name):
         host.tab(tab_before).part(PageEvidence).command_starts.append(time.time())
     touches_page = cmd is not None and name not in NO_PAGE
     # The client waits for an answer up to 5 s past the budget it gave: the recorder's own work
