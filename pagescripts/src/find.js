@@ -86,22 +86,6 @@ export function frameElementByChain(chain) {
   return el;
 }
 
-// Does the text appear in the rendered text of the document or of a same-origin frame?
-export function hasText(text) {
-  const seen = (doc) => {
-    if (doc.body && doc.body.innerText.includes(text)) return true;
-    for (const f of doc.querySelectorAll("iframe,frame")) {
-      try {
-        if (f.contentDocument && seen(f.contentDocument)) return true;
-      } catch (e) {
-        // a frame that will not be read: not seen
-      }
-    }
-    return false;
-  };
-  return seen(document);
-}
-
 export function hasApi() {
   return !!window[API];
 }

@@ -11,10 +11,10 @@ export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
-  describeElement, findMatches, frameElementByChain, hasApi, hasText, matchAt, sameNode,
+  describeElement, findMatches, frameElementByChain, hasApi, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
-export { findText } from "./textmatch.js";
+export { findText, hasText } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { listenerCandidates, markListened } from "./listeners.js";
 export { captureTick, traceBox } from "./capture.js";

@@ -83,3 +83,28 @@ export function findText(spec) {
     }),
   };
 }
+
+// Does a visible element of the document, or of a same-origin frame, hold the text (`wait
+// --text`)? The same rule as text targets: the DOM text, not its CSS rendering (a heading written
+// "March 2026" and shown uppercase matches "march"), whitespace-normalized, any case unless exact.
+export function hasText(spec) {
+  const exact = spec.exact === true;
+  const wanted = exact ? collapse(spec.text) : collapse(spec.text).toLowerCase();
+  if (wanted === "") return false;
+  const seen = (doc) => {
+    const found = [];
+    if (doc.body) visit(doc.body, { wanted, exact }, found);
+    if (found.some(isVisible)) return true;
+    for (const f of doc.querySelectorAll("iframe,frame")) {
+      let inner = null;
+      try {
+        inner = f.contentDocument;
+      } catch (e) {
+        inner = null; // a frame that will not be read: not seen
+      }
+      if (inner && seen(inner)) return true;
+    }
+    return false;
+  };
+  return seen(document);
+}

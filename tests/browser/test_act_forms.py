@@ -505,3 +505,17 @@ def test_a_click_that_closes_the_tab_says_so(browser: Browser, page: Any) -> Non
     assert body["warnings"] in ([], ["tab_closed_during_action"])
     listed = browser.ok("tabs")["tabs"]
     assert tab not in [t["id"] for t in listed]
+
+
+def test_wait_text_follows_the_text_rule_not_the_css_rendering(browser: Browser, page: Any) -> None:
+    """Issue 32: a heading written "March 2026" and shown uppercase; hidden text never counts."""
+    tab = str(page("static/wait-text.html")[0])
+    assert browser.js("return document.getElementById('month').innerText") == "MARCH 2026"
+    fast = ("--tab", tab, "--timeout-ms", "1500")
+    for text in ("March 2026", "march", "MARCH 2026", '"March 2026"'):
+        assert browser.ok("wait", "--text", text, *fast)["waited_for"] == "text", text
+    for text in ('"MARCH 2026"', '"March"', "Ghost"):  # exact is the DOM text; hidden is not seen
+        code, body = browser.cli("wait", "--text", text, *fast)
+        assert code == 1 and body["error"]["code"] == "timeout", (text, body)
+    browser.ok("click", "#later", "--tab", tab)
+    assert browser.ok("wait", "--text", "payment received", "--tab", tab)["waited_for"] == "text"

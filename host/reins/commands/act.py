@@ -18,6 +18,7 @@ from reins.act.keyboard import parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import MousePosition, click_element, mouse_event, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
+from reins.act.targets import text_query
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
@@ -427,7 +428,8 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
 
     async def holds() -> dict[str, Any]:
         if args.text is not None:
-            if await evaluate(ctx, page_call("hasText", args.text)):
+            wanted, exact = text_query(args.text)
+            if await evaluate(ctx, page_call("hasText", {"text": wanted, "exact": exact})):
                 return {"waited_for": "text", "text": args.text}
             raise NotYet("the text is not on the page")
         if args.url is not None:
