@@ -124,12 +124,29 @@ def test_the_link_keeps_what_the_extension_said_chrome_said() -> None:
     assert (error.code, error.transient, error.chrome) == ("ref_stale", True, "node_gone")
 
 
-class _Tab:
-    """What effects._instead uses of a context: a deadline, and a CDP whose evaluate fails."""
+class _Link:
+    def __init__(self, tabs: list[dict[str, Any]]) -> None:
+        self.tabs = tabs
 
-    def __init__(self, failure: ReinsError) -> None:
+    async def request(self, kind: str, deadline: Any) -> Any:
+        assert kind == "tabs.list"
+        return self.tabs
+
+
+class _Host:
+    def __init__(self, tabs: list[dict[str, Any]]) -> None:
+        self.link = _Link(tabs)
+
+
+class _Tab:
+    """What effects._instead uses of a context: a deadline, a CDP whose evaluate fails, and the
+    browser's tab list (``open``: whether this tab is in it)."""
+
+    def __init__(self, failure: ReinsError, *, open: bool = False) -> None:
         self.deadline = Deadline.after_ms(2_000)
         self.failure = failure
+        self.tab_id = 7
+        self.host = _Host([{"id": 7}] if open else [{"id": 8}])
 
     async def cdp(self, method: str, params: Any = None, **_: Any) -> Any:
         raise self.failure
@@ -156,3 +173,17 @@ def test_an_after_read_failure_is_read_by_its_code(
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
     got = asyncio.run(effects._instead(_Tab(busy), {"top": True, "document": "d1"}, failure))  # type: ignore[arg-type]
     assert got == instead
+
+
+def test_a_let_go_tab_the_browser_still_lists_is_not_called_closed() -> None:
+    """target_closed while the tab is still open (a mailto: link replaced its target): the
+    browser's tab list decides, and the effect says the tab is open."""
+    failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", "code": "target_closed"})
+    busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
+    tab = _Tab(busy, open=True)
+    got = asyncio.run(effects._instead(tab, {"top": True, "document": "d1"}, failure))  # type: ignore[arg-type]
+    assert got == {"detached": True}
+    assert effects.effect_of({"url": "u"}, None, got) == (
+        {"detached": True, "tab_open": True},
+        ["detached_during_action"],
+    )

@@ -101,7 +101,7 @@ async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> dict[str, Any
             identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
         except ReinsError as exc:
             if exc.code == "target_closed":
-                return {"tab_closed": True}
+                return await _let_go(ctx)
             identity = None  # between documents: ask again
         if isinstance(identity, list) and len(identity) == 2 and identity[0] != before["document"]:
             return {"navigated": str(identity[1])}
@@ -119,13 +119,13 @@ async def _instead(
     A timed-out or failed read is never reported as a navigation (the page may have done nothing
     at all: a slow handler in a hidden tab)."""
     if failure is not None and failure.code == "target_closed":
-        return {"tab_closed": True}
+        return await _let_go(ctx)
     gone = failure is not None and failure.chrome in _DOCUMENT_GONE
     try:
         identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
     except ReinsError as exc:
         if exc.code == "target_closed":
-            return {"tab_closed": True}
+            return await _let_go(ctx)
         identity = None
     if before.get("top") and isinstance(identity, list) and len(identity) == 2:
         origin, url = identity
@@ -165,6 +165,8 @@ def effect_of(
             return effect, []
         if instead.get("tab_closed"):
             return {"tab_closed": True}, []
+        if instead.get("detached"):
+            return dict(_DETACHED), ["detached_during_action"]
         return {"unknown": True, "reason": str(instead.get("unknown"))}, ["effect_unknown"]
     for key in ("value", "checked", "selected", "expanded", "focus", "url"):
         if before.get(key) != after.get(key):
@@ -233,7 +235,7 @@ async def act_reading_before(
         except ReinsError as exc:
             if exc.code != "target_closed":
                 raise
-            return _tab_closed(el), None
+            return await _tab_closed(ctx, el), None
         after, failure = await _observe(ctx, el, "after", field=field)
         text = after.pop("field", None) if after is not None else None
         answer = await _conclude(ctx, el, before, after, failure, dict(extra))
@@ -290,13 +292,13 @@ async def act_by_input(
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
-        return _tab_closed(el)
+        return await _tab_closed(ctx, el)
     if not answers:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     first = answers[0]
     if isinstance(first, ReinsError):  # the read before failed: no input was given
         if first.code == "target_closed":
-            return _tab_closed(el)
+            return await _tab_closed(ctx, el)
         raise first
     try:
         before = _value(first, "read state")
@@ -320,7 +322,7 @@ async def input_answer(
         if isinstance(failure, ReinsError):
             if failure.code != "target_closed":
                 raise failure
-            return _tab_closed(el)
+            return await _tab_closed(ctx, el)
     if len(given) < count:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     after: dict[str, Any] | None = None
@@ -359,7 +361,7 @@ async def _act_and_read(
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
-        return _tab_closed(el)
+        return await _tab_closed(ctx, el)
     after, failure = await _observe(ctx, el, "after")
     return await _conclude(ctx, el, before, after, failure, extra)
 
@@ -387,12 +389,33 @@ async def _conclude(
     return _with_target(out, el)
 
 
-def _tab_closed(el: Resolved) -> dict[str, Any]:
-    """The tab went away while the input was being given (a page that closes itself on the click,
-    or the user at that moment): what the agent needs to know is that it is gone."""
+async def _let_go(ctx: CommandContext) -> dict[str, Any]:
+    """Chrome let go of the tab while an action ran (``target_closed``). Either the tab went away
+    (a page that closes itself on the click, or the user at that moment), or it is still open and
+    Chrome replaced its target (a link that handed its URL to another application: mailto:, tel:,
+    an app link). Which one is the browser's to say (its tab list), not a guess."""
+    try:
+        listed = await ctx.host.link.request("tabs.list", ctx.deadline)
+    except ReinsError:
+        listed = None
+    if isinstance(listed, list) and any(t.get("id") == ctx.tab_id for t in listed):
+        return {"detached": True}
+    return {"tab_closed": True}
+
+
+async def _tab_closed(ctx: CommandContext, el: Resolved) -> dict[str, Any]:
+    """The input's batch answered ``target_closed``: the tab closed, or Chrome let go of it
+    (``_let_go``)."""
+    if (await _let_go(ctx)).get("detached"):
+        return _with_target({"effect": _DETACHED, "warnings": ["detached_during_action"]}, el)
     return _with_target(
         {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
     )
+
+
+# The tab is still open, but Chrome let go of it during the action; the next command attaches
+# again.
+_DETACHED: dict[str, Any] = {"detached": True, "tab_open": True}
 
 
 def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:

@@ -202,9 +202,12 @@ class Host:
             self.closed[tab_id] = None
             while len(self.closed) > _CLOSED_KEPT:
                 del self.closed[next(iter(self.closed))]
-        elif code == "target_closed":  # detached as the tab closes; `tab_removed` says it is gone
+        elif code == "target_closed":
+            # Chrome let go of the tab's target. The tab may be closing — its `tab_removed`
+            # follows and says it is gone — or still open: a link that hands its URL to another
+            # application (mailto:, tel:) replaces the target. Only the browser's word, not this
+            # guess, makes the agent's tab lost.
             self.tabs.pop(tab_id, None)
-            self.current.lost(tab_id)
         else:
             state = self.tabs.get(tab_id)
             if state is not None:  # detached: subscriptions and enabled domains must be made again
