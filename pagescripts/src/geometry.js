@@ -90,3 +90,13 @@ export function viewportBox(el) {
   const r = el.getBoundingClientRect();
   return toTop(frameOffset(el.ownerDocument.defaultView), [r.x, r.y, r.width, r.height]);
 }
+
+// Is `hit` (the node Chrome's hit test found at the press point) the target's own label or inside
+// it? The browser hands a press on a label to its control, as it does a person's click: a
+// transparent native checkbox under its styled label is pressed through the label's decoration.
+export function labelsControl(hit, target) {
+  // A ::before or ::after answers as a CSSPseudoElement: its element is the one it decorates.
+  const el = !hit ? null : hit.nodeType === 1 ? hit : hit.parentElement || hit.element || null;
+  const label = el && typeof el.closest === "function" ? el.closest("label") : null;
+  return label !== null && label.control === target;
+}

@@ -14,9 +14,9 @@ export {
   describeElement, findMatches, frameElementByChain, hasApi, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
-export { findText, hasText } from "./textmatch.js";
+export { findText, hasText, textInside } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { listenerCandidates, markListened } from "./listeners.js";
 export { captureTick, traceBox } from "./capture.js";
-export { contentOrigin, viewportBox } from "./geometry.js";
+export { contentOrigin, labelsControl, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

@@ -108,3 +108,16 @@ export function hasText(spec) {
   };
   return seen(document);
 }
+
+// The element inside `el` that shows the text (the smallest one holding it, visible), or `el`
+// itself: where a text target is pressed when it resolved to a big clickable container (a table
+// row whose middle lies on another cell's link), as Playwright presses the element its text
+// engine matched.
+export function textInside(el, spec) {
+  const exact = spec.exact === true;
+  const wanted = exact ? collapse(spec.text) : collapse(spec.text).toLowerCase();
+  if (wanted === "") return el;
+  const found = [];
+  visit(el, { wanted, exact }, found);
+  return found.find((m) => m !== el && isVisible(m)) || el;
+}

@@ -26,7 +26,7 @@ from reins.act.targets import Target, normalized_text, parse_target
 from reins.bridge.context import CommandContext
 from reins.observe.page import find_elements, observe_page
 from reins.observe.store import ObserveState
-from reins.page.call import evaluate, page_call
+from reins.page.call import call_function, evaluate, page_call
 from reins.page.poll import poll_until
 
 __all__ = [
@@ -130,7 +130,36 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
             details={"candidates": [refs[i] for i in pool[:8]]},
         )
     i = pool[0]
-    return await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
+    found = await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
+    if target.kind == "text" and records[i].get("role") not in _CONTROL_ROLES:
+        found = await _where_the_text_is(ctx, found, target)
+    return found
+
+
+# Roles whose element is itself the control to press: a text target on one presses it whole.
+_CONTROL_ROLES = frozenset(
+    """button link checkbox radio switch textbox searchbox combobox option menuitem
+    menuitemcheckbox menuitemradio tab slider spinbutton treeitem""".split()
+)
+
+
+async def _where_the_text_is(ctx: CommandContext, found: Resolved, target: Target) -> Resolved:
+    """A text target that resolved to a clickable container (a row, a card): the element inside
+    it that shows the text, so the press lands on the text and not on the container's middle,
+    which may be another control (a row's mail link). The click still reaches the container."""
+    inner = await call_function(
+        ctx,
+        found.object_id,
+        "textInside",
+        {"text": target.value, "exact": target.exact},
+        session_id=found.session_id,
+        by_value=False,
+        what="text target",
+    )
+    object_id = inner.get("objectId")
+    if not object_id:
+        return found
+    return Resolved(str(object_id), found.session_id, via=found.via, ref=found.ref)
 
 
 async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[dict[str, Any]]:

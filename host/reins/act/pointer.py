@@ -25,10 +25,17 @@ from reins.act.effects import (
     read_options,
 )
 from reins.act.handles import Press
-from reins.act.hittest import HitPlan, hit_after_move, hit_commands, judge, what_is_at
+from reins.act.hittest import (
+    FRAME_OWNERS,
+    HitPlan,
+    hit_after_move,
+    hit_commands,
+    judge,
+    what_is_at,
+)
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext, TabPart
-from reins.page.call import call_function, call_params
+from reins.page.call import call_function, call_params, call_value
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 from reins.page.poll import poll_until
 
@@ -156,9 +163,36 @@ async def _move_and_hit(
     target = answers[lead]
     assert isinstance(target, dict)
     hit = await hit_after_move(ctx, plan, answers, lead + 2)
-    if hit is None or not judge(target.get("node") or {}, hit, owner=plan.owner):
+    if hit is None or not (
+        judge(target.get("node") or {}, hit, owner=plan.owner)
+        or (plan.owner is None and await _labels_target(ctx, el, hit))
+    ):
         raise _obscured(None if hit is None else await what_is_at(ctx, hit))
     return before_value(answers[0]) if read_before else None
+
+
+async def _labels_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
+    """Is the node Chrome's hit test found the target's own ``<label>`` (or inside it)? Then the
+    browser hands the press to the target, as it does a person's click on a label. Same document
+    only: a label is never in another frame than its control."""
+    if el.session_id is not None:
+        return False
+    try:
+        described = (await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})).get("node") or {}
+        if str(described.get("nodeName") or "").upper() in FRAME_OWNERS:
+            return False  # a frame inside a label takes the click itself: never passed through
+        # A node of another document (a same-site frame) resolves in that frame's context, and
+        # Chrome refuses to call across contexts: such a hit is never taken for a label here.
+        node = await ctx.cdp("DOM.resolveNode", {"backendNodeId": hit, "objectGroup": "reins"})
+        hit_object = (node.get("object") or {}).get("objectId")
+        if not hit_object:
+            return False
+        params = call_params(str(hit_object), "labelsControl")
+        params["arguments"].append({"objectId": el.object_id})
+        answer = await ctx.cdp("Runtime.callFunctionOn", params)
+    except ReinsError:
+        return False
+    return call_value(answer, what="label check") is True
 
 
 def _obscured(label: str | None) -> ResolutionError:
