@@ -239,7 +239,7 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the native host (``python -m reins.host chrome-extension://ID/``).
+    """Entry point of the native host (``python -m reins._host chrome-extension://ID/``).
 
     The launcher says which name it was installed for (``REINS_PROFILE``) and whether ``reins
     launch`` started the browser (``REINS_LAUNCHED=1``: every tab in it is reins's)."""
