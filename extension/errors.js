@@ -23,6 +23,8 @@ export const CHROME_ERRORS = [
   { words: /Could not find object/i, code: "cdp_error", chrome: "object_gone" },
   // Started already (a screencast this host's previous life left running on the tab).
   { words: /already active/i, code: "cdp_error", chrome: "already_active" },
+  // DOM.getNodeForLocation at a point with nothing of the document under it (off the page).
+  { words: /No node found at given location/i, code: "cdp_error", chrome: "no_node_at_point" },
   // CDP's bare -32603, which is how an awaited Runtime.evaluate stopped at its timeout answers.
   { words: /Internal error/i, code: "cdp_error", chrome: "internal_error" },
 ];

@@ -36,6 +36,7 @@ describe("errorOf", () => {
     ["Cannot find context with specified id", { code: "cdp_error", transient: true, chrome: "context_gone" }],
     ["Could not find object with given id", { code: "cdp_error", chrome: "object_gone" }],
     ["Screencast already active", { code: "cdp_error", chrome: "already_active" }],
+    ["No node found at given location", { code: "cdp_error", chrome: "no_node_at_point" }],
     ['{"code":-32603,"message":"Internal error"}', { code: "cdp_error", chrome: "internal_error" }],
     ["Invalid parameters", { code: "cdp_error" }],
     ["", { code: "cdp_error" }],

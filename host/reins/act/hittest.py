@@ -163,7 +163,7 @@ async def hit_after_move(
         metrics = answers[at + 1] if len(answers) > at + 1 else None
         if hit is None:
             raise ReinsError("the hit test was cut short", code="cdp_error", transient=True)
-        nothing = isinstance(hit, ReinsError) and "no node found" in str(hit).lower()
+        nothing = isinstance(hit, ReinsError) and hit.chrome == "no_node_at_point"
         if isinstance(hit, ReinsError):
             if not nothing:
                 raise hit
