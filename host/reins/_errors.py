@@ -2,7 +2,7 @@
 
     ReinsError                      code, message (says what to do next), transient
     ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large,
-    │                               unsafe_home
+    │                               unsafe_home, no_browser, platform_unsupported   (install)
     ├── ConnectionFailure           not_connected, no_host, host_unresponsive, ambiguous_profile
     │                               (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
