@@ -59,3 +59,25 @@ def test_dismissed_confirm_and_dialog_from_eval(browser: Browser, page: Any) -> 
     assert _log(browser, tab) == ["confirm:false"]
     code, answer = browser.cli("dialog", "accept", "--tab", str(tab))
     assert code == 1 and answer["error"]["code"] == "not_found"  # nothing open any more
+
+
+def _page_value(browser: Browser, tab: int, expression: str) -> Any:
+    """The page's own value, read through reins's eval (the page is the oracle)."""
+    return browser.ok("eval", expression, "--tab", str(tab))["value"]
+
+
+def test_an_alert_that_reopens_on_every_answer_is_never_lost(browser: Browser, page: Any) -> None:
+    tab, _ = page("static/dialogs-hostile.html")
+    body = browser.ok("click", "#reopen-btn", "--tab", str(tab))
+    assert body["effect"]["dialog"]["message"] == "round 1"
+    for n in range(1, 11):
+        shown = browser.ok("dialog", "--tab", str(tab))
+        assert shown["dialog"] is not None, f"round {n}: the open alert was lost"
+        assert shown["dialog"]["type"] == "alert"
+        assert shown["dialog"]["message"] == f"round {n}"
+        handled = browser.ok("dialog", "accept", "--tab", str(tab))
+        assert handled["handled"]["message"] == f"round {n}"
+    assert _page_value(browser, tab, "window.__answered") == 10  # the page saw all 10 answered
+    assert browser.ok("dialog", "--tab", str(tab))["dialog"] is None
+    browser.ok("click", "#plain-btn", "--tab", str(tab))
+    assert _page_value(browser, tab, "window.__log") == ["plain"]

@@ -65,6 +65,7 @@ def test_policies_as_before_the_table() -> None:
     # What recovers a tab (or does not run on its main thread) is never held back by the probe,
     # nor refused on a crashed tab.
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.probe} == {
+        "dialog",
         "tab_show",
         "navigate",
         "reload",

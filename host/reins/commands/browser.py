@@ -18,8 +18,8 @@ from reins._errors import (
 from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.memory import allocator
-from reins.page.crash import CrashWatch, is_crashed
-from reins.page.dialogs import watch_dialogs
+from reins.page.crash import CrashWatch, is_crashed, refuse_if_crashed
+from reins.page.dialogs import ANSWER_SETTLE_S, watch_dialogs
 from reins.page.navigation import document_info, settle, wait_for_new_document
 
 __all__ = ["COMMANDS"]
@@ -344,25 +344,40 @@ class DialogArgs(Args):
     text: str | None = Field(default=None, description="What to answer a prompt with.")
 
 
-@command("dialog", DialogArgs, dialog_free=True, cli_args=("action", "text"))
+# Not probed: it never waits on the page's thread, and is what frees a tab a dialog holds.
+@command("dialog", DialogArgs, dialog_free=True, probe=False, cli_args=("action", "text"))
 async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
     """Show the open alert/confirm/prompt dialog, or `accept [TEXT]` / `dismiss` it."""
+    refuse_if_crashed(ctx, ctx.part(CrashWatch))  # no dialog there, and Page.enable would wait
     watch = await watch_dialogs(ctx)
     if args.action is None:
         return {"dialog": watch.current}
-    if watch.current is None:
-        raise ResolutionError(
-            "no dialog is open in this tab",
-            code="not_found",
-            hint="`reins dialog` shows one when a page opens it",
-        )
-    handled = watch.current  # the closed event may clear it while the call below is answered
+    handled = watch.dialog
+    if handled is None:
+        raise _no_dialog()
     params: dict[str, Any] = {"accept": args.action == "accept"}
     if args.text is not None:
         params["promptText"] = args.text
-    await ctx.cdp("Page.handleJavaScriptDialog", params)
-    watch.closed()
-    return {"handled": handled, "accepted": args.action == "accept"}
+    try:
+        await ctx.cdp("Page.handleJavaScriptDialog", params)
+    except BrowserError as exc:
+        if exc.code != "cdp_error" or "no dialog" not in str(exc).lower():
+            raise
+        watch.answered(handled.serial)  # its closing was never reported: it is gone
+        raise _no_dialog() from None
+    # What is open now is what Chrome's events say: the page may already have opened its next
+    # dialog (kept), or the closing of this one may still be on its way (waited for).
+    if not await watch.closed(handled.serial, ANSWER_SETTLE_S):
+        watch.answered(handled.serial)
+    return {"handled": handled.to_wire(), "accepted": args.action == "accept"}
+
+
+def _no_dialog() -> ResolutionError:
+    return ResolutionError(
+        "no dialog is open in this tab",
+        code="not_found",
+        hint="`reins dialog` shows one when a page opens it",
+    )
 
 
 COMMANDS: tuple[Command[Any], ...] = (

@@ -5,22 +5,33 @@ its budget ran out. The host watches for dialogs on each tab it drives (`Page.en
 dialog events) and, while one is open, answers page commands at once with `dialog_open` (the type
 and message included); `reins dialog accept|dismiss` answers the dialog. An action whose own effect
 is to open a dialog answers ok with the dialog as its effect.
+
+Which dialog is open is decided by Chrome's events alone, never by the order in which reins's own
+answers come back: a page can open its next alert before the answer to `Page.handleJavaScriptDialog`
+reaches the host (the answer and the events travel apart through the extension), so "I answered it,
+so none is open" would lose the new one. Every opening gets a serial number; an answer waits until
+the dialog it answered is closed (or replaced) in the event stream, and a `Closed` event only closes
+the dialog of its own frame.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reins._errors import BrowserError
+from reins._pagetext import quote
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 
 __all__ = [
+    "ANSWER_SETTLE_S",
     "DIALOG_EVENTS",
     "GRACE_S",
+    "Dialog",
     "DialogOpened",
     "DialogWatch",
     "refuse_while_open",
@@ -33,31 +44,107 @@ _T = TypeVar("_T")
 DIALOG_EVENTS = ("Page.javascriptDialogOpening", "Page.javascriptDialogClosed")
 # How long a command that saw a dialog open gets to report it as its own effect.
 GRACE_S = 0.3
+# How long an answered dialog's `Closed` event gets to arrive after Chrome answered
+# `Page.handleJavaScriptDialog` (it is sent before that answer; the extension may reorder them).
+ANSWER_SETTLE_S = 1.0
+# How much of a page's message an error's one-line message quotes (the whole one is in details).
+_MESSAGE_QUOTED = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Dialog:
+    """One opening of a dialog, as Chrome reported it."""
+
+    serial: int  # this tab's count of openings: an answer names the one it answered
+    type: str
+    message: str
+    url: str | None = None
+    default_prompt: str | None = None
+    frame_id: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": self.message,
+            "url": self.url,
+            "default_prompt": self.default_prompt,
+        }
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass
 class DialogWatch(TabPart):
-    """The tab's open dialog, if any, and an event set while one is open."""
+    """The tab's open dialog, if any, as Chrome's dialog events say; ``is_open`` is set while one
+    is open."""
 
-    current: dict[str, Any] | None = None
+    dialog: Dialog | None = None
     is_open: asyncio.Event = field(default_factory=asyncio.Event)
+    _openings: int = 0
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def current(self) -> dict[str, Any] | None:
+        """The open dialog's wire form, or None."""
+        return self.dialog.to_wire() if self.dialog is not None else None
 
     def handle(self, event: CdpEvent) -> None:
+        params = event.params
         if event.method == "Page.javascriptDialogOpening":
-            params = event.params
-            self.current = {
-                "type": params.get("type"),
-                "message": params.get("message", ""),
-                "url": params.get("url"),
-                "default_prompt": params.get("defaultPrompt") or None,
-            }
-            self.is_open.set()
+            self._openings += 1
+            self._set(
+                Dialog(
+                    serial=self._openings,
+                    type=_text(params.get("type")) or "dialog",
+                    message=_text(params.get("message")) or "",
+                    url=_text(params.get("url")),
+                    default_prompt=_text(params.get("defaultPrompt")) or None,
+                    frame_id=_text(params.get("frameId")),
+                )
+            )
         elif event.method == "Page.javascriptDialogClosed":
-            self.closed()
+            open_ = self.dialog
+            frame = _text(params.get("frameId"))
+            if open_ is None:
+                return
+            if frame is not None and open_.frame_id is not None and frame != open_.frame_id:
+                return  # another frame's dialog closed: not the one that is open
+            self._set(None)
 
-    def closed(self) -> None:
-        self.current = None
-        self.is_open.clear()
+    def on_detach(self) -> None:
+        # What was open is unknown until the next attachment's `Page.enable` reports it again.
+        self._set(None)
+
+    def answered(self, serial: int) -> None:
+        """Chrome answered `Page.handleJavaScriptDialog` for opening ``serial`` and no `Closed`
+        event came for it: it is closed (a later opening is kept)."""
+        if self.dialog is not None and self.dialog.serial == serial:
+            self._set(None)
+
+    async def closed(self, serial: int, within_s: float) -> bool:
+        """Wait up to ``within_s`` until opening ``serial`` is no longer the open dialog (closed,
+        or replaced by a later one); whether it came to pass."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + within_s
+        while self.dialog is not None and self.dialog.serial == serial:
+            left = end - loop.time()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return True
+
+    def _set(self, dialog: Dialog | None) -> None:
+        self.dialog = dialog
+        if dialog is None:
+            self.is_open.clear()
+        else:
+            self.is_open.set()
+        # Wake whoever waits for a change, and start a new generation for the next one.
+        self._changed.set()
+        self._changed = asyncio.Event()
 
 
 async def watch_dialogs(ctx: CommandContext) -> DialogWatch:
@@ -73,12 +160,14 @@ async def watch_dialogs(ctx: CommandContext) -> DialogWatch:
 class DialogOpened(BrowserError):
     """A JavaScript dialog is open (or opened while a command ran): `dialog_open`."""
 
-    def __init__(self, dialog: dict[str, Any]) -> None:
-        kind = dialog.get("type") or "dialog"
+    def __init__(self, dialog: dict[str, Any], *, hint: str | None = None) -> None:
+        kind = str(dialog.get("type") or "page")
+        article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+        message = quote(str(dialog.get("message") or ""), _MESSAGE_QUOTED, collapse=False)
         super().__init__(
-            f"a {kind} dialog is open: {dialog.get('message', '')!r}",
+            f"{article} {kind} dialog is open: {message}",
             code="dialog_open",
-            hint="answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
+            hint=hint or "answer it: `reins dialog accept [TEXT]` or `reins dialog dismiss`",
             details={"dialog": dialog},
         )
         self.dialog = dialog
@@ -86,8 +175,8 @@ class DialogOpened(BrowserError):
 
 def refuse_while_open(watch: DialogWatch) -> None:
     """A page command cannot run while a dialog holds the page's thread: answer at once."""
-    if watch.current is not None:
-        raise DialogOpened(watch.current)
+    if watch.dialog is not None:
+        raise DialogOpened(watch.dialog.to_wire())
 
 
 async def until_dialog(
@@ -105,7 +194,7 @@ async def until_dialog(
             await asyncio.wait({task}, timeout=grace_s)
         if task.done():
             return task.result()
-        raise DialogOpened(dict(watch.current or {}))
+        raise DialogOpened(watch.current or {})
     finally:
         opened.cancel()
         if not task.done():

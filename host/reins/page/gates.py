@@ -6,7 +6,7 @@ Armed once per attachment and checked per command, in this order:
 2. the pause watch (`Debugger.paused`): while DevTools holds the page paused in its debugger, every
    page command answers `page_paused` at once (page/pause.py);
 3. the dialog watch: while an alert/confirm/prompt holds the page, page commands answer
-   `dialog_open` at once (unless they may run beside it);
+   `dialog_open` at once (unless they may run beside it: those are not ended by one either);
 4. around the handler: the tab renders while hidden (focus emulation, frame pump), a dialog that
    opens meanwhile is reported, a pause or a crash meanwhile ends the command with `page_paused`
    or `tab_crashed`.
@@ -77,6 +77,10 @@ async def arm_page(ctx: CommandContext, cmd: Command[Any]) -> PageGates:
         if exc.code != "page_refused" or not cmd.leaves_refused_page:
             raise
         return PageGates()  # it leads the tab out of a page reins does not drive
-    if gates.dialogs is not None and not cmd.dialog_free:
+    if cmd.dialog_free:
+        # It runs beside a dialog (it does not wait on the page's thread): one that opens
+        # meanwhile is no reason to end it.
+        gates.dialogs = None
+    elif gates.dialogs is not None:
         refuse_while_open(gates.dialogs)
     return gates
