@@ -81,3 +81,23 @@ def test_an_alert_that_reopens_on_every_answer_is_never_lost(browser: Browser, p
     assert browser.ok("dialog", "--tab", str(tab))["dialog"] is None
     browser.ok("click", "#plain-btn", "--tab", str(tab))
     assert _page_value(browser, tab, "window.__log") == ["plain"]
+
+
+def test_tab_close_on_a_page_that_asks_before_leaving_answers_dialog_open(
+    browser: Browser, page: Any
+) -> None:
+    tab, _ = page("static/dialogs-hostile.html")
+    browser.ok("click", "#guard-btn", "--tab", str(tab))  # a user gesture: Chrome will ask
+    code, answer = browser.cli("tab", "close", str(tab), "--timeout-ms", "15000")
+    assert code == 1 and answer["error"]["code"] == "dialog_open", answer
+    assert answer["error"]["dialog"]["type"] == "beforeunload"
+    assert f"reins dialog accept --tab {tab}" in answer["error"]["message"]
+    # Dismissed: the page stays, and answers.
+    browser.ok("dialog", "dismiss", "--tab", str(tab))
+    assert _page_value(browser, tab, "window.__log") == ["guarded"]
+    # Asked again and accepted: the tab is gone.
+    code, answer = browser.cli("tab", "close", str(tab), "--timeout-ms", "15000")
+    assert answer["error"]["code"] == "dialog_open", answer
+    browser.ok("dialog", "accept", "--tab", str(tab))
+    listed = browser.ok("tabs")["tabs"]
+    assert tab not in [t["id"] for t in listed]

@@ -19,7 +19,13 @@ from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.memory import allocator
 from reins.page.crash import CrashWatch, is_crashed, refuse_if_crashed
-from reins.page.dialogs import ANSWER_SETTLE_S, watch_dialogs
+from reins.page.dialogs import (
+    ANSWER_SETTLE_S,
+    DialogOpened,
+    DialogWatch,
+    until_dialog,
+    watch_dialogs,
+)
 from reins.page.navigation import document_info, settle, wait_for_new_document
 
 __all__ = ["COMMANDS"]
@@ -191,10 +197,36 @@ async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
         tab_id = ctx.request.tab
     else:
         tab_id = await host.default_tab(ctx.deadline)
-    await host.link.request("tabs.close", ctx.deadline, tabId=tab_id)
+    watch = await _closing_watch(ctx, tab_id)
+    try:
+        await until_dialog(host.link.request("tabs.close", ctx.deadline, tabId=tab_id), watch)
+    except DialogOpened as asked:
+        # The page asks before it is left (beforeunload): its question, and any unsaved work it
+        # guards in the user's profile, are the agent's to answer, not reins's to dismiss.
+        raise DialogOpened(
+            asked.dialog,
+            hint=f"the page asks before it is left: `reins dialog accept --tab {tab_id}` "
+            f"leaves it and closes the tab, `reins dialog dismiss --tab {tab_id}` keeps it open",
+        ) from None
     host.current.lost(tab_id)
     host.tabs.pop(tab_id, None)
     return {"closed": tab_id}
+
+
+async def _closing_watch(ctx: CommandContext, tab_id: int) -> DialogWatch | None:
+    """The dialog watch of a tab about to close, armed if reins drives the tab: a page that asks
+    before it is left holds the close until its prompt is answered. None when no prompt can be
+    seen there (a tab reins never drove, a crashed one, a page reins may not attach to) or one is
+    already open (the close then goes ahead as Chrome decides)."""
+    state = ctx.host.tabs.get(tab_id)
+    if state is None or state.part(CrashWatch).crashed:
+        return None
+    there = CommandContext(ctx.host, ctx.deadline, tab_id, ctx.request)
+    try:
+        watch = await watch_dialogs(there)
+    except BrowserError:
+        return None
+    return watch if watch.dialog is None else None
 
 
 class NavigateArgs(Args):
