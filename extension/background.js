@@ -149,6 +149,7 @@ chrome.debugger.onDetach.addListener(({ tabId }, reason) => {
 });
 
 chrome.debugger.onEvent.addListener((source, method, params) => sessions.event(source, method, params));
+chrome.tabs.onCreated.addListener((tab) => paused || sessions.armPopup(tab));
 chrome.tabs.onUpdated.addListener((tabId, _change, tab) => sessions.updated(tabId, tab));
 chrome.tabs.onRemoved.addListener((tabId) => {
   ownership.closed(tabId);

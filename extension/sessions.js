@@ -76,6 +76,19 @@ export class Sessions {
     return state.ready.then(() => state);
   }
 
+  // A page reins drives may open a tab and show a dialog in it at once (window.open, then alert;
+  // a javascript: popup). Chrome reports a dialog only to a session that had Page on when it
+  // opened, and the popup's thread (often its opener's too) then waits for it: so a popup of a tab
+  // reins is attached to is armed as Chrome creates it, before its page runs, and its dialog
+  // reaches the host like any tab's. Only a tab reins may drive.
+  async armPopup(tab) {
+    if (!this.has(tab.openerTabId) || !this.ownership.isReins(tab.id)) return;
+    const state = await this.ensure(tab.id).catch(() => null);
+    if (!state) return;
+    for (const method of ["Page.javascriptDialogOpening", "Page.javascriptDialogClosed"]) state.events.add(method);
+    this.send(state, { tabId: tab.id }, "Page.enable", {}).catch(() => {});
+  }
+
   async #attach(tabId, state) {
     const forget = () => this.held.get(tabId) === state && this.held.delete(tabId);
     try {

@@ -29,7 +29,7 @@ export class Tabs {
   // A tab as the host reads it.
   describe(t) {
     return {
-      id: t.id, url: t.url ?? t.pendingUrl ?? "", title: t.title ?? "", active: !!t.active, windowId: t.windowId,
+      id: t.id, url: t.url ?? t.pendingUrl ?? "", title: t.title ?? "", active: !!t.active, windowId: t.windowId, opener: t.openerTabId ?? null,
       status: t.status, reins: this.ownership.isReins(t.id), stopped: this.ownership.stopped.has(t.id),
     };
   }

@@ -43,6 +43,7 @@ from reins.bridge.native import NativePort
 from reins.bridge.protocol import Request, validate_args
 from reins.bridge.server import ControlServer
 from reins.commands.table import all_commands
+from reins.page.dialogs import DIALOG_EVENTS, DialogWatch
 from reins.page.gates import arm_page
 from reins.page.health import probe_if_suspect
 from reins.trace.recorder import record
@@ -209,7 +210,14 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     current = CurrentTab.load(
         ensure_private_dir(home / "tabs") / f"{profile}.json", session, launched=launched
     )
-    host = Host(profile, home, link, launched=launched, current=current)
+    host = Host(
+        profile,
+        home,
+        link,
+        launched=launched,
+        current=current,
+        adopted=dict.fromkeys(DIALOG_EVENTS, DialogWatch),
+    )
     dispatcher = Dispatcher(host, all_commands())
     port.send(
         {"type": "host_hello", "version": __version__, "profile": profile, "launched": launched}

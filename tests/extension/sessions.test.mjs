@@ -424,3 +424,31 @@ describe("event: Chrome's events of a session", () => {
     assert.deepEqual(posted, [{ type: "event", tabId: 7, sessionId: "S1", method: "Page.loadEventFired", params: { timestamp: 1 } }]);
   });
 });
+
+describe("a popup of a tab reins drives", () => {
+  test("is armed as Chrome creates it: attached, Page on, its dialog events forwarded", async () => {
+    await inFlight(7);
+    answers.length = 0;
+    calls.length = 0;
+    pages.set(9, "https://example.com/popup");
+    await sessions.armPopup({ id: 9, openerTabId: 7 });
+    await settled();
+    assert.deepEqual(calls, [["attach", 9, "1.3"]]);
+    assert.deepEqual(answers.map((a) => [a.target.tabId, a.method]), [[9, "Page.enable"]]);
+    assert.equal(sessions.subscribed(9, "Page.javascriptDialogOpening"), true);
+    assert.equal(sessions.subscribed(9, "Page.javascriptDialogClosed"), true);
+  });
+
+  test("is left alone when reins is not attached to its opener, or may not drive it", async () => {
+    pages.set(9, "https://example.com/popup");
+    await sessions.armPopup({ id: 9, openerTabId: 8 }); // no session on 8
+    await sessions.armPopup({ id: 9 }); // opened by nobody reins holds
+    await inFlight(7);
+    calls.length = 0;
+    ownership.launched = false; // the user's own profile: tab 9 is the user's
+    await sessions.armPopup({ id: 9, openerTabId: 7 });
+    await settled();
+    assert.deepEqual(calls, []);
+    assert.equal(sessions.has(9), false);
+  });
+});

@@ -104,7 +104,7 @@ describe("opening a tab", () => {
     ]);
     assert.equal(GROUP_TITLE, "reins");
     assert.deepEqual(opened, {
-      id: 10, url: "https://example.org/", title: "", active: false, windowId: 1, status: "complete", reins: true, stopped: false,
+      id: 10, url: "https://example.org/", title: "", active: false, windowId: 1, opener: null, status: "complete", reins: true, stopped: false,
     });
     assert.ok(ownership.isReins(10));
   });

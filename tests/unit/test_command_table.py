@@ -52,8 +52,13 @@ def test_policies_as_before_the_table() -> None:
         "trace_start",
         "trace_stop",
     }
-    # Bringing a tab to the front touches no page: no dialog watch, no probe.
-    assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {"tab_show"}
+    # Bringing a tab to the front touches no page: no dialog watch, no probe. `dialog` arms only
+    # its own watch: the page's thread may wait on a dialog (the pause watch's Debugger.enable
+    # would wait with it).
+    assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
+        "dialog",
+        "tab_show",
+    }
     # What may run while a dialog is open (the others answer dialog_open at once); console and
     # network then show what the host already has, without asking the page.
     assert {n for n, c in TABLE.items() if c.needs_tab and c.dialog_free} == {

@@ -114,6 +114,9 @@ class Host:
         default_factory=lambda: ThreadPoolExecutor(max_workers=1, thread_name_prefix="reins-io")
     )
     _parts: dict[type[HostPart], HostPart] = field(default_factory=dict)
+    # Events the extension forwards from a tab the host has not armed itself (it arms the popups
+    # of the tabs reins drives: page/dialogs.py), and the part that hears each.
+    adopted: dict[str, type[TabPart]] = field(default_factory=dict)
     # Work held until the answer of the request that asked for it is out (``after_answer``),
     # the latest per key.
     _after: dict[object, _Held] = field(default_factory=dict)
@@ -215,6 +218,12 @@ class Host:
 
     def _event(self, event: CdpEvent) -> None:
         state = self.tabs.get(event.tabId)
+        kind = self.adopted.get(event.method)
+        if kind is not None:
+            # Forwarded, so subscribed (by the extension, for a popup): heard from now on.
+            state = self.tab(event.tabId)
+            state.part(kind)
+            state.events |= set(self.adopted)
         if state is not None:
             state.dispatch(event)
 

@@ -223,9 +223,9 @@ async def _closing_watch(ctx: CommandContext, tab_id: int) -> DialogWatch | None
         return None
     there = CommandContext(ctx.host, ctx.deadline, tab_id, ctx.request)
     try:
-        watch = await watch_dialogs(there)
-    except BrowserError:
-        return None
+        watch = await watch_dialogs(there, answer_by=ctx.deadline.child(DIALOG_ARM_MS))
+    except (BrowserError, DeadlineExceeded):
+        return None  # held (by a dialog reins cannot answer) or gone: closing ends it
     return watch if watch.dialog is None else None
 
 
@@ -369,6 +369,11 @@ async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
 
 
+# How long `reins dialog` and `tab close` wait for a tab reins did not watch yet to turn its
+# dialog events on (answered by the page's thread, which a dialog may hold).
+DIALOG_ARM_MS = 1000
+
+
 class DialogArgs(Args):
     action: Literal["accept", "dismiss"] | None = Field(
         default=None, description="What to do with the open dialog (default: show it)."
@@ -376,12 +381,26 @@ class DialogArgs(Args):
     text: str | None = Field(default=None, description="What to answer a prompt with.")
 
 
-# Not probed: it never waits on the page's thread, and is what frees a tab a dialog holds.
-@command("dialog", DialogArgs, dialog_free=True, probe=False, cli_args=("action", "text"))
+# Not probed, and no gates but its own watch: it never waits on the page's thread (the pause
+# watch's Debugger.enable would, behind a dialog), and is what frees a tab a dialog holds.
+@command(
+    "dialog",
+    DialogArgs,
+    watch_dialogs=False,
+    dialog_free=True,
+    probe=False,
+    cli_args=("action", "text"),
+)
 async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
     """Show the open alert/confirm/prompt dialog, or `accept [TEXT]` / `dismiss` it."""
     refuse_if_crashed(ctx, ctx.part(CrashWatch))  # no dialog there, and Page.enable would wait
-    watch = await watch_dialogs(ctx)
+    watch = ctx.part(DialogWatch)
+    try:
+        await watch_dialogs(ctx, answer_by=ctx.deadline.child(DIALOG_ARM_MS))
+    except DeadlineExceeded:
+        # One that opened while Page was turned on was heard (it is why the answer waits).
+        if watch.dialog is None:
+            raise _held_unseen(ctx.tab) from None
     if args.action is None:
         return {"dialog": watch.current}
     handled = watch.dialog
@@ -402,6 +421,19 @@ async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
     if not await watch.closed(handled.serial, ANSWER_SETTLE_S):
         watch.answered(handled.serial)
     return {"handled": handled.to_wire(), "accepted": args.action == "accept"}
+
+
+def _held_unseen(tab_id: int) -> BrowserError:
+    """The page's thread is held and reins was not watching when it was taken: by a dialog that
+    opened before (Chrome lets no later session answer it), or by a script."""
+    return BrowserError(
+        f"tab {tab_id} does not answer: its thread is held, by a dialog that opened before reins "
+        "watched this tab (Chrome lets no later watcher answer it) or by a script that never "
+        "yields",
+        code="tab_unresponsive",
+        hint=f"`reins tab close {tab_id}` closes it and its dialog (and frees the page that "
+        "opened it)",
+    )
 
 
 def _no_dialog() -> ResolutionError:

@@ -12,6 +12,12 @@ reaches the host (the answer and the events travel apart through the extension),
 so none is open" would lose the new one. Every opening gets a serial number; an answer waits until
 the dialog it answered is closed (or replaced) in the event stream, and a `Closed` event only closes
 the dialog of its own frame.
+
+Chrome reports a dialog only to a session that had `Page` on when it opened: a later `Page.enable`
+neither reports it nor lets `Page.handleJavaScriptDialog` answer it. So the extension arms a popup
+of a tab reins drives as Chrome creates it (window.open then alert, a javascript: popup: the alert
+holds the opener's thread too), and the host hears that tab's dialog events before it drives it
+(`Host.adopted`); a probe that finds the opener blocked names the popup's dialog (page/health.py).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, TypeVar
 from reins._errors import BrowserError
 from reins._pagetext import quote
 from reins.bridge.context import CommandContext, TabPart
+from reins.bridge.deadline import Deadline
 from reins.bridge.protocol import CdpEvent
 
 __all__ = [
@@ -82,6 +89,8 @@ class DialogWatch(TabPart):
 
     dialog: Dialog | None = None
     is_open: asyncio.Event = field(default_factory=asyncio.Event)
+    # Page is on in this attachment (its `Page.enable` answered, or a dialog event came).
+    armed: bool = False
     _openings: int = 0
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -92,6 +101,8 @@ class DialogWatch(TabPart):
 
     def handle(self, event: CdpEvent) -> None:
         params = event.params
+        if event.method in DIALOG_EVENTS:
+            self.armed = True  # heard, so Page is on (the extension arms a popup itself)
         if event.method == "Page.javascriptDialogOpening":
             self._openings += 1
             self._set(
@@ -114,7 +125,8 @@ class DialogWatch(TabPart):
             self._set(None)
 
     def on_detach(self) -> None:
-        # What was open is unknown until the next attachment's `Page.enable` reports it again.
+        # The new session will not hear of what is open now (see above): nothing to claim.
+        self.armed = False
         self._set(None)
 
     def answered(self, serial: int) -> None:
@@ -147,13 +159,15 @@ class DialogWatch(TabPart):
         self._changed = asyncio.Event()
 
 
-async def watch_dialogs(ctx: CommandContext) -> DialogWatch:
-    """The tab's dialog watch, arming it (once per attachment) on first use."""
+async def watch_dialogs(ctx: CommandContext, *, answer_by: Deadline | None = None) -> DialogWatch:
+    """The tab's dialog watch, arming it (once per attachment) on first use. `Page.enable` is
+    answered by the page's thread: ``answer_by`` bounds the wait on a thread a dialog may hold."""
     watch = ctx.part(DialogWatch)
-    if not set(DIALOG_EVENTS) <= ctx.tab_state.events:
+    if not watch.armed:
         await ctx.subscribe(*DIALOG_EVENTS)
-        # Enabling Page also reports a dialog that is already open.
-        await ctx.cdp("Page.enable")
+        # Dialogs from now on: one already open was never reported to this session (see above).
+        await ctx.cdp("Page.enable", deadline=answer_by)
+        watch.armed = True
     return watch
 
 
