@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+from pathlib import Path
 from typing import Any
 
+from reins.bridge.context import Host
+from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent
-from reins.page.dialogs import DialogOpened, DialogWatch, refuse_while_open
+from reins.page.dialogs import DIALOG_EVENTS, DialogOpened, DialogWatch, refuse_while_open
 
 from .test_host_process import Client, FakeExtension, connect_extension
 
@@ -140,6 +143,27 @@ def test_waiting_for_an_answered_dialog_to_close() -> None:
         assert await watch.closed(watch.dialog.serial, 0.05) is False
 
     asyncio.run(run())
+
+
+def test_a_popups_dialog_is_heard_before_the_host_drives_the_tab(tmp_path: Path) -> None:
+    """The extension arms a popup itself: its dialog events reach a host that has no state for
+    that tab yet, and its watch counts as armed (Page is on: a later Page.enable would wait behind
+    the dialog)."""
+    host = Host(
+        profile="p",
+        home=tmp_path,
+        link=ExtensionLink(lambda message: None),
+        adopted=dict.fromkeys(DIALOG_EVENTS, DialogWatch),
+    )
+    assert 7 not in host.tabs
+    host._event(opening("from the popup").model_copy(update={"tabId": 7}))
+    watch = host.tab(7).part(DialogWatch)
+    assert watch.armed and watch.current is not None
+    assert watch.current["message"] == "from the popup"
+    assert set(DIALOG_EVENTS) <= host.tab(7).events  # kept in the host's next subscribe
+    # Other events of a tab the host does not drive are still dropped.
+    host._event(CdpEvent(type="event", tabId=8, method="Log.entryAdded", params={}))
+    assert 8 not in host.tabs
 
 
 def _event(tab: int, method: str, **params: Any) -> dict[str, Any]:
