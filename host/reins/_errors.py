@@ -48,6 +48,8 @@ _NEXT_STEP: dict[str, str] = {
     "unknown_command": "run `reins --help` for the command list",
     "invalid_selector": "fix the selector syntax (CSS, //xpath, role=..., text=..., @ref)",
     "unsafe_home": "make REINS_HOME a directory of your own with mode 0700, or point REINS_HOME elsewhere",
+    "no_browser": "start the browser once (it makes its folder then) and run `reins install` again",
+    "platform_unsupported": "see docs/install.md for what this desktop supports",
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "no_host": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
@@ -173,7 +175,15 @@ _CLASS_BY_CODE: dict[str, type[ReinsError]] = {}
 for _cls, _codes in (
     (
         UsageError,
-        ("bad_request", "unknown_command", "invalid_selector", "message_too_large", "unsafe_home"),
+        (
+            "bad_request",
+            "unknown_command",
+            "invalid_selector",
+            "message_too_large",
+            "unsafe_home",
+            "no_browser",
+            "platform_unsupported",
+        ),
     ),
     (ConnectionFailure, ("not_connected", "no_host", "host_unresponsive", "ambiguous_profile")),
     (
