@@ -2,7 +2,8 @@
 // parts take what they need of `chrome` as arguments and have node tests (tests/extension/):
 // port.js (the host), sessions.js (chrome.debugger), tabs.js (tabs.* and the "reins" group),
 // sequencer.js (a sequential batch), errors.js (Chrome's errors as codes), policy.js and
-// allowlist.js (what may run), ownership.js (which tabs are reins's), userfocus.js.
+// allowlist.js (what may run), ownership.js (which tabs are reins's), userfocus.js, worlds.js
+// (reins's own isolated world, the one execution context a command may name).
 //
 // Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
 // connects to the host as soon as it runs and reconnects with backoff whenever the host exits.
@@ -30,11 +31,12 @@ import { answered, sequence } from "./sequencer.js";
 import { LET_GO, Sessions } from "./sessions.js";
 import { Tabs } from "./tabs.js";
 import { aroundPresses } from "./userfocus.js";
+import { worldName } from "./worlds.js";
 
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // What this extension does that an older one did not, said in hello: the host relies only on those.
-const FEATURES = ["stopIfThrown"];
+const FEATURES = ["stopIfThrown", "ownWorld"];
 const WAKE_ALARM = "reins-wake";
 
 let paused = false;
@@ -58,7 +60,7 @@ const switches = () => options;
 const tabs = new Tabs({ tabs: chrome.tabs, windows: chrome.windows, tabGroups: chrome.tabGroups, ownership, switches, warn: console.warn });
 const sessions = new Sessions({
   debugger: chrome.debugger, tabs: chrome.tabs, switches, ownership, detachReasons: new DetachReasons(),
-  post: (message) => host.post(message),
+  post: (message) => host.post(message), worldName: worldName(),
 });
 // Random ids said in hello: this browser profile (the host names its socket after it) and this run
 // of the browser (tab ids mean something only within one); port.js keptId.
@@ -108,6 +110,7 @@ const HANDLERS = {
     (await sessions.ensure(msg.tabId)).events = new Set(msg.events);
     return { tabId: msg.tabId, events: msg.events };
   },
+  world: (msg) => sessions.world(msg.tabId, msg.sessionId, msg.frameId),
   detach: (msg) => sessions.release(msg.tabId, LET_GO.hostAsked()).then(() => ({})),
   "tabs.list": () => tabs.list(),
   "tabs.current": () => tabs.current(),

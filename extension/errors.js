@@ -31,7 +31,7 @@ export const CHROME_ERRORS = [
 
 export function errorOf(err) {
   const message = String(err?.message ?? err);
-  if (err instanceof Refusal) return { code: err.code, message };
+  if (err instanceof Refusal) return { ...err.extra, code: err.code, message };
   const known = CHROME_ERRORS.find((e) => e.words.test(message));
   if (!known) return { code: "cdp_error", message };
   const { words, ...meaning } = known;

@@ -89,7 +89,8 @@ export function checkTab(tab, options = DEFAULT_OPTIONS) {
 
 // Parameters that would take an allowlisted method past "what the page itself could do":
 // - an explicit execution context reaches other extensions' content-script worlds (their
-//   chrome.runtime is then the agent's); the page's own world is the default everywhere;
+//   chrome.runtime is then the agent's); the page's own world is the default everywhere, and the
+//   one context that may be named is reins's own world, as worlds.js made and confirms it;
 // - waitForDebuggerOnStart pauses every new frame until someone resumes it (they vanish), and a
 //   target filter can widen what auto-attach reaches; reins needs neither;
 // - a navigation URL goes through checkUrl, and Chrome gets the URL as checkUrl read it.
@@ -130,6 +131,10 @@ const PARAM_RULES = Object.freeze({
   },
 });
 
+function isOwnWorld(name, params, ownWorld) {
+  return ownWorld !== null && name !== "uniqueContextId" && name === ownWorld.param && params[name] === ownWorld.id;
+}
+
 function isAbsoluteFilePath(path) {
   if (typeof path !== "string" || path.includes("\0")) return false;
   const absolute = path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path);
@@ -141,10 +146,22 @@ function blocked(message) {
 }
 
 /**
- * May the host run `method` with `params`? Answers {ok: true, params} (the params to send, maybe
- * rewritten) or {ok: false, code: "cdp_blocked" | "page_refused", message}.
+ * The execution context a command names by its number ({param, id}), or null: the candidate for
+ * reins's own world. (`uniqueContextId` never is: reins does not learn those.)
  */
-export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS) {
+export function namedContext(method, params) {
+  if (params === null || typeof params !== "object") return null;
+  const param = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params && name !== "uniqueContextId");
+  return param && Number.isInteger(params[param]) ? { param, id: params[param] } : null;
+}
+
+/**
+ * May the host run `method` with `params`? Answers {ok: true, params} (the params to send, maybe
+ * rewritten) or {ok: false, code: "cdp_blocked" | "page_refused", message}. `ownWorld`: the
+ * context ({param, id}) the extension made for reins in this tab and session (worlds.js), the
+ * only one a command may name; the caller still confirms it with Chrome before sending.
+ */
+export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS, ownWorld = null) {
   if (!isListed(method)) return blocked(`${method} is not on the reins allowlist; use a reins command instead`);
   if (params === null || typeof params !== "object" || Array.isArray(params)) {
     return blocked(`${method}: params must be an object`);
@@ -152,9 +169,9 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS) {
   if (!isAllowed(method, params)) {
     return blocked(`${method}: these parameters go past what reins allows (docs/security.md)`);
   }
-  const contextParam = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params);
+  const contextParam = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params && !isOwnWorld(name, params, ownWorld));
   if (contextParam) {
-    return blocked(`${method} with ${contextParam} is refused: reins runs code only in the page's own world (leave ${contextParam} out)`);
+    return blocked(`${method} with ${contextParam} is refused: reins runs code only in the page's own world and its own (leave ${contextParam} out)`);
   }
   const rule = PARAM_RULES[method];
   return rule ? rule(params, options) : { ok: true, params };

@@ -2,9 +2,11 @@
 // is one of Chrome's errors, classified by its message in errors.js).
 
 export class Refusal extends Error {
-  constructor(code, message) {
+  // extra: more of the answer's error (`transient`, `chrome`: errors.js says what they mean).
+  constructor(code, message, extra = {}) {
     super(message);
     this.code = code;
+    this.extra = extra;
   }
 }
 

@@ -9,8 +9,9 @@
 // or the user paused, the tab moved to a refused page, Chrome detached it (the user's Cancel, the
 // tab closing or replaced), the tab was closed, the user took it back.
 
-import { checkCommand, checkHistoryEntry, checkTab, eventParams, NAVIGATING_METHODS } from "./policy.js";
+import { checkCommand, checkHistoryEntry, checkTab, eventParams, namedContext, NAVIGATING_METHODS } from "./policy.js";
 import { enforce, Refusal } from "./refusal.js";
+import { Worlds } from "./worlds.js";
 
 // How long a command answered "Detached while handling command." waits for onDetach's reason.
 const DETACH_REASON_WAIT_MS = 500;
@@ -35,8 +36,8 @@ export const LET_GO = {
 export class Sessions {
   // debugger: {attach, detach, sendCommand, getTargets}; tabs: {get}; switches(): the user's
   // switches in the popup, as policy.js reads them; ownership: Ownership; detachReasons:
-  // DetachReasons; post(message): to the host.
-  constructor({ debugger: dbg, tabs, switches, ownership, detachReasons, post, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
+  // DetachReasons; post(message): to the host; worldName: of reins's own world (worlds.js).
+  constructor({ debugger: dbg, tabs, switches, ownership, detachReasons, post, worldName, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
     this.dbg = dbg;
     this.tabs = tabs;
     this.switches = switches;
@@ -45,6 +46,7 @@ export class Sessions {
     this.post = post;
     this.detachReasonWaitMs = detachReasonWaitMs;
     this.held = new Map(); // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
+    this.worlds = new Worlds(worldName);
   }
 
   // May reins attach to the page the tab shows, with the user's switches as they are now?
@@ -113,11 +115,16 @@ export class Sessions {
   // (allowlist.js, policy.js), the tab's owner, the attach; a navigating command also has the tab's
   // page checked first (a tab on a refused page is let go, so the command cannot lead it anywhere)
   // and a history entry its URL.
+  // A command may name one execution context: reins's own world, as this extension made it in
+  // this tab and session and as Chrome confirms it right before the command (worlds.js).
   async command(tabId, sessionId, method, params) {
-    const verdict = enforce(checkCommand(method, params, this.switches()));
+    const named = namedContext(method, params);
+    const ownWorld = named && this.worlds.recorded(tabId, sessionId, named.id) ? named : null;
+    const verdict = enforce(checkCommand(method, params, this.switches(), ownWorld));
     enforce(this.ownership.check(tabId));
     const state = await this.ensure(tabId);
     const target = sessionId ? { tabId, sessionId } : { tabId };
+    if (ownWorld) await this.worlds.confirm(tabId, sessionId, ownWorld.id, (m, p) => this.send(state, target, m, p));
     if (NAVIGATING_METHODS.includes(method)) {
       const now = this.verdict(await this.tabs.get(tabId));
       if (!now.ok) {
@@ -130,6 +137,15 @@ export class Sessions {
       }
     }
     return this.send(state, target, method, verdict.params);
+  }
+
+  // reins's own world in a frame of the tab (the session's top frame unless `frameId`): its
+  // executionContextId, the one context a later command may name.
+  async world(tabId, sessionId, frameId) {
+    enforce(this.ownership.check(tabId));
+    const state = await this.ensure(tabId);
+    const target = sessionId ? { tabId, sessionId } : { tabId };
+    return this.worlds.make(tabId, sessionId, frameId, (m, p) => this.send(state, target, m, p));
   }
 
   send(state, target, method, params) {
@@ -179,6 +195,7 @@ export class Sessions {
   async release(tabId, why) {
     const state = this.held.get(tabId);
     this.held.delete(tabId);
+    this.worlds.forgetTab(tabId);
     if (typeof why?.then === "function") why = await why;
     if (!state && !why.always) return;
     if (state && why.code) {
@@ -213,6 +230,8 @@ export class Sessions {
   // looks again on its next command (page/pause.py).
   event(source, method, params) {
     if (method === "Debugger.paused") this.dbg.sendCommand(source, "Debugger.disable", {}).catch(() => {});
+    // A child session gone (its frame navigated or went): its ids mean nothing any more.
+    if (method === "Target.detachedFromTarget") this.worlds.forgetSession(source.tabId, params?.sessionId);
     if (!this.subscribed(source.tabId, method)) return;
     const kept = eventParams(method, params);
     if (kept !== null) this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });

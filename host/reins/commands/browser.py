@@ -343,6 +343,10 @@ _COMMAND_ONLY = {
     "DOM.setFileInputFiles": "reins upload",
     "DOMDebugger.getEventListeners": "reins state",
 }
+# An explicit execution context, raw, is refused whatever its id: the extension lets through only
+# reins's own world, and that world is reins's vantage point over the page — code an agent put
+# there (its own JSON.stringify, getters) would be what every later read sees (docs/security.md).
+_CONTEXT_PARAMS = frozenset({"contextId", "uniqueContextId", "executionContextId"})
 
 
 @command("cdp", CdpArgs, cli_args=("method", "params"), on_mcp=False)
@@ -352,6 +356,13 @@ async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
     if owner is not None:
         raise BrowserError(
             f"{args.method} runs only through `{owner}`", code="cdp_blocked", hint=f"use `{owner}`"
+        )
+    named = sorted(_CONTEXT_PARAMS & args.params.keys())
+    if named:
+        raise BrowserError(
+            f"{args.method} with {named[0]} is refused: raw CDP runs only in the page's own world",
+            code="cdp_blocked",
+            hint=f"leave {named[0]} out",
         )
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 
