@@ -2,8 +2,9 @@
 
 The read is one function, ``read_element``: an element's value, checked state, text and
 visibility, read the way fill and check verify what they did (``fieldValue``, ``checkedState`` in
-pagescripts/src/actions.js) in one page call (``elementReading``). It reads in the page's world, as
-those do; issue 44 moves reads into an isolated world, and this is the one place to change.
+pagescripts/src/actions.js) in one page call (``elementReading``). It reads in reins's own world
+(``page/world.py``), where the page's replaced getters and built-ins are not: the element is handed
+over by Chrome's node id. (An extension too old to make that world: the page's world, as before.)
 
 The judgements are pure: text by the one text rule (``act/targets.text_matches``), a value whole,
 a URL by glob as `wait --url` takes it, a status class such as ``2xx``, and the evidence an
@@ -23,6 +24,7 @@ from reins.act.handles import Resolved
 from reins.act.targets import text_query
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function
+from reins.page.world import has_own_world, in_own_world
 
 __all__ = [
     "ElementReading",
@@ -49,8 +51,11 @@ class ElementReading:
 
 async def read_element(ctx: CommandContext, el: Resolved) -> ElementReading:
     """The one read of an element `expect` judges (see the module's docstring)."""
+    object_id = el.object_id
+    if has_own_world(ctx):
+        object_id = await in_own_world(ctx, object_id, session_id=el.session_id)
     raw = await call_function(
-        ctx, el.object_id, "elementReading", session_id=el.session_id, what="read element"
+        ctx, object_id, "elementReading", session_id=el.session_id, what="read element"
     )
     raw = raw if isinstance(raw, dict) else {}
     state = raw.get("checked")

@@ -100,6 +100,24 @@ class ExtensionLink:
         result = await self.request("cdp", deadline, tab_id=tab_id, **fields)
         return result if isinstance(result, dict) else {}
 
+    async def world(
+        self,
+        tab_id: int,
+        *,
+        deadline: Deadline,
+        session_id: str | None = None,
+        frame_id: str | None = None,
+    ) -> dict[str, Any]:
+        """reins's own isolated world in a frame of the tab (the top frame of the session unless
+        ``frame_id``): ``{executionContextId, frameId}``, made or found by the extension."""
+        fields: dict[str, Any] = {}
+        if session_id:
+            fields["sessionId"] = session_id
+        if frame_id:
+            fields["frameId"] = frame_id
+        result = await self.request("world", deadline, tab_id=tab_id, **fields)
+        return result if isinstance(result, dict) else {}
+
     async def cdp_batch(
         self,
         tab_id: int,

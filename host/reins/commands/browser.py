@@ -27,6 +27,7 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.navigation import document_info, settle, wait_for_new_document
+from reins.page.world import reaches_own_world
 
 __all__ = ["COMMANDS"]
 
@@ -363,6 +364,12 @@ async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
             f"{args.method} with {named[0]} is refused: raw CDP runs only in the page's own world",
             code="cdp_blocked",
             hint=f"leave {named[0]} out",
+        )
+    if reaches_own_world(ctx, args.params):
+        raise BrowserError(
+            f"{args.method}: that object is reins's own (its isolated world), not the page's",
+            code="cdp_blocked",
+            hint="use a handle of the page's own world",
         )
     return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
 

@@ -270,11 +270,13 @@ async def evaluate(
     answer_by: Deadline | None = None,
     user: UserScript | None = None,
     what: str = "page script",
+    context_id: int | None = None,
 ) -> Any:
     """``Runtime.evaluate`` under V8's timeout (the budget left minus ``headroom_ms``).
 
     Answers the value (``by_value``) or the CDP RemoteObject. ``answer_by`` is when to stop waiting
-    for the answer (default: the command's deadline)."""
+    for the answer (default: the command's deadline). ``context_id``: reins's own world
+    (``page/world.own_world``) instead of the page's; no other context is let through."""
     timeout_ms = ctx.deadline.remaining_ms(headroom_ms=headroom_ms)
     if timeout_ms <= 0:
         raise DeadlineExceeded(
@@ -286,6 +288,7 @@ async def evaluate(
         by_value=by_value,
         await_promise=await_promise,
         object_group=object_group,
+        context_id=context_id,
     )
     if repl:
         params["replMode"] = True
@@ -310,6 +313,7 @@ def evaluate_params(
     by_value: bool = True,
     await_promise: bool = False,
     object_group: str | None = None,
+    context_id: int | None = None,
 ) -> dict[str, Any]:
     """The ``Runtime.evaluate`` parameters ``evaluate`` sends (for a batch; ``call_value`` reads
     its answer)."""
@@ -321,6 +325,8 @@ def evaluate_params(
     }
     if object_group is not None:
         params["objectGroup"] = object_group
+    if context_id is not None:
+        params["contextId"] = context_id
     return params
 
 
@@ -381,7 +387,8 @@ async def call_function(
 ) -> Any:
     """Call page function ``name`` on the object (its first argument), then JSON ``args``.
 
-    Answers the value (``by_value``) or the CDP RemoteObject."""
+    The call runs in the object's world: a handle from ``page/world.in_own_world`` runs it in
+    reins's own. Answers the value (``by_value``) or the CDP RemoteObject."""
     params = call_params(
         object_id, name, *args, await_promise=await_promise, by_value=by_value, silent=silent
     )

@@ -1,0 +1,168 @@
+"""reins's own world, host side (page/world.py) without a browser: the world asked of the
+extension per frame and session, an element handed over by Chrome's node id into the world of
+the frame that holds it, a stale world asked for once more, and the request's shape on the link."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from reins._errors import BrowserError, ReinsError, from_cdp_error
+from reins.bridge.deadline import Deadline
+from reins.bridge.link import ExtensionLink
+from reins.page.call import evaluate
+from reins.page.world import WorldIds, in_own_world, own_world, reaches_own_world
+
+
+class FakeLink:
+    def __init__(self, worlds: dict[str | None, list[int]], features: tuple[str, ...]) -> None:
+        self.worlds = worlds  # frame id (None: the top frame) -> the ids the extension answers
+        self.features = features
+        self.asked: list[tuple[str | None, str | None]] = []
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+    async def world(
+        self, tab_id: int, *, deadline: Deadline, session_id: str | None, frame_id: str | None
+    ) -> dict[str, Any]:
+        self.asked.append((session_id, frame_id))
+        return {"executionContextId": self.worlds[frame_id].pop(0), "frameId": frame_id or "TOP"}
+
+
+class FakeHost:
+    def __init__(self, link: FakeLink) -> None:
+        self.link = link
+
+
+class FakeContext:
+    def __init__(self, link: FakeLink, *answers: dict[str, Any] | ReinsError) -> None:
+        self.host = FakeHost(link)
+        self.tab = 7
+        self.deadline = Deadline.after_ms(5_000)
+        self.answers = list(answers)
+        self.sent: list[tuple[str, dict[str, Any], str | None]] = []
+        self.world_ids = WorldIds()
+
+    def part(self, kind: type[WorldIds]) -> WorldIds:
+        return self.world_ids
+
+    async def cdp(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        deadline: Deadline | None = None,
+    ) -> dict[str, Any]:
+        self.sent.append((method, params or {}, session_id))
+        answer = self.answers.pop(0)
+        if isinstance(answer, ReinsError):
+            raise answer
+        return answer
+
+
+DESCRIBED = {"node": {"backendNodeId": 42}}
+NOT_HERE = from_cdp_error("DOM.resolveNode", {"code": "cdp_error", "message": "does not belong"})
+GONE = from_cdp_error(
+    "DOM.resolveNode",
+    {"code": "cdp_error", "message": "gone", "transient": True, "chrome": "context_gone"},
+)
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_an_element_is_resolved_in_reins_world_of_the_top_frame() -> None:
+    link = FakeLink({None: [5]}, ("ownWorld",))
+    ctx = FakeContext(link, DESCRIBED, {"object": {"objectId": "w-1"}})
+    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"  # type: ignore[arg-type]
+    assert ctx.sent[0] == ("DOM.describeNode", {"objectId": "page-1"}, "S")
+    assert ctx.sent[1] == (
+        "DOM.resolveNode",
+        {"backendNodeId": 42, "executionContextId": 5, "objectGroup": "reins"},
+        "S",
+    )
+    assert link.asked == [("S", None)]
+    assert ctx.world_ids.ids == {5}  # kept out of the raw door (reaches_own_world)
+
+
+def test_a_node_of_an_in_process_frame_is_resolved_in_that_frame_s_world() -> None:
+    link = FakeLink({None: [5], "CHILD": [9]}, ("ownWorld",))
+    tree = {"frameTree": {"frame": {"id": "TOP"}, "childFrames": [{"frame": {"id": "CHILD"}}]}}
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, tree, {"object": {"objectId": "w-9"}})
+    assert run(in_own_world(ctx, "page-1")) == "w-9"  # type: ignore[arg-type]
+    assert link.asked == [(None, None), (None, "CHILD")]
+    assert ctx.sent[-1][1]["executionContextId"] == 9
+
+
+def test_a_stale_world_is_asked_for_once_more() -> None:
+    link = FakeLink({None: [5, 6]}, ("ownWorld",))
+    ctx = FakeContext(link, DESCRIBED, GONE, {"object": {"objectId": "w-6"}})
+    assert run(in_own_world(ctx, "page-1")) == "w-6"  # type: ignore[arg-type]
+    assert [p["executionContextId"] for m, p, _ in ctx.sent if m == "DOM.resolveNode"] == [5, 6]
+
+
+def test_no_frame_holding_the_node_is_ref_stale() -> None:
+    link = FakeLink({None: [5]}, ("ownWorld",))
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, {"frameTree": {"frame": {"id": "TOP"}}})
+    with pytest.raises(BrowserError) as caught:
+        run(in_own_world(ctx, "page-1"))  # type: ignore[arg-type]
+    assert caught.value.code == "ref_stale"
+
+
+def test_an_extension_without_the_world_says_so() -> None:
+    ctx = FakeContext(FakeLink({}, ()))
+    with pytest.raises(BrowserError) as caught:
+        run(own_world(ctx))  # type: ignore[arg-type]
+    assert caught.value.code == "cdp_blocked"
+
+
+def test_evaluate_runs_in_the_world_it_is_given() -> None:
+    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
+    assert run(evaluate(ctx, "1", context_id=5)) == 1  # type: ignore[arg-type]
+    assert ctx.sent[0][1]["contextId"] == 5
+    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
+    run(evaluate(ctx, "1"))  # type: ignore[arg-type]
+    assert "contextId" not in ctx.sent[0][1]
+
+
+def test_the_world_request_on_the_link() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def ask() -> Any:
+        link = ExtensionLink(send=sent.append)
+        task = asyncio.ensure_future(
+            link.world(7, deadline=Deadline.after_ms(1_000), session_id="S", frame_id="F")
+        )
+        await asyncio.sleep(0)
+        link.receive({"id": sent[0]["id"], "ok": True, "result": {"executionContextId": 3}})
+        return await task
+
+    assert run(ask()) == {"executionContextId": 3}
+    assert sent[0] == {"id": 1, "type": "world", "tabId": 7, "sessionId": "S", "frameId": "F"}
+
+
+def test_raw_object_ids_in_reins_world_are_recognized() -> None:
+    class Parts:
+        def __init__(self) -> None:
+            self.kept = WorldIds()
+
+        def part(self, kind: type[WorldIds]) -> WorldIds:
+            return self.kept
+
+    ctx = Parts()
+    assert not reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
+    ctx.kept.ids.add(3)
+    assert reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
+    assert reaches_own_world(ctx, {"objectId": "x", "arguments": []})  # type: ignore[arg-type]
+    assert reaches_own_world(
+        ctx,  # type: ignore[arg-type]
+        {"objectId": "99.1.1", "arguments": [{"value": 1}, {"objectId": "99.3.2"}]},
+    )
+    assert not reaches_own_world(ctx, {"objectId": "99.1.1"})  # type: ignore[arg-type]
+    assert not reaches_own_world(ctx, {"expression": "1"})  # type: ignore[arg-type]
+    ctx.kept.on_detach()
+    assert not reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
