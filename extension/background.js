@@ -1,11 +1,7 @@
 // reins service worker: the wiring, top-level listeners and a table of the host's requests. The
-// parts take what they need of `chrome` as arguments and have node tests (tests/extension/):
-// port.js (the host), sessions.js (chrome.debugger), tabs.js (tabs.* and the "reins" group),
-// sequencer.js (a sequential batch), errors.js (Chrome's errors as codes), policy.js and
-// allowlist.js (what may run), ownership.js (which tabs are reins's), userfocus.js, worlds.js
-// (reins's own isolated world, the one execution context a command may name).
-//
-// Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
+// parts (port, sessions, tabs, sequencer, errors, policy, allowlist, ownership, userfocus, worlds:
+// a line each in docs/architecture.md) take what they need of `chrome` as arguments and have node
+// tests (tests/extension/). Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
 // connects to the host as soon as it runs and reconnects with backoff whenever the host exits.
 // When the worker itself is stopped (crash, update, a debugger closing it), Chrome starts it again
 // only for an event it listens to, and then runs this file from the top, which ends in wake():
