@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -138,16 +139,29 @@ def test_a_relaunch_after_the_extension_changed_runs_the_new_extension(
         _reins(home, "shutdown", "--profile", "solo")
         return list(status["extension"]["features"])
 
-    assert "stopIfThrown" in features()
-    assert features() == ["stopIfThrown"]  # unchanged files: the same worker, nothing dropped
     background = ext / "background.js"
     text = background.read_text()
-    marked = text.replace(
-        'const FEATURES = ["stopIfThrown"];', 'const FEATURES = ["stopIfThrown", "test-mark"];'
-    )
+    declared = _declared_features(text)
+    assert "stopIfThrown" in declared
+    assert features() == declared  # the files' own list
+    assert features() == declared  # unchanged files: the same worker, nothing dropped
+    marked = _with_features(text, [*declared, "test-mark"])
     assert marked != text
     background.write_text(marked)
-    assert features() == ["stopIfThrown", "test-mark"]
+    assert features() == [*declared, "test-mark"]
+
+
+_FEATURES = re.compile(r"const FEATURES = (\[[^\]]*\]);")
+
+
+def _declared_features(background: str) -> list[str]:
+    found = _FEATURES.search(background)
+    assert found, "background.js declares its FEATURES"
+    return list(json.loads(found.group(1)))
+
+
+def _with_features(background: str, features: list[str]) -> str:
+    return _FEATURES.sub(f"const FEATURES = {json.dumps(features)};", background, count=1)
 
 
 def test_doctor_says_when_the_running_extension_is_older_than_the_host(
@@ -159,9 +173,8 @@ def test_doctor_says_when_the_running_extension_is_older_than_the_host(
     ext = tmp_path / "extension"
     shutil.copytree(extension_dir(), ext)
     background = ext / "background.js"
-    old = background.read_text().replace(
-        'const FEATURES = ["stopIfThrown"];', "const FEATURES = [];"
-    )
+    old = _with_features(background.read_text(), [])
+    assert _declared_features(old) == []
     background.write_text(old)
     env = {"REINS_EXTENSION_DIR": str(ext)}
     run = run_cli(home, "launch", "--headless", "--profile", "solo", env=env, timeout=90)
