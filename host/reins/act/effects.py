@@ -247,6 +247,35 @@ async def act_reading_before(
         return dialog_answer(el, opened.dialog), None
 
 
+async def input_batch(
+    ctx: CommandContext,
+    el: Resolved,
+    commands: list[tuple[str, dict[str, Any]]],
+    each: list[dict[str, Any]],
+) -> list[dict[str, Any] | ReinsError] | dict[str, Any]:
+    """An ordered batch of input and the reads around it: its answers (a tab Chrome let go of
+    meanwhile: ``[target_closed]``, for ``input_answer`` to tell), or the answer of the action
+    when the input opened a JavaScript dialog."""
+    try:
+        return await until_dialog(
+            ctx.cdp_batch(
+                commands,
+                sequential=True,
+                each=each,
+                # the read after the input may not answer (a page busy right after it): the batch
+                # still answers in time to ask the tab what happened
+                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
+            ),
+            ctx.part(DialogWatch),
+        )
+    except DialogOpened as opened:
+        return dialog_answer(el, opened.dialog)
+    except ReinsError as exc:
+        if exc.code != "target_closed":
+            raise
+        return [exc]
+
+
 async def act_by_input(
     ctx: CommandContext,
     el: Resolved,
@@ -275,24 +304,9 @@ async def act_by_input(
         {},
         reads,
     ]
-    try:
-        answers = await until_dialog(
-            ctx.cdp_batch(
-                commands,
-                sequential=True,
-                each=each,
-                # the read after the input may not answer (a page busy right after it): the batch
-                # still answers in time to ask the tab what happened
-                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
-            ),
-            ctx.part(DialogWatch),
-        )
-    except DialogOpened as opened:
-        return dialog_answer(el, opened.dialog)
-    except ReinsError as exc:
-        if exc.code != "target_closed":
-            raise
-        return await _tab_closed(ctx, el)
+    answers = await input_batch(ctx, el, commands, each)
+    if isinstance(answers, dict):  # a dialog the input opened
+        return answers
     if not answers:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
     first = answers[0]

@@ -15,13 +15,13 @@ from typing import Any
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point, frame_owner
 from reins.act.effects import (
-    ASK_AFTER_MS,
     act_by_input,
     act_on,
     before_command,
     before_value,
     dialog_answer,
     input_answer,
+    input_batch,
     read_options,
 )
 from reins.act.handles import Press
@@ -133,18 +133,7 @@ async def _move_and_hit(
         each.append(_reads(el))
     commands.append(("DOM.describeNode", {"objectId": el.object_id, "depth": -1, "pierce": True}))
     each.append(_reads(el))
-    commands.append(
-        (
-            "Input.dispatchMouseEvent",
-            {
-                "type": "mouseMoved",
-                "x": point.x,
-                "y": point.y,
-                "button": "none",
-                "buttons": held.buttons,
-            },
-        )
-    )
+    commands += _hover_events(ctx, point)
     each.append({})
     commands += hit_commands(ctx, plan)
     each += [{}, {}]
@@ -281,23 +270,11 @@ async def press_checked(
     commands = [*events, read]
     each: list[dict[str, Any]] = [*({"noWait": True} for _ in events[:-1]), {}, _reads(el)]
     try:
-        answers = await until_dialog(
-            ctx.cdp_batch(
-                commands,
-                sequential=True,
-                each=each,
-                answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
-            ),
-            ctx.part(DialogWatch),
-        )
-    except DialogOpened as opened:
-        return dialog_answer(el, opened.dialog)
-    except ReinsError as exc:
-        if exc.code != "target_closed":
-            raise
-        answers = [exc]
+        answers = await input_batch(ctx, el, commands, each)
     finally:
         _moved_to(ctx, point.x, point.y, released=True)
+    if isinstance(answers, dict):  # a dialog the press opened
+        return answers
     return await input_answer(ctx, el, before, answers, len(events), extra)
 
 
