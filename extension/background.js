@@ -32,7 +32,7 @@ import { worldName } from "./worlds.js";
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // What this extension does that an older one did not, said in hello: the host relies only on those.
-const FEATURES = ["stopIfThrown", "ownWorld"];
+const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld"];
 const WAKE_ALARM = "reins-wake";
 
 let paused = false;

@@ -131,7 +131,14 @@ const PARAM_RULES = Object.freeze({
   },
 });
 
-function isOwnWorld(name, params, ownWorld) {
+// `contextId: OWN_WORLD` on Runtime.evaluate (`executionContextId` on DOM.resolveNode): "in
+// reins's own world of this session's top frame", which the extension finds or makes itself and
+// puts in before the command goes (sessions.js): the id is never the request's.
+export const OWN_WORLD = "reins";
+export const BY_WORD = Object.freeze({ "Runtime.evaluate": "contextId", "DOM.resolveNode": "executionContextId" });
+
+function isOwnWorld(name, params, ownWorld, method) {
+  if (BY_WORD[method] === name && params[name] === OWN_WORLD) return true;
   return ownWorld !== null && name !== "uniqueContextId" && name === ownWorld.param && params[name] === ownWorld.id;
 }
 
@@ -169,7 +176,7 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS, own
   if (!isAllowed(method, params)) {
     return blocked(`${method}: these parameters go past what reins allows (docs/security.md)`);
   }
-  const contextParam = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params && !isOwnWorld(name, params, ownWorld));
+  const contextParam = (CONTEXT_PARAMS[method] ?? []).find((name) => name in params && !isOwnWorld(name, params, ownWorld, method));
   if (contextParam) {
     return blocked(`${method} with ${contextParam} is refused: reins runs code only in the page's own world and its own (leave ${contextParam} out)`);
   }

@@ -9,7 +9,7 @@
 // or the user paused, the tab moved to a refused page, Chrome detached it (the user's Cancel, the
 // tab closing or replaced), the tab was closed, the user took it back.
 
-import { checkCommand, checkHistoryEntry, checkTab, eventParams, namedContext, NAVIGATING_METHODS } from "./policy.js";
+import { checkCommand, checkHistoryEntry, checkTab, eventParams, namedContext, NAVIGATING_METHODS, OWN_WORLD, BY_WORD } from "./policy.js";
 import { enforce, Refusal } from "./refusal.js";
 import { Worlds } from "./worlds.js";
 
@@ -116,7 +116,10 @@ export class Sessions {
   // page checked first (a tab on a refused page is let go, so the command cannot lead it anywhere)
   // and a history entry its URL.
   // A command may name one execution context: reins's own world, as this extension made it in
-  // this tab and session and as Chrome confirms it right before the command (worlds.js).
+  // this tab and session and as Chrome confirms it right before the command (worlds.js); or, for
+  // Runtime.evaluate and DOM.resolveNode, the word "reins" (policy.js OWN_WORLD), which the
+  // extension replaces by reins's world in the session's top frame, found or made now (reins's
+  // page scripts run there).
   async command(tabId, sessionId, method, params) {
     const named = namedContext(method, params);
     const ownWorld = named && this.worlds.recorded(tabId, sessionId, named.id) ? named : null;
@@ -125,6 +128,11 @@ export class Sessions {
     const state = await this.ensure(tabId);
     const target = sessionId ? { tabId, sessionId } : { tabId };
     if (ownWorld) await this.worlds.confirm(tabId, sessionId, ownWorld.id, (m, p) => this.send(state, target, m, p));
+    const byWord = BY_WORD[method];
+    if (byWord && verdict.params[byWord] === OWN_WORLD) {
+      const { executionContextId } = await this.worlds.make(tabId, sessionId, null, (m, p) => this.send(state, target, m, p));
+      verdict.params = { ...verdict.params, [byWord]: executionContextId };
+    }
     if (NAVIGATING_METHODS.includes(method)) {
       const now = this.verdict(await this.tabs.get(tabId));
       if (!now.ok) {

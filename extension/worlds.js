@@ -31,15 +31,26 @@ export class Worlds {
   constructor(name) {
     this.name = name;
     this.made = new Map(); // tabId -> sessionKey -> executionContextId -> frameId
+    this.tops = new Map(); // "tabId/sessionKey" -> the session's top frame id
   }
 
   // reins's world in `frameId` (default: the session's top frame), made or found by Chrome.
+  // The session's top frame is asked of Chrome once and kept (its id lives as long as the target).
   async make(tabId, sessionId, frameId, send) {
-    if (frameId === undefined || frameId === null) {
-      frameId = (await send("Page.getFrameTree", {}))?.frameTree?.frame?.id;
-    }
+    const top = frameId === undefined || frameId === null;
+    const key = `${tabId}/${sessionKey(sessionId)}`;
+    if (top) frameId = this.tops.get(key) ?? (await send("Page.getFrameTree", {}))?.frameTree?.frame?.id;
     if (typeof frameId !== "string" || frameId === "") throw new Refusal("bad_request", "world: frameId must be a frame id string");
-    const { executionContextId } = await send("Page.createIsolatedWorld", this.#params(frameId));
+    let made;
+    try {
+      made = await send("Page.createIsolatedWorld", this.#params(frameId));
+    } catch (err) {
+      if (!top || !this.tops.has(key)) throw err;
+      this.tops.delete(key); // a top frame kept from before: ask Chrome once more
+      return this.make(tabId, sessionId, null, send);
+    }
+    if (top) this.tops.set(key, frameId);
+    const { executionContextId } = made;
     if (!Number.isInteger(executionContextId)) throw new Refusal("cdp_error", "world: Chrome gave no execution context");
     this.#contexts(tabId, sessionId, true).set(executionContextId, frameId);
     return { executionContextId, frameId };
@@ -67,10 +78,12 @@ export class Worlds {
 
   forgetTab(tabId) {
     this.made.delete(tabId);
+    for (const key of this.tops.keys()) if (key.startsWith(`${tabId}/`)) this.tops.delete(key);
   }
 
   forgetSession(tabId, sessionId) {
     this.made.get(tabId)?.delete(sessionKey(sessionId));
+    this.tops.delete(`${tabId}/${sessionKey(sessionId)}`);
   }
 
   #params(frameId) {

@@ -1,6 +1,7 @@
 // What an action asks of its element: is it ready for input and where (probe), is it a field
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
+import { FRAME_OWNER_TAGS } from "./rules.js";
 import { elementText, isVisible } from "./textmatch.js";
 import { contentBoxOrigin, frameOffset, insideClips, sameBox, throughFrame, visibleCenter } from "./geometry.js";
 
@@ -12,8 +13,21 @@ export function nodeLabel(n) {
   if (typeof n.className === "string" && n.className.trim()) {
     s += "." + n.className.trim().split(/\s+/).slice(0, 2).join(".");
   }
+  if (FRAME_OWNER_TAGS.has(n.localName)) return s + frameOf(n); // its text is not what shows
   const t = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ").slice(0, 30);
   return t ? s + ' "' + t + '"' : s;
+}
+
+// The origin a frame owner's document comes from, as its URL says (act/hittest.py name_node
+// says the same of the node Chrome's hit test found).
+function frameOf(n) {
+  try {
+    const url = new URL(n.getAttribute("src") || n.getAttribute("data") || "", n.baseURI);
+    if (url.protocol === "http:" || url.protocol === "https:") return ` (a frame of ${url.origin})`;
+  } catch (_) {
+    // no URL: a srcdoc or about:blank frame
+  }
+  return " (a frame)";
 }
 
 function box(el) {
@@ -285,7 +299,18 @@ export function selectOptions(el, wanted) {
   for (const o of options) o.selected = choice.picked.includes(o);
   el.dispatchEvent(new Event("input", { bubbles: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
-  return { selected: Array.from(el.selectedOptions).map((o) => ({ value: o.value, label: o.label })) };
+  const now = Array.from(el.selectedOptions);
+  const selected = now.map((o) => ({ value: o.value, label: o.label }));
+  // What the select holds after the page's own handlers ran, read in reins's world: a page that
+  // put another option back did not take the choice.
+  if (now.length !== choice.picked.length || !now.every((o) => choice.picked.includes(o))) {
+    const shows = selected.map((o) => JSON.stringify(o.label)).join(", ") || "nothing";
+    return {
+      error: "select_mismatch", selected,
+      message: `the select shows ${shows} after the change: the page's own handlers put it back`,
+    };
+  }
+  return { selected };
 }
 
 const CHECKABLE_ROLES = ["checkbox", "switch", "radio", "menuitemcheckbox"];
@@ -300,7 +325,7 @@ export function checkedState(el) {
 
 // What `reins expect` reads of an element, the way fill and check verify what they did: the value
 // a field keeps (fieldValue), the checked state (checkedState), its text by the text rules, and
-// whether it is visible. Read in the page's world, as those are (issue 44 moves reads out of it).
+// whether it is visible. Read in reins's own world, as those are.
 export function elementReading(el) {
   const field = "value" in el || el.isContentEditable;
   return {

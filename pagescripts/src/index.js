@@ -1,10 +1,11 @@
 // Entry point: collect(options) returns the element record described in docs/element-record.md.
 
 import { deltaText } from "./delta.js";
+import { markListened } from "./listeners.js";
 import { scrollRegionsAmong } from "./scroll.js";
 import { selectorsFor } from "./selectors.js";
 import { API, ELEMENTS, GENERATION, LAST_SENT } from "./symbols.js";
-import { describeOne, documentScope, walk } from "./walk.js";
+import { describeOne, documentScope, useHints, walk } from "./walk.js";
 
 export function describe(el) {
   return describeOne(el);
@@ -32,6 +33,8 @@ export function collect(options) {
     // With `scrollRegions: N`: the main document's elements whose overflow-y may scroll.
     scrollers: Number.isInteger(opts.scrollRegions) ? [] : null,
   };
+  if (Array.isArray(opts.listened)) markListened(opts.listened);
+  useHints(opts.hints);
   walk(state, documentScope(document, "f0", 0, 0));
 
   let items = state.items;

@@ -3,10 +3,9 @@
 
 import { computeAccessibleName, getRole } from "dom-accessibility-api";
 import {
-  ANCESTOR_ROLES, FRAME_OWNER_TAGS, NAME_FROM_CONTENT, NATIVE_TAGS, REACT_HANDLERS, REACT_PROP_PREFIXES,
-  SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
+  ANCESTOR_ROLES, FRAME_OWNER_TAGS, NAME_FROM_CONTENT, NATIVE_TAGS, SECTION_ROLES, SKIP_TAGS, SVG_NS, TEXT_INPUT_TYPES, WIDGET_ROLES,
 } from "./rules.js";
-import { isListened } from "./listeners.js";
+import { HINT_ONCLICK, HINT_REACT, isListened, readHints } from "./listeners.js";
 import { locatorFor, rootCaches } from "./selectors.js";
 import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
 
@@ -33,6 +32,13 @@ function shadowScope(parent, host) {
     ...parent, root: host.shadowRoot, isDocument: false,
     shadow: parent.shadow.concat([locatorFor(host, parent)]), labels: null, caches: rootCaches(),
   };
+}
+
+// The hints of this collection (element -> bits), from the page's world (useHints).
+let hintsNow = new Map();
+
+export function useHints(hints) {
+  hintsNow = readHints(hints);
 }
 
 export function walk(state, scope) {
@@ -153,11 +159,11 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
     native = true;
   }
   if (explicitRole !== null && WIDGET_ROLES.has(explicitRole)) reasons.push("role");
-  // React sets a no-op `onclick` property on its root containers and on elements it listens on;
-  // for React-managed nodes only its own props say whether there is a handler.
-  const react = reactManaged(el);
-  if (el.hasAttribute("onclick") || (!react && typeof el.onclick === "function")) reasons.push("onclick");
-  if (react && hasReactHandler(el)) reasons.push("react");
+  // What only the page's world tells (React's props, an onclick property): hints handed over
+  // by the host (listeners.js handlerHints).
+  const hint = hintsNow.get(el) || 0;
+  if (el.hasAttribute("onclick") || (hint & HINT_ONCLICK) !== 0) reasons.push("onclick");
+  if ((hint & HINT_REACT) !== 0) reasons.push("react");
   if (isListened(el)) reasons.push("listener"); // a click listener Chrome reported (listeners.js)
   if (pointer && !parentPointer && tag !== "html" && tag !== "body") reasons.push("pointer");
   const tabindex = el.getAttribute("tabindex");
@@ -170,25 +176,6 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
   if (!native && style.pointerEvents === "none") return null;
   if (isSvg) reasons.push("svg");
   return reasons;
-}
-
-function reactManaged(el) {
-  const keys = Object.keys(el); // React's expandos are own properties
-  for (let k = 0; k < keys.length; k++) {
-    if (keys[k].startsWith("__react")) return true;
-  }
-  return false;
-}
-
-function hasReactHandler(el) {
-  const keys = Object.keys(el);
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
-    if (!REACT_PROP_PREFIXES.some((p) => key.startsWith(p))) continue;
-    const props = el[key];
-    if (props && typeof props === "object" && REACT_HANDLERS.some((h) => props[h])) return true;
-  }
-  return false;
 }
 
 function isEditingHost(el) {

@@ -198,6 +198,34 @@ describe("reins's own world", () => {
     await assert.rejects(sessions.world(7, undefined, 5), (err) => errorOf(err).code === "bad_request");
   });
 
+  test('contextId "reins": the extension puts in reins\'s world of the session\'s top frame', async () => {
+    assert.deepEqual(await evaluate(7, "reins"), { ranIn: NAME });
+    assert.deepEqual(await evaluate(7, "reins", "child"), { ranIn: NAME });
+    const ran = sent.filter(([, m]) => m === "Runtime.evaluate").map(([t, , p]) => [t.sessionId ?? "", p.contextId]);
+    assert.deepEqual(ran, [["", 3], ["child", 3]], "Chrome got the number of reins's world, never the word");
+    // The top frame is asked of Chrome once per session, then kept.
+    await evaluate(7, "reins");
+    assert.equal(sent.filter(([t, m]) => m === "Page.getFrameTree" && t.sessionId === undefined).length, 1);
+    // A new document (ids from 1 again, another world on reins's old number): still reins's.
+    chrome.navigate(7);
+    const now = chrome.at({ tabId: 7 });
+    now.worlds.set("third-extension", 3);
+    now.next = 4;
+    assert.deepEqual(await evaluate(7, "reins"), { ranIn: NAME });
+    // A top frame that went away (a kept id Chrome no longer knows): asked again, once.
+    chrome.renderers.set("7/", renderer("F7b"));
+    assert.deepEqual(await evaluate(7, "reins"), { ranIn: NAME });
+  });
+
+  test('"reins" is a word for Runtime.evaluate and DOM.resolveNode only; other words are refused', async () => {
+    await refused(evaluate(7, "other"), "cdp_blocked");
+    await refused(sessions.command(7, undefined, "Runtime.callFunctionOn", { functionDeclaration: "f", executionContextId: "reins" }), "cdp_blocked");
+    await refused(sessions.command(7, undefined, "Runtime.evaluate", { expression: "1", contextId: "reins", uniqueContextId: "1.2" }), "cdp_blocked");
+    assert.equal(sent.filter(([, m]) => m.startsWith("Runtime.") || m === "DOM.resolveNode").length, 0);
+    // DOM.resolveNode takes the word as executionContextId: a node handed into reins's world.
+    assert.deepEqual(await sessions.command(7, undefined, "DOM.resolveNode", { backendNodeId: 5, executionContextId: "reins" }), { ranIn: NAME });
+  });
+
   test("only a tab that is reins's gets a world", async () => {
     sessions.ownership.launched = false;
     await assert.rejects(sessions.world(7), (err) => errorOf(err).code === "tab_not_reins");

@@ -21,6 +21,7 @@ from selenium.webdriver.chrome.service import Service
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 BUNDLE = REPO / "host" / "reins" / "js" / "collect.js"
+FUNCTIONS = REPO / "host" / "reins" / "js" / "functions.json"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -74,10 +75,16 @@ Collect = Callable[..., dict[str, Any]]
 
 @pytest.fixture(scope="module")
 def collect(driver: webdriver.Chrome) -> Collect:
-    """Run the committed bundle the way the host does: substitute the options, evaluate."""
+    """Run the committed bundle the way the host does: the page world's hints, then the options
+    substituted and the collection evaluated (here in the page's world, which has no lies)."""
     bundle = BUNDLE.read_text(encoding="utf-8")
 
+    hints = json.loads(FUNCTIONS.read_text(encoding="utf-8"))["functions"]["handlerHints"]
+
     def run(**options: Any) -> dict[str, Any]:
+        if options.get("install") is not True and "hints" not in options:
+            # What the host hands the collection from the page's world (observe/listeners.py).
+            options["hints"] = driver.execute_script(f"return ({hints})();")
         source = bundle.replace("__REINS_OPTIONS__", json.dumps(options))
         result: dict[str, Any] = driver.execute_script(f"return ({source});")
         return result

@@ -12,7 +12,14 @@ from reins._errors import BrowserError, ReinsError, from_cdp_error
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.page.call import evaluate
-from reins.page.world import WorldIds, in_own_world, own_world, reaches_own_world
+from reins.page.world import (
+    RawContexts,
+    WorldIds,
+    in_own_world,
+    note_raw_answer,
+    own_world,
+    reaches_own_world,
+)
 
 
 class FakeLink:
@@ -75,12 +82,25 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def test_an_element_is_resolved_in_reins_world_of_the_top_frame() -> None:
+def test_an_element_of_the_top_document_is_resolved_in_one_call() -> None:
     link = FakeLink({None: [5]}, ("ownWorld",))
     ctx = FakeContext(link, DESCRIBED, {"object": {"objectId": "w-1"}})
     assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"  # type: ignore[arg-type]
     assert ctx.sent[0] == ("DOM.describeNode", {"objectId": "page-1"}, "S")
+    # The extension names reins's world of the session's top frame itself (OWN_WORLD).
     assert ctx.sent[1] == (
+        "DOM.resolveNode",
+        {"backendNodeId": 42, "executionContextId": "reins", "objectGroup": "reins"},
+        "S",
+    )
+    assert link.asked == []
+
+
+def test_an_element_is_resolved_in_reins_world_of_the_top_frame_by_number() -> None:
+    link = FakeLink({None: [5]}, ("ownWorld",))
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, {"object": {"objectId": "w-1"}})
+    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"  # type: ignore[arg-type]
+    assert ctx.sent[2] == (
         "DOM.resolveNode",
         {"backendNodeId": 42, "executionContextId": 5, "objectGroup": "reins"},
         "S",
@@ -92,7 +112,7 @@ def test_an_element_is_resolved_in_reins_world_of_the_top_frame() -> None:
 def test_a_node_of_an_in_process_frame_is_resolved_in_that_frame_s_world() -> None:
     link = FakeLink({None: [5], "CHILD": [9]}, ("ownWorld",))
     tree = {"frameTree": {"frame": {"id": "TOP"}, "childFrames": [{"frame": {"id": "CHILD"}}]}}
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, tree, {"object": {"objectId": "w-9"}})
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, NOT_HERE, tree, {"object": {"objectId": "w-9"}})
     assert run(in_own_world(ctx, "page-1")) == "w-9"  # type: ignore[arg-type]
     assert link.asked == [(None, None), (None, "CHILD")]
     assert ctx.sent[-1][1]["executionContextId"] == 9
@@ -100,14 +120,15 @@ def test_a_node_of_an_in_process_frame_is_resolved_in_that_frame_s_world() -> No
 
 def test_a_stale_world_is_asked_for_once_more() -> None:
     link = FakeLink({None: [5, 6]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, GONE, {"object": {"objectId": "w-6"}})
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, GONE, {"object": {"objectId": "w-6"}})
     assert run(in_own_world(ctx, "page-1")) == "w-6"  # type: ignore[arg-type]
-    assert [p["executionContextId"] for m, p, _ in ctx.sent if m == "DOM.resolveNode"] == [5, 6]
+    contexts = [p["executionContextId"] for m, p, _ in ctx.sent if m == "DOM.resolveNode"]
+    assert contexts == ["reins", 5, 6]
 
 
 def test_no_frame_holding_the_node_is_ref_stale() -> None:
     link = FakeLink({None: [5]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, {"frameTree": {"frame": {"id": "TOP"}}})
+    ctx = FakeContext(link, DESCRIBED, NOT_HERE, NOT_HERE, {"frameTree": {"frame": {"id": "TOP"}}})
     with pytest.raises(BrowserError) as caught:
         run(in_own_world(ctx, "page-1"))  # type: ignore[arg-type]
     assert caught.value.code == "ref_stale"
@@ -126,6 +147,9 @@ def test_evaluate_runs_in_the_world_it_is_given() -> None:
     assert ctx.sent[0][1]["contextId"] == 5
     ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
     run(evaluate(ctx, "1"))  # type: ignore[arg-type]
+    assert ctx.sent[0][1]["contextId"] == "reins"  # reins's world of the top frame: the default
+    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
+    run(evaluate(ctx, "1", main_world=True))  # type: ignore[arg-type]
     assert "contextId" not in ctx.sent[0][1]
 
 
@@ -145,24 +169,30 @@ def test_the_world_request_on_the_link() -> None:
     assert sent[0] == {"id": 1, "type": "world", "tabId": 7, "sessionId": "S", "frameId": "F"}
 
 
-def test_raw_object_ids_in_reins_world_are_recognized() -> None:
+def test_raw_cdp_names_only_objects_of_contexts_it_was_handed() -> None:
     class Parts:
         def __init__(self) -> None:
-            self.kept = WorldIds()
+            self.kept = RawContexts()
 
-        def part(self, kind: type[WorldIds]) -> WorldIds:
+        def part(self, kind: type[RawContexts]) -> RawContexts:
             return self.kept
 
     ctx = Parts()
-    assert not reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
-    ctx.kept.ids.add(3)
+    # Nothing handed out yet: any object id is refused (reins's worlds have numbers the
+    # extension picks, so a guess is never let through).
+    assert reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
+    note_raw_answer(ctx, {"result": {"objectId": "99.1.7"}}, None)  # type: ignore[arg-type]
+    assert not reaches_own_world(ctx, {"objectId": "99.1.1"})  # type: ignore[arg-type]
     assert reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
     assert reaches_own_world(ctx, {"objectId": "x", "arguments": []})  # type: ignore[arg-type]
     assert reaches_own_world(
         ctx,  # type: ignore[arg-type]
         {"objectId": "99.1.1", "arguments": [{"value": 1}, {"objectId": "99.3.2"}]},
     )
-    assert not reaches_own_world(ctx, {"objectId": "99.1.1"})  # type: ignore[arg-type]
+    # Per session: the same numbers in an out-of-process frame's session are other contexts.
+    assert reaches_own_world(ctx, {"objectId": "99.1.1"}, "S")  # type: ignore[arg-type]
+    note_raw_answer(ctx, {"result": [{"value": {"objectId": "88.2.1"}}]}, "S")  # type: ignore[arg-type]
+    assert not reaches_own_world(ctx, {"objectId": "88.2.5"}, "S")  # type: ignore[arg-type]
     assert not reaches_own_world(ctx, {"expression": "1"})  # type: ignore[arg-type]
     ctx.kept.on_detach()
-    assert not reaches_own_world(ctx, {"objectId": "99.3.1"})  # type: ignore[arg-type]
+    assert reaches_own_world(ctx, {"objectId": "99.1.1"})  # type: ignore[arg-type]

@@ -198,7 +198,7 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
             code = str(answer["error"])
             if code != "select_mismatch":
                 raise ResolutionError(str(answer.get("message")), code=code)
-            details = {"options": answer["options"]} if "options" in answer else {}
+            details = {k: answer[k] for k in ("options", "selected") if k in answer}
             raise ActionError(
                 str(answer.get("message")),
                 code=code,

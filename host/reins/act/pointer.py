@@ -35,7 +35,7 @@ from reins.act.hittest import (
 )
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext, TabPart
-from reins.page.call import call_function, call_params, call_value
+from reins.page.call import OWN_WORLD, call_function, call_params, call_value
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 from reins.page.poll import poll_until
 
@@ -170,9 +170,12 @@ async def _labels_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
         described = (await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})).get("node") or {}
         if str(described.get("nodeName") or "").upper() in FRAME_OWNERS:
             return False  # a frame inside a label takes the click itself: never passed through
-        # A node of another document (a same-site frame) resolves in that frame's context, and
-        # Chrome refuses to call across contexts: such a hit is never taken for a label here.
-        node = await ctx.cdp("DOM.resolveNode", {"backendNodeId": hit, "objectGroup": "reins"})
+        # In reins's world of the top document, where the target's handle is: a node of another
+        # document (a same-site frame) does not resolve there, so it is never taken for a label.
+        node = await ctx.cdp(
+            "DOM.resolveNode",
+            {"backendNodeId": hit, "executionContextId": OWN_WORLD, "objectGroup": "reins"},
+        )
         hit_object = (node.get("object") or {}).get("objectId")
         if not hit_object:
             return False

@@ -33,6 +33,7 @@ from reins.page.call import (
     page_call,
 )
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
+from reins.page.world import node_in_own_world
 
 __all__ = ["resolve_ref"]
 
@@ -348,15 +349,8 @@ async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
         except ReinsError:
             return None
     try:
-        node = await ctx.cdp(
-            "DOM.resolveNode",
-            {"backendNodeId": entry.backend_node_id, "objectGroup": "reins"},
-            session_id=session,
-        )
+        object_id = await node_in_own_world(ctx, entry.backend_node_id, session_id=session)
     except ReinsError:
-        return None
-    object_id = (node.get("object") or {}).get("objectId")
-    if not object_id:
         return None
     return Resolved(
         str(object_id), session, backend_node_id=entry.backend_node_id, via="ref", ref=entry.ref

@@ -448,7 +448,7 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
             if exc.code in ("not_found", "ref_stale"):
                 return {"waited_for": "gone"}
             raise
-        await evaluate(ctx, "1")  # keep the tab answering
+        await evaluate(ctx, "1", main_world=True)  # keep the tab answering
         raise NotYet(f"{args.gone} is still there")
 
     def gave_up(last: ReinsError) -> ReinsError:

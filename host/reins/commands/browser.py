@@ -27,7 +27,7 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.navigation import document_info, settle, wait_for_new_document
-from reins.page.world import reaches_own_world
+from reins.page.world import note_raw_answer, reaches_own_world
 
 __all__ = ["COMMANDS"]
 
@@ -365,13 +365,15 @@ async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
             code="cdp_blocked",
             hint=f"leave {named[0]} out",
         )
-    if reaches_own_world(ctx, args.params):
+    if reaches_own_world(ctx, args.params, args.session_id):
         raise BrowserError(
             f"{args.method}: that object is reins's own (its isolated world), not the page's",
             code="cdp_blocked",
-            hint="use a handle of the page's own world",
+            hint="use a handle raw CDP was given in this tab (the page's own world)",
         )
-    return {"result": await ctx.cdp(args.method, args.params, session_id=args.session_id)}
+    answer = await ctx.cdp(args.method, args.params, session_id=args.session_id)
+    note_raw_answer(ctx, answer, args.session_id)
+    return {"result": answer}
 
 
 @command("stats", NoArgs, needs_tab=False, read_only=True, on_mcp=False)

@@ -64,6 +64,7 @@ from reins.page.call import (
     page_function,
 )
 from reins.page.remote import MAX_RESULT_BYTES, describe_remote, from_serialized
+from reins.page.world import in_page_world
 from reins.setup.config import evaluate_enabled
 
 __all__ = ["COMMANDS", "SCRIPT_HEADROOM_MS", "script_timeout_ms"]
@@ -141,6 +142,7 @@ class _Call:
                 answer_by=self.answer_by,
                 user=user,
                 what="eval",
+                main_world=True,
             )
         except ScriptStopped:
             raise _stopped(ctx) from None
@@ -248,7 +250,10 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
         resolved = await resolve_target(ctx, args.target, frame=args.frame)
         call.session_id = resolved.session_id
         nonce = uuid.uuid4().hex
-        await call.park(resolved.object_id, nonce)
+        # reins found the element in its own world; the user's script runs in the page's.
+        await call.park(
+            await in_page_world(ctx, resolved.object_id, session_id=resolved.session_id), nonce
+        )
         script, user = _element_script(args.expression, nonce)
         try:
             remote = await call.evaluate(script, by_value=False, user=user)

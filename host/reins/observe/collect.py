@@ -16,7 +16,7 @@ from typing import Any
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
-from reins.observe.listeners import mark_listeners
+from reins.observe.listeners import handler_hints
 from reins.observe.sent import Carried, DeltaMismatch, SentRecords, rebuild
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.frames import (
@@ -66,7 +66,7 @@ async def _collect(
     what: str = "collect",
 ) -> dict[str, Any]:
     if options.get("install") is not True:
-        await mark_listeners(ctx, session_id=session_id)
+        options = {**options, **await handler_hints(ctx, session_id=session_id)}
     text = await evaluate(ctx, collect_expression(options), session_id=session_id, what=what)
     try:
         value = json.loads(text) if isinstance(text, str) else None

@@ -345,7 +345,8 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     meanwhile) into the tab's ``PageEvidence`` when ``drain``. One page call (two more the first
     time on a tab: the log's subscription)."""
     await _watch_log(ctx)
-    raw = await evaluate(ctx, page_call("captureTick", drain), what="capture")
+    # The capture wraps the page's console: it lives in the page's world.
+    raw = await evaluate(ctx, page_call("captureTick", drain), what="capture", main_world=True)
     if not isinstance(raw, dict):
         raise ReinsError("the page did not answer the capture", code="cdp_error", transient=True)
     document_url = redact_url(raw.get("url"))

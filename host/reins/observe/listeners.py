@@ -1,12 +1,14 @@
-"""Click listeners page JS cannot see: marked before a collection so that detection lists them.
+"""Click handlers reins's world cannot see itself, handed to the collection so detection lists them.
 
 A handler bound with ``addEventListener`` (jQuery-style date pickers: ``<a>`` without href, role
 or pointer cursor) leaves no trace a page script can read. Chrome reports it through
-``DOMDebugger.getEventListeners``, one element at a time, so the page script names a bounded list
-of candidates (``listeners.js``: anchors without href and images nothing else marks, then leaf
-spans, divs, items, cells, icons, labels, paragraphs in the viewport; at most
-300), the host asks about each in one batch, and the page keeps a mark on those with click
-listeners. A page without candidates costs one evaluate.
+``DOMDebugger.getEventListeners``, one element at a time, so the page script (in reins's world)
+names a bounded list of candidates (``listeners.js``: anchors without href and images nothing
+else marks, then leaf spans, divs, items, cells, icons, labels, paragraphs in the viewport; at
+most 300), the host asks Chrome about each, and the collection marks those with click listeners.
+React's handlers and ``onclick`` properties are expandos of the page's world, read there
+(``handlerHints``) and handed over as positions: hints that may widen what ``state`` lists, never
+where input goes. A page without candidates costs one round trip.
 
 The DevTools command line API (``getEventListeners(node)`` under ``includeCommandLineAPI``) would
 do this inside the page script, but Chrome does not give it to ``chrome.debugger`` clients
@@ -19,9 +21,10 @@ from typing import Any
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext
-from reins.page.call import evaluate, page_call
+from reins.bridge.deadline import HEADROOM_MS
+from reins.page.call import call_value, evaluate_params, page_call
 
-__all__ = ["CLICK_TYPES", "mark_listeners"]
+__all__ = ["CLICK_TYPES", "handler_hints"]
 
 # The handles of the candidates and their elements, released together (apart from the "reins"
 # group, which holds the handles a command is acting on).
@@ -42,45 +45,69 @@ CLICK_TYPES = frozenset(
 )
 
 
-async def mark_listeners(ctx: CommandContext, *, session_id: str | None = None) -> int:
-    """Mark the candidates with click listeners; answers how many. Past the first call it is best
-    effort: detection without the marks is what it was before (an older extension refuses
-    DOMDebugger.getEventListeners per command, which leaves no marks)."""
+async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -> dict[str, Any]:
+    """The collection's options for what reins's world cannot see itself: ``listened``, the
+    candidates (kept in reins's world by ``listenerCandidates``) Chrome says have click
+    listeners, and ``hints``, React's handlers and ``onclick`` properties read in the page's world
+    (``handlerHints``: positions that only widen what is listed). Best effort past the first
+    round trip: without them, detection is what reins's world sees itself."""
     # A page that cannot answer this (paused, hung, gone) could not answer the collection either:
     # that error is the observation's, at once, rather than after the collection's own wait.
-    remote = await evaluate(
-        ctx,
-        page_call("listenerCandidates"),
+    first = await ctx.cdp_batch(
+        [
+            (
+                "Runtime.evaluate",
+                evaluate_params(
+                    page_call("listenerCandidates"),
+                    _timeout(ctx),
+                    by_value=False,
+                    object_group=LISTENER_GROUP,
+                ),
+            ),
+            (
+                "Runtime.evaluate",
+                evaluate_params(page_call("handlerHints"), _timeout(ctx), context_id=None),
+            ),
+        ],
         session_id=session_id,
-        by_value=False,
-        object_group=LISTENER_GROUP,
-        what="listener candidates",
     )
+    if not first:
+        return {}
+    candidates = first[0]
+    if isinstance(candidates, ReinsError):
+        raise candidates
+    options: dict[str, Any] = {}
+    hints = _value(first[1]) if len(first) > 1 else None
+    if isinstance(hints, dict):
+        options["hints"] = hints
+    remote = _value(candidates, by_value=False)
     array = remote.get("objectId") if isinstance(remote, dict) else None
     if not array:  # null: no candidates, and no handle to release
-        return 0
-    listened: list[int] = []
+        return options
     try:
-        listened = await _listened(ctx, array, session_id)
+        options["listened"] = await _listened(ctx, array, session_id)
     except ReinsError:
         pass
-    # The marks (none found clears the old ones) and the handles' release, in one message.
+    return options
+
+
+def _timeout(ctx: CommandContext) -> int:
+    return max(1, ctx.deadline.remaining_ms(headroom_ms=HEADROOM_MS))
+
+
+def _value(answer: dict[str, Any] | ReinsError, *, by_value: bool = True) -> Any:
+    if isinstance(answer, ReinsError):
+        return None
     try:
-        await ctx.cdp_batch(
-            [
-                ("Runtime.evaluate", {"expression": page_call("markListened", listened)}),
-                ("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}),
-            ],
-            session_id=session_id,
-            sequential=True,
-        )
+        return call_value(answer, what="handler hints", by_value=by_value)
     except ReinsError:
-        return 0
-    return len(listened)
+        return None
 
 
 async def _listened(ctx: CommandContext, array: str, session_id: str | None) -> list[int]:
-    """The positions of the candidates (an array handle) that have click listeners."""
+    """The positions of the candidates (an array handle in reins's world) that have click
+    listeners: each handed to the page's world by Chrome's node id, where Chrome answers about
+    its listeners (asked with a handle of reins's world, it answers none)."""
     props = await ctx.cdp(
         "Runtime.getProperties", {"objectId": array, "ownProperties": True}, session_id=session_id
     )
@@ -92,13 +119,39 @@ async def _listened(ctx: CommandContext, array: str, session_id: str | None) -> 
             handles.append((int(name), str(object_id)))
     if not handles:
         return []
+    described = await ctx.cdp_batch(
+        [("DOM.describeNode", {"objectId": oid}) for _, oid in handles], session_id=session_id
+    )
+    backends: list[tuple[int, int]] = []
+    for (index, _), answer in zip(handles, described, strict=False):
+        node = answer.get("node") if isinstance(answer, dict) else None
+        backend = node.get("backendNodeId") if isinstance(node, dict) else None
+        if isinstance(backend, int):
+            backends.append((index, backend))
+    resolved = await ctx.cdp_batch(
+        [
+            ("DOM.resolveNode", {"backendNodeId": b, "objectGroup": LISTENER_GROUP})
+            for _, b in backends
+        ],
+        session_id=session_id,
+    )
+    in_page: list[tuple[int, str]] = []
+    for (index, _), answer in zip(backends, resolved, strict=False):
+        remote = answer.get("object") if isinstance(answer, dict) else None
+        object_id = remote.get("objectId") if isinstance(remote, dict) else None
+        if object_id:
+            in_page.append((index, str(object_id)))
+    # The release goes last: Chrome runs one session's commands in the order they came.
     answers = await ctx.cdp_batch(
-        [("DOMDebugger.getEventListeners", {"objectId": oid}) for _, oid in handles],
+        [
+            *(("DOMDebugger.getEventListeners", {"objectId": oid}) for _, oid in in_page),
+            ("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}),
+        ],
         session_id=session_id,
     )
     return [
         index
-        for (index, _), answer in zip(handles, answers, strict=True)
+        for (index, _), answer in zip(in_page, answers, strict=False)
         if not isinstance(answer, ReinsError) and _clickable(answer)
     ]
 

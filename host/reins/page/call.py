@@ -38,6 +38,7 @@ from reins.bridge.deadline import HEADROOM_MS, Deadline
 
 __all__ = [
     "FUNCTION_GROUP",
+    "OWN_WORLD",
     "SOURCE_URL",
     "HeldFunctions",
     "ScriptStopped",
@@ -59,6 +60,12 @@ __all__ = [
 
 # Named in stack traces and exception locations of the user's scripts (`reins eval`).
 SOURCE_URL = "reins-eval"
+
+# `contextId` of a Runtime.evaluate that runs in reins's own world of the session's top frame: the
+# extension puts in the world's number, found or made then (extension/sessions.js). reins's page
+# scripts run there; only the user's `reins eval` and what only the page's world can tell (the
+# console capture, framework handler hints) run in the page's world (``main_world``).
+OWN_WORLD = "reins"
 
 
 class ScriptStopped(DeadlineExceeded):
@@ -127,6 +134,7 @@ def define_params(name: str) -> dict[str, Any]:
         "expression": f"({page_function(name)})",
         "returnByValue": False,
         "objectGroup": FUNCTION_GROUP,
+        "contextId": OWN_WORLD,
     }
 
 
@@ -270,13 +278,15 @@ async def evaluate(
     answer_by: Deadline | None = None,
     user: UserScript | None = None,
     what: str = "page script",
-    context_id: int | None = None,
+    context_id: int | str = OWN_WORLD,
+    main_world: bool = False,
 ) -> Any:
-    """``Runtime.evaluate`` under V8's timeout (the budget left minus ``headroom_ms``).
+    """``Runtime.evaluate`` under V8's timeout (the budget left minus ``headroom_ms``), in reins's
+    own world (``context_id``: of the session's top frame, or one ``page/world.own_world`` gave),
+    or with ``main_world`` in the page's.
 
     Answers the value (``by_value``) or the CDP RemoteObject. ``answer_by`` is when to stop waiting
-    for the answer (default: the command's deadline). ``context_id``: reins's own world
-    (``page/world.own_world``) instead of the page's; no other context is let through."""
+    for the answer (default: the command's deadline)."""
     timeout_ms = ctx.deadline.remaining_ms(headroom_ms=headroom_ms)
     if timeout_ms <= 0:
         raise DeadlineExceeded(
@@ -288,7 +298,7 @@ async def evaluate(
         by_value=by_value,
         await_promise=await_promise,
         object_group=object_group,
-        context_id=context_id,
+        context_id=None if main_world else context_id,
     )
     if repl:
         params["replMode"] = True
@@ -313,10 +323,10 @@ def evaluate_params(
     by_value: bool = True,
     await_promise: bool = False,
     object_group: str | None = None,
-    context_id: int | None = None,
+    context_id: int | str | None = OWN_WORLD,
 ) -> dict[str, Any]:
     """The ``Runtime.evaluate`` parameters ``evaluate`` sends (for a batch; ``call_value`` reads
-    its answer)."""
+    its answer): in reins's own world unless ``context_id`` is None (the page's world)."""
     params: dict[str, Any] = {
         "expression": expression,
         "returnByValue": by_value,
@@ -337,7 +347,8 @@ async def evaluate_handle(
     session_id: str | None = None,
     what: str = "page script",
 ) -> str | None:
-    """Evaluate and answer an object id for the result (None for null or undefined)."""
+    """Evaluate in reins's world and answer an object id for the result (None for null or
+    undefined)."""
     remote = await evaluate(
         ctx, expression, session_id=session_id, by_value=False, object_group="reins", what=what
     )

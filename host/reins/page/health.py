@@ -29,7 +29,13 @@ async def probe_if_suspect(ctx: CommandContext) -> None:
         return
     try:
         # The cheapest script there is: any answer proves the main thread is free.
-        await evaluate(ctx, "1", answer_by=ctx.deadline.child(PROBE_MS), what="liveness probe")
+        await evaluate(
+            ctx,
+            "1",
+            answer_by=ctx.deadline.child(PROBE_MS),
+            what="liveness probe",
+            main_world=True,
+        )
     except DeadlineExceeded:
         # Not blocked by a script: a dialog (opened since the command's gates looked) holds it,
         # or one in a tab this page opened (same renderer, one thread for both).

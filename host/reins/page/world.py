@@ -6,8 +6,9 @@ the one an explicit ``contextId``/``executionContextId`` may name, and only whil
 reins's world there (the extension confirms that with Chrome before each such command; a stale id
 answers ``context_gone`` and is asked for again here, once). ``in_own_world`` hands an element
 over into it: Chrome's own backend node id, resolved there, so a call on the handle
-(``call_function``) runs reins's page function with the world's built-ins. ``reins eval`` stays
-in the page's world by design; the page scripts move here in issue 44's next steps.
+(``call_function``) runs reins's page function with the world's built-ins. reins's page scripts
+run here (``page/call.OWN_WORLD``: the extension names the world of the session's top frame);
+``reins eval`` stays in the page's world by design (``in_page_world`` hands it an element).
 
 The extension says ``ownWorld`` in its hello when it can; an older one cannot
 (``has_own_world``), and the callers then read in the page's world as before.
@@ -20,13 +21,18 @@ from typing import Any
 
 from reins._errors import BrowserError, ReinsError
 from reins.bridge.context import CommandContext, TabPart
+from reins.page.call import OWN_WORLD
 from reins.page.frames import frame_tree
 
 __all__ = [
     "OwnWorld",
+    "RawContexts",
     "WorldIds",
     "has_own_world",
     "in_own_world",
+    "in_page_world",
+    "node_in_own_world",
+    "note_raw_answer",
     "own_world",
     "reaches_own_world",
 ]
@@ -46,8 +52,7 @@ class OwnWorld:
 
 @dataclass
 class WorldIds(TabPart):
-    """Every context id reins's world had in this tab since the attach (any session, any
-    document: a number that was reins's once is kept out of the raw door for good)."""
+    """Every context id reins's world had in this tab that the host learned (``own_world``)."""
 
     ids: set[int] = field(default_factory=set)
 
@@ -55,15 +60,47 @@ class WorldIds(TabPart):
         self.ids.clear()
 
 
-def reaches_own_world(ctx: CommandContext, params: dict[str, Any]) -> bool:
-    """Would raw CDP with ``params`` touch an object of reins's world? V8 names a remote object
+@dataclass
+class RawContexts(TabPart):
+    """The execution contexts (session, ``isolate.context``) of the objects raw CDP was answered
+    in this tab: the only ones a raw command may name an object of (``reaches_own_world``)."""
+
+    seen: set[tuple[str | None, str]] = field(default_factory=set)
+
+    def on_detach(self) -> None:
+        self.seen.clear()
+
+
+def _context_of(object_id: Any) -> str | None:
+    parts = str(object_id).split(".")
+    return f"{parts[0]}.{parts[1]}" if len(parts) == 3 and parts[1].isdigit() else None
+
+
+def note_raw_answer(ctx: CommandContext, answer: Any, session_id: str | None) -> None:
+    """Keep the contexts of the objects a raw CDP answer handed out (``reaches_own_world``)."""
+    seen = ctx.part(RawContexts).seen
+    stack = [answer]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            context = _context_of(item.get("objectId")) if "objectId" in item else None
+            if context is not None:
+                seen.add((session_id, context))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def reaches_own_world(
+    ctx: CommandContext, params: dict[str, Any], session_id: str | None = None
+) -> bool:
+    """Could raw CDP with ``params`` touch an object of reins's world? V8 names a remote object
     ``isolate.context.number``, all three easy to learn or guess (measured: a main-world handle
-    gives the isolate, and ``isolate.<world>.1`` then called a function in reins's world), so an
-    ``objectId`` (or a call argument's) in a context that was reins's world in this tab is refused,
-    and so is one of another shape once the tab has a world (the check then cannot tell)."""
-    ids = ctx.part(WorldIds).ids
-    if not ids:
-        return False
+    gives the isolate, and ``isolate.<world>.1`` then called a function in reins's world), and
+    reins's page scripts run in worlds whose numbers the extension picks. So a raw command may
+    name only objects of a context raw CDP itself was handed an object of in this tab (the
+    page's world: raw CDP runs nowhere else); any other ``objectId`` is refused."""
+    seen = ctx.part(RawContexts).seen
     named = [params.get("objectId")]
     arguments = params.get("arguments")
     if isinstance(arguments, list):
@@ -71,8 +108,8 @@ def reaches_own_world(ctx: CommandContext, params: dict[str, Any]) -> bool:
     for object_id in named:
         if object_id is None:
             continue
-        parts = str(object_id).split(".")
-        if len(parts) != 3 or not parts[1].isdigit() or int(parts[1]) in ids:
+        context = _context_of(object_id)
+        if context is None or (session_id, context) not in seen:
             return True
     return False
 
@@ -133,6 +170,36 @@ async def in_own_world(
     backend = node.get("backendNodeId")
     if not isinstance(backend, int):
         raise BrowserError("the element has no node in Chrome's DOM", code="ref_stale")
+    return await node_in_own_world(ctx, backend, session_id=session_id)
+
+
+async def node_in_own_world(
+    ctx: CommandContext, backend_node_id: int, *, session_id: str | None = None
+) -> str:
+    """The handle, in reins's world, of the node Chrome's DOM knows as ``backend_node_id``: in
+    one call when it is in the session's top document (the extension names reins's world there),
+    else through the session's other frames (``in_own_world``)."""
+    try:
+        remote = (
+            await ctx.cdp(
+                "DOM.resolveNode",
+                {
+                    "backendNodeId": backend_node_id,
+                    "executionContextId": OWN_WORLD,
+                    "objectGroup": WORLD_GROUP,
+                },
+                session_id=session_id,
+            )
+        ).get("object") or {}
+        if remote.get("objectId"):
+            return str(remote["objectId"])
+    except BrowserError as exc:
+        if exc.code != "cdp_error":
+            raise
+    return await _in_some_frame(ctx, backend_node_id, session_id)
+
+
+async def _in_some_frame(ctx: CommandContext, backend: int, session_id: str | None) -> str:
     tried: list[str] = []
     frames: list[str | None] = [None]
     while frames:
@@ -160,3 +227,24 @@ async def in_own_world(
         if frame_id is None:
             frames = [f for f in await frame_tree(ctx, session_id) if f not in tried]
     raise BrowserError("no frame of this tab holds the element now", code="ref_stale")
+
+
+async def in_page_world(
+    ctx: CommandContext, object_id: str, *, session_id: str | None = None
+) -> str:
+    """The handle, in the page's own world, of the node ``object_id`` names (for ``reins eval``
+    on a target: the user's script runs in the page's world)."""
+    described = await ctx.cdp("DOM.describeNode", {"objectId": object_id}, session_id=session_id)
+    backend = (described.get("node") or {}).get("backendNodeId")
+    if not isinstance(backend, int):
+        raise BrowserError("the element has no node in Chrome's DOM", code="ref_stale")
+    remote = (
+        await ctx.cdp(
+            "DOM.resolveNode",
+            {"backendNodeId": backend, "objectGroup": WORLD_GROUP},
+            session_id=session_id,
+        )
+    ).get("object") or {}
+    if not remote.get("objectId"):
+        raise BrowserError("the element has no node in the page's world", code="ref_stale")
+    return str(remote["objectId"])
