@@ -26,6 +26,7 @@ export function collect(options) {
     frames: [{ id: "f0", parent: null, url: location.href, selector: null, status: "ok" }],
     maxElements: viewportOnly ? Infinity : maxElements,
     truncated: false,
+    visited: 0, // elements the walk looked at (the rest are counted if it stops early)
     width: window.innerWidth,
     height: window.innerHeight,
     // The compact record (docs/element-record.md) is built without the map-only fields.
@@ -46,6 +47,7 @@ export function collect(options) {
     }
     items = items.filter((item) => item.record.in_viewport);
     if (items.length > maxElements) {
+      state.cut = items.length - maxElements; // found in view, not listed
       items = items.slice(0, maxElements);
       state.truncated = true;
     }
@@ -95,6 +97,9 @@ export function collect(options) {
     frames: state.frames,
     elements,
     truncated: state.truncated,
+    // Elements of this document the walk never looked at, when it stopped at maxElements.
+    unread: !state.truncated ? 0 : state.cut
+      ?? Math.max(0, document.getElementsByTagName("*").length - state.visited),
     // The document's identity: performance.timeOrigin is unique per document.
     origin: performance.timeOrigin,
   };

@@ -30,20 +30,23 @@ function inViewport(r) {
 // capturing scroll/resize listeners mark it dirty. A still page's repeated observation asks
 // Chrome about the same elements again (a listener added since is still found) without
 // searching the whole document (~45 ms at 5,000 elements, ~140 ms at 20,000).
-// What the page keeps in the slot is the page's to change: anything not of this shape (a page
-// that wrote there, another version's) is replaced, so it cannot break the walk.
+// It is kept in reins's own world (out of the page's reach); anything not of this shape (another
+// version's) is replaced.
 function kept() {
   const state = window[LISTENED];
   const ok = state !== null && typeof state === "object" && Array.isArray(state.candidates)
     && state.marked instanceof WeakSet && state.watched instanceof WeakSet
-    && state.observer instanceof MutationObserver && typeof state.dirty === "boolean";
+    && state.observer instanceof MutationObserver && typeof state.dirty === "boolean"
+    && typeof state.gen === "string";
   return ok ? state : undefined;
 }
 
 function listening() {
   let state = kept();
   if (state === undefined) {
-    state = { candidates: [], marked: new WeakSet(), dirty: true, watched: new WeakSet(), observer: null };
+    state = {
+      candidates: [], gen: "", marked: new WeakSet(), dirty: true, watched: new WeakSet(), observer: null,
+    };
     const dirty = () => { state.dirty = true; };
     state.observer = new MutationObserver(dirty);
     addEventListener("scroll", dirty, { capture: true, passive: true });
@@ -55,16 +58,12 @@ function listening() {
 
 const WATCH = { subtree: true, childList: true, attributes: true, characterData: true };
 
-// The candidates, kept for markListened and answered as an array (the host takes their handles);
-// null when there are none (no handle to take, nothing to release: one round trip).
-export function listenerCandidates() {
-  const state = listening();
-  if (!state.dirty) return state.candidates.length > 0 ? state.candidates : null;
+// The search (see above): at most MAX_CANDIDATES elements, the roots it went through.
+function search() {
   const out = [];
   const roots = [document, ...shadowRoots(document, [])]; // one pass over the document for both
   for (const root of roots) {
     for (const el of root.querySelectorAll(CANDIDATES)) {
-      if (typeof el.onclick === "function") continue;
       const r = el.getBoundingClientRect();
       if (r.width <= 0 || r.height <= 0) continue;
       out.push(el);
@@ -75,21 +74,47 @@ export function listenerCandidates() {
   for (const root of roots) {
     if (out.length === MAX_CANDIDATES) break;
     for (const el of root.querySelectorAll(LEAVES)) {
-      if (el.firstElementChild !== null || typeof el.onclick === "function") continue;
+      if (el.firstElementChild !== null) continue;
       if (!inViewport(el.getBoundingClientRect())) continue;
       out.push(el);
       if (out.length === MAX_CANDIDATES) break;
     }
   }
-  for (const root of roots) {
-    if (!state.watched.has(root)) {
-      state.observer.observe(root, WATCH);
-      state.watched.add(root);
+  return { out, roots };
+}
+
+function sameList(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// The candidates, kept for markListened: answered as {gen, count}. `gen` changes only when the
+// list does, so the host asks for the elements (candidateList) and hands them to the page's
+// world once per list, not once per observation.
+export function listenerCandidates() {
+  const state = listening();
+  if (state.dirty) {
+    const { out, roots } = search();
+    for (const root of roots) {
+      if (!state.watched.has(root)) {
+        state.observer.observe(root, WATCH);
+        state.watched.add(root);
+      }
     }
+    if (!sameList(out, state.candidates) || state.gen === "") {
+      state.candidates = out;
+      state.gen = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+    }
+    state.dirty = false;
   }
-  state.candidates = out;
-  state.dirty = false;
-  return out.length > 0 ? out : null;
+  return { gen: state.gen, count: state.candidates.length };
+}
+
+// The candidates as an array (the host takes their handles), or null when there are none.
+export function candidateList() {
+  const state = kept();
+  return state !== undefined && state.candidates.length > 0 ? state.candidates : null;
 }
 
 // The candidates at these positions have click listeners; the others no longer do.

@@ -5,7 +5,7 @@
 // tag) or from one cached querySelectorAll per distinct selector, so a page with thousands of
 // elements costs a handful of document scans rather than one per element.
 
-import { xpathLiteral, cssString } from "./text.js";
+import { cssString, FIELD_LIMIT, xpathLiteral } from "./text.js";
 
 const HTML_NS = "http://www.w3.org/1999/xhtml";
 const SAFE_CLASS = /^-?[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -60,19 +60,19 @@ function selectorOf(key, el, tag, scope) {
 // A selector for a shadow host or an iframe inside its own root: its id when unique, else a path.
 export function locatorFor(el, scope) {
   const id = el.id;
-  if (id && valueCount(scope, "id", id) === 1) return "#" + CSS.escape(id);
+  if (id && id.length <= FIELD_LIMIT && valueCount(scope, "id", id) === 1) return "#" + CSS.escape(id);
   return structuralPath(el, scope);
 }
 
 function idSelector(el, scope) {
   const id = el.getAttribute("id");
-  if (!id) return null;
+  if (!id || id.length > FIELD_LIMIT) return null;
   return { sel: "#" + CSS.escape(id), count: valueCount(scope, "id", id) };
 }
 
 function valueSelector(el, scope, attr, quote) {
   const value = el.getAttribute(attr);
-  if (!value || !value.trim()) return null;
+  if (!value || !value.trim() || value.length > FIELD_LIMIT) return null;
   return { sel: `[${attr}=${cssString(value, quote)}]`, count: valueCount(scope, attr, value) };
 }
 
@@ -127,18 +127,11 @@ function textSelector(el, tag, scope) {
   if (!scope.isDocument || el.namespaceURI !== HTML_NS || !XPATH_NAME.test(tag)) return null;
   const snippet = textSnippet(firstTextRun(el));
   if (snippet === null) return null;
-  const index = textIndex(scope, tag);
-  const matches = index.matches(snippet);
+  const { count, ranks } = textIndex(scope, tag).ranked(snippet);
   const base = `//${tag}[contains(text(), ${xpathLiteral(snippet)})]`;
-  if (matches.length <= 1) return { sel: base, count: matches.length };
-  let rank = 0;
-  for (let k = 0; k < matches.length; k++) {
-    if (index.elements[matches[k]] === el) {
-      rank = k + 1;
-      break;
-    }
-  }
-  if (rank === 0) return { sel: base, count: matches.length };
+  if (count <= 1) return { sel: base, count };
+  const rank = ranks.get(el);
+  if (rank === undefined) return { sel: base, count };
   return { sel: `(${base})[${rank}]`, count: 1 };
 }
 
@@ -187,6 +180,21 @@ class TextIndex {
       this.elements.push(e);
       this.texts.push(firstTextRun(e));
     }
+  }
+
+  // How many elements contain `s`, and each one's rank among them (1-based), kept per `s`: a
+  // flood of siblings with the same text costs one pass, not one per sibling.
+  ranked(s) {
+    if (this.memo === undefined) this.memo = new Map();
+    let found = this.memo.get(s);
+    if (found === undefined) {
+      const matches = this.matches(s);
+      const ranks = new Map();
+      if (matches.length > 1) for (let k = 0; k < matches.length; k++) ranks.set(this.elements[matches[k]], k + 1);
+      found = { count: matches.length, ranks };
+      this.memo.set(s, found);
+    }
+    return found;
   }
 
   matches(s) {

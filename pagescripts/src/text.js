@@ -1,6 +1,17 @@
 // String helpers shared by the collector: whitespace collapsing, bounded visible text, quoting.
 
 export const TEXT_LIMIT = 100;
+// The most characters of any one string a record carries (a name, value, id, attribute): what a
+// collection sends does not grow with the page's strings (a 100 MB label is 1,000 characters).
+export const FIELD_LIMIT = 1000;
+
+export function clipField(s) {
+  if (typeof s !== "string" || s.length <= FIELD_LIMIT) return s;
+  let end = FIELD_LIMIT;
+  const code = s.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1; // never half a surrogate pair
+  return s.slice(0, end);
+}
 
 export function collapse(s) {
   return s ? s.replace(/\s+/g, " ").trim() : "";

@@ -7,7 +7,7 @@ import {
 } from "./rules.js";
 import { HINT_ONCLICK, HINT_REACT, isListened, readHints } from "./listeners.js";
 import { locatorFor, rootCaches } from "./selectors.js";
-import { boundedText, collapse, cssString, TEXT_LIMIT } from "./text.js";
+import { boundedText, clipField, collapse, cssString, TEXT_LIMIT } from "./text.js";
 
 // Text-level elements whose content names their ancestor as plain text.
 const PLAIN_CONTENT = new Set([
@@ -54,6 +54,7 @@ function walkChildren(state, parent, scope, parentPointer, ancestry) {
 }
 
 function visit(state, el, sibling, scope, parentPointer, ancestry) {
+  state.visited++;
   const tag = el.localName;
   if (SKIP_TAGS.has(tag)) return;
   // aria-hidden subtrees are not offered to users of assistive technology, nor to agents: they
@@ -201,7 +202,7 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     && style.opacity !== "0" && !ancestry.faded;
   const inViewport = hasBox && x < state.width && y < state.height
     && x + rect.width > 0 && y + rect.height > 0;
-  const attr = (n) => el.getAttribute(n);
+  const attr = (n) => clipField(el.getAttribute(n));
   return {
     i: 0,
     frame: scope.frameId,
@@ -209,15 +210,15 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     tag,
     type: typeOf(el, tag, isSvg, explicitRole, reasons),
     role,
-    name,
+    name: clipField(name),
     text,
-    value: valueOf(el, tag) ?? customValue(el, tag, role, name),
+    value: clipField(valueOf(el, tag) ?? customValue(el, tag, role, name)),
     testid: attr("data-testid"),
     id: attr("id"),
     aria_label: attr("aria-label"),
     name_attr: attr("name"),
     // Only the interaction map reads it (resolving a link's URL is not free on a big page).
-    href: state.compact ? null : hrefOf(el, tag),
+    href: state.compact ? null : clipField(hrefOf(el, tag)),
     placeholder: attr("placeholder"),
     parent_role: ancestry.role,
     sibling_index: sibling,
@@ -509,7 +510,7 @@ function attributesOf(el, disabled) {
   const out = {};
   for (const n of KEPT_ATTRIBUTES) {
     const v = el.getAttribute(n);
-    if (v !== null) out[n] = v;
+    if (v !== null) out[n] = clipField(v);
   }
   out.disabled = disabled;
   return out;

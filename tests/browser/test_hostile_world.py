@@ -112,3 +112,21 @@ def test_replaced_builtins_neither_break_nor_stall_reins(browser: Browser, page:
     truth = _truth(browser)
     assert truth["pressed"] == ["save", "save"]
     assert truth["iban"] == "DE89 3704 0044 0532 0130 00"
+
+
+def test_floods_of_labels_and_elements_are_bounded_and_said(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page, "labels")
+    body = browser.ok("state", "--tab", str(tab), "--max-tokens", "0", timeout=120)
+    flood = [r for r in body["refs"] if str(r["name"]).startswith("0")]
+    assert len(flood) == 100
+    assert all(len(r["name"]) <= 1000 for r in flood)
+    assert body["truncated"] is False and body["unread"] == 0
+    browser.ok("click", "#save")
+    assert _truth(browser)["pressed"] == ["save"]
+
+    tab = _open(browser, page, "elements")
+    body = browser.ok("state", "--tab", str(tab), "--max-tokens", "0", timeout=120)
+    assert body["truncated"] is True
+    # The page has 60,000 "more" buttons and a few others; one state lists 50,000 elements.
+    assert 10_000 <= body["unread"] <= 10_020, body["unread"]
+    assert "more of the page not read" in body["text"].splitlines()[-1]

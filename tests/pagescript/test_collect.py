@@ -210,6 +210,9 @@ def test_visibility_states_and_store(detect: dict[str, Any], driver: webdriver.C
 def test_options(collect: Any, detect: dict[str, Any]) -> None:
     few = collect(maxElements=3)
     assert len(few["elements"]) == 3 and few["truncated"] is True
+    # It says about how many elements of the page it never read (not the page's word: its count).
+    assert few["unread"] > 0
+    assert collect()["unread"] == 0
     bare = collect(withSelectors=False)
     assert bare["elements"][0]["selectors"] is None and bare["elements"][0]["best"] is None
     in_view = collect(viewportOnly=True)

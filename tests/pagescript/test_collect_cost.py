@@ -121,3 +121,35 @@ def test_state_reads_no_link_url_nor_scans_a_label_of_text_and_the_map_reads_the
     assert driver.execute_script("return window.__labelScans") == 2
     collect(**MAP)
     assert driver.execute_script("return window.__hrefs") >= 2
+
+
+def test_a_records_strings_do_not_grow_with_the_page_s(
+    driver: webdriver.Chrome, servers: dict[str, Any], collect: Collect
+) -> None:
+    # Two buttons whose label, id, test id, title and value are megabytes long.
+    _open(
+        driver,
+        servers,
+        "big.html?n=2",
+        "const big = (c) => c.repeat(2_000_000);"
+        "for (const [id, c] of [['huge-1', 'a'], ['huge-2', 'b']]) {"
+        " const b = document.createElement('button'); b.id = id + big(c);"
+        " b.setAttribute('aria-label', big(c)); b.dataset.testid = big(c); b.title = big(c);"
+        " b.textContent = big(c); document.body.append(b); }"
+        "const i = document.createElement('input'); i.value = big('v'); i.id = 'long-value';"
+        "document.body.append(i);",
+    )
+    for options in (STATE, MAP):
+        result = collect(**options)
+        records = [r for r in result["elements"] if str(r.get("aria_label") or "")[:1] in "ab"]
+        records = [r for r in records if r.get("aria_label")]
+        assert len(records) == 2
+        for record in records:
+            for key in ("name", "id", "testid", "aria_label"):
+                assert 0 < len(record[key]) <= 1000, key
+            best = record["selectors"][record["best"]]["sel"]
+            assert len(best) <= 2100, best[:80]  # no selector built of a megabyte value
+            for value in (record.get("attributes") or {}).values():
+                assert not isinstance(value, str) or len(value) <= 1000
+        [field] = [r for r in result["elements"] if r.get("id") == "long-value"]
+        assert len(field["value"]) == 1000

@@ -137,6 +137,9 @@ class PageSnapshot:
     carried: Carried | None = None
     # The main document's scrolling regions ({target, label, below, above}), from the walk.
     scrollable: list[dict[str, Any]] = field(default_factory=list)
+    # With ``truncated``: about how many elements were never read (the walk stopped at
+    # MAX_ELEMENTS), or found in view but not listed (``viewport_only``).
+    unread: int = 0
 
     def collected(self) -> dict[str, Any]:
         """In the page script's own shape (for the interaction map)."""
@@ -255,7 +258,12 @@ async def snapshot_page(
         gens=gens,
         carried=carried,
         scrollable=[r for r in main.get("scrollable") or [] if isinstance(r, dict)],
+        unread=_count(main.get("unread")),
     )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 async def _name_frames(ctx: CommandContext, frames: list[dict[str, Any]]) -> None:

@@ -17,18 +17,20 @@ do this inside the page script, but Chrome does not give it to ``chrome.debugger
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from reins._errors import ReinsError
-from reins.bridge.context import CommandContext
+from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.deadline import HEADROOM_MS
 from reins.page.call import call_value, evaluate_params, page_call
 
-__all__ = ["CLICK_TYPES", "handler_hints"]
+__all__ = ["CLICK_TYPES", "ListenerHandles", "handler_hints"]
 
-# The handles of the candidates and their elements, released together (apart from the "reins"
-# group, which holds the handles a command is acting on).
-LISTENER_GROUP = "reins-listeners"
+# The candidates' handles in reins's world while they are handed over (released at once), and
+# their handles in the page's world, kept while the candidate list stays the same.
+SCAN_GROUP = "reins-listener-scan"
+KEPT_GROUP = "reins-listeners"
 
 # Listener types that make an element something to click.
 CLICK_TYPES = frozenset(
@@ -45,6 +47,17 @@ CLICK_TYPES = frozenset(
 )
 
 
+@dataclass
+class ListenerHandles(TabPart):
+    """Per session: the candidate list (its ``gen``) whose elements the page's world was handed,
+    and those handles (position, objectId), kept in ``KEPT_GROUP`` until the list changes."""
+
+    by_session: dict[str | None, tuple[str, list[tuple[int, str]]]] = field(default_factory=dict)
+
+    def on_detach(self) -> None:
+        self.by_session.clear()
+
+
 async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -> dict[str, Any]:
     """The collection's options for what reins's world cannot see itself: ``listened``, the
     candidates (kept in reins's world by ``listenerCandidates``) Chrome says have click
@@ -55,15 +68,7 @@ async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -
     # that error is the observation's, at once, rather than after the collection's own wait.
     first = await ctx.cdp_batch(
         [
-            (
-                "Runtime.evaluate",
-                evaluate_params(
-                    page_call("listenerCandidates"),
-                    _timeout(ctx),
-                    by_value=False,
-                    object_group=LISTENER_GROUP,
-                ),
-            ),
+            ("Runtime.evaluate", evaluate_params(page_call("listenerCandidates"), _timeout(ctx))),
             (
                 "Runtime.evaluate",
                 evaluate_params(page_call("handlerHints"), _timeout(ctx), context_id=None),
@@ -73,21 +78,30 @@ async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -
     )
     if not first:
         return {}
-    candidates = first[0]
-    if isinstance(candidates, ReinsError):
-        raise candidates
+    listing = first[0]
+    if isinstance(listing, ReinsError):
+        raise listing
     options: dict[str, Any] = {}
     hints = _value(first[1]) if len(first) > 1 else None
     if isinstance(hints, dict):
         options["hints"] = hints
-    remote = _value(candidates, by_value=False)
-    array = remote.get("objectId") if isinstance(remote, dict) else None
-    if not array:  # null: no candidates, and no handle to release
+    info = _value(listing)
+    if not isinstance(info, dict) or not isinstance(info.get("gen"), str):
         return options
+    kept = ctx.part(ListenerHandles)
+    held = kept.by_session.get(session_id)
     try:
-        options["listened"] = await _listened(ctx, array, session_id)
+        if held is None or held[0] != info["gen"]:
+            if held is not None:
+                kept.by_session.pop(session_id, None)
+                await _release(ctx, KEPT_GROUP, session_id)
+            if not info.get("count"):
+                return options
+            held = (info["gen"], await _hand_over(ctx, session_id))
+            kept.by_session[session_id] = held
+        options["listened"] = await _listened(ctx, held[1], session_id)
     except ReinsError:
-        pass
+        kept.by_session.pop(session_id, None)  # asked again, whole, next time
     return options
 
 
@@ -104,24 +118,46 @@ def _value(answer: dict[str, Any] | ReinsError, *, by_value: bool = True) -> Any
         return None
 
 
-async def _listened(ctx: CommandContext, array: str, session_id: str | None) -> list[int]:
-    """The positions of the candidates (an array handle in reins's world) that have click
-    listeners: each handed to the page's world by Chrome's node id, where Chrome answers about
-    its listeners (asked with a handle of reins's world, it answers none)."""
-    props = await ctx.cdp(
-        "Runtime.getProperties", {"objectId": array, "ownProperties": True}, session_id=session_id
+async def _release(ctx: CommandContext, group: str, session_id: str | None) -> None:
+    try:
+        await ctx.cdp("Runtime.releaseObjectGroup", {"objectGroup": group}, session_id=session_id)
+    except ReinsError:
+        pass
+
+
+async def _hand_over(ctx: CommandContext, session_id: str | None) -> list[tuple[int, str]]:
+    """The candidates (reins's world) as handles of the page's world, by Chrome's node ids: there
+    Chrome answers about their listeners (asked with a handle of reins's world, it answers
+    none). Kept in ``KEPT_GROUP`` while the candidate list stays the same."""
+    remote = await ctx.cdp(
+        "Runtime.evaluate",
+        evaluate_params(
+            page_call("candidateList"), _timeout(ctx), by_value=False, object_group=SCAN_GROUP
+        ),
+        session_id=session_id,
     )
-    handles: list[tuple[int, str]] = []
-    for prop in props.get("result") or []:
-        name = str(prop.get("name", ""))
-        object_id = (prop.get("value") or {}).get("objectId")
-        if name.isdigit() and object_id:
-            handles.append((int(name), str(object_id)))
-    if not handles:
+    array = _value(remote, by_value=False)
+    array_id = array.get("objectId") if isinstance(array, dict) else None
+    if not array_id:
         return []
-    described = await ctx.cdp_batch(
-        [("DOM.describeNode", {"objectId": oid}) for _, oid in handles], session_id=session_id
-    )
+    try:
+        props = await ctx.cdp(
+            "Runtime.getProperties",
+            {"objectId": array_id, "ownProperties": True},
+            session_id=session_id,
+        )
+        handles: list[tuple[int, str]] = []
+        for prop in props.get("result") or []:
+            name = str(prop.get("name", ""))
+            object_id = (prop.get("value") or {}).get("objectId")
+            if name.isdigit() and object_id:
+                handles.append((int(name), str(object_id)))
+        described = await ctx.cdp_batch(
+            [("DOM.describeNode", {"objectId": oid}) for _, oid in handles],
+            session_id=session_id,
+        )
+    finally:
+        await _release(ctx, SCAN_GROUP, session_id)
     backends: list[tuple[int, int]] = []
     for (index, _), answer in zip(handles, described, strict=False):
         node = answer.get("node") if isinstance(answer, dict) else None
@@ -129,31 +165,36 @@ async def _listened(ctx: CommandContext, array: str, session_id: str | None) -> 
         if isinstance(backend, int):
             backends.append((index, backend))
     resolved = await ctx.cdp_batch(
-        [
-            ("DOM.resolveNode", {"backendNodeId": b, "objectGroup": LISTENER_GROUP})
-            for _, b in backends
-        ],
+        [("DOM.resolveNode", {"backendNodeId": b, "objectGroup": KEPT_GROUP}) for _, b in backends],
         session_id=session_id,
     )
     in_page: list[tuple[int, str]] = []
     for (index, _), answer in zip(backends, resolved, strict=False):
-        remote = answer.get("object") if isinstance(answer, dict) else None
-        object_id = remote.get("objectId") if isinstance(remote, dict) else None
+        remote_node = answer.get("object") if isinstance(answer, dict) else None
+        object_id = remote_node.get("objectId") if isinstance(remote_node, dict) else None
         if object_id:
             in_page.append((index, str(object_id)))
-    # The release goes last: Chrome runs one session's commands in the order they came.
+    return in_page
+
+
+async def _listened(
+    ctx: CommandContext, in_page: list[tuple[int, str]], session_id: str | None
+) -> list[int]:
+    """The positions of the candidates (handles of the page's world) with click listeners; a
+    handle gone (a new document) fails the whole: handed over again next time."""
+    if not in_page:
+        return []
     answers = await ctx.cdp_batch(
-        [
-            *(("DOMDebugger.getEventListeners", {"objectId": oid}) for _, oid in in_page),
-            ("Runtime.releaseObjectGroup", {"objectGroup": LISTENER_GROUP}),
-        ],
+        [("DOMDebugger.getEventListeners", {"objectId": oid}) for _, oid in in_page],
         session_id=session_id,
     )
-    return [
-        index
-        for (index, _), answer in zip(in_page, answers, strict=False)
-        if not isinstance(answer, ReinsError) and _clickable(answer)
-    ]
+    listened: list[int] = []
+    for (index, _), answer in zip(in_page, answers, strict=False):
+        if isinstance(answer, ReinsError):
+            raise answer
+        if _clickable(answer):
+            listened.append(index)
+    return listened
 
 
 def _clickable(answer: dict[str, Any]) -> bool:

@@ -177,6 +177,12 @@ def _answer(
     text = _with_line(rendered.text, scrolling)
     if diff:
         text = f"= the whole state: {_FULL_BECAUSE[why_full or 'first']}\n" + text
+    if snap.truncated:
+        text += (
+            f"\n… the page has more than one state reads: {len(snap.elements)} elements listed,"
+            f" about {snap.unread} more of the page not read — narrow with --viewport-only, or"
+            " scroll and look again"
+        )
     coverage = snap.ax_coverage
     if coverage is not None and not coverage.complete:
         text += (
@@ -205,6 +211,7 @@ def _answer(
         "scrollable": regions,
         "approx_tokens": rendered.approx_tokens + cost,
         "truncated": snap.truncated,
+        "unread": snap.unread,
         "ax_coverage": None
         if coverage is None
         else {"asked": coverage.asked, "total": coverage.total},
