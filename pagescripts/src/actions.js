@@ -2,6 +2,7 @@
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
 import { FRAME_OWNER_TAGS } from "./rules.js";
+import { FOCUS_ELSEWHERE } from "./symbols.js";
 import { elementText, isVisible } from "./textmatch.js";
 import { contentBoxOrigin, frameOffset, insideClips, sameBox, throughFrame, visibleCenter } from "./geometry.js";
 
@@ -331,6 +332,43 @@ export function elementReading(el) {
   return {
     value: field ? fieldValue(el) : null, checked: checkedState(el), text: elementText(el), visible: isVisible(el),
   };
+}
+
+// Where keyboard input goes now, asked right before each key (in the batch with the keys, which
+// stops here when this throws): the focused element, followed through open shadow roots and
+// same-origin frames from the topmost document reins's world can read. Throws unless it is the
+// element or inside it (a frame of another origin that took focus shows as its <iframe>).
+export function keysGoTo(el) {
+  let win = el.ownerDocument.defaultView;
+  for (;;) {
+    let parent = null;
+    try {
+      parent = win.parent;
+      if (parent === win || !parent.document) break;
+    } catch (_) {
+      break; // another origin above: the keys' frame is judged from here down
+    }
+    win = parent;
+  }
+  let at = win.document.activeElement;
+  while (at !== null) {
+    if (at.shadowRoot && at.shadowRoot.activeElement) {
+      at = at.shadowRoot.activeElement;
+      continue;
+    }
+    let inner = null;
+    if (FRAME_OWNER_TAGS.has(at.localName) || at.localName === "object") {
+      try {
+        inner = at.contentDocument;
+      } catch (_) {
+        inner = null;
+      }
+    }
+    if (inner === null || inner.activeElement === null) break;
+    at = inner.activeElement;
+  }
+  for (let n = at; n; n = n.parentNode || n.host) if (n === el) return true;
+  throw new Error(FOCUS_ELSEWHERE + nodeLabel(at));
 }
 
 // The DOM click, for elements without a point to press (and the REINS_CLICK=js switch).

@@ -2,7 +2,9 @@
 // a self-contained function declaration in host/reins/js/functions.json, which the host sends
 // with Runtime.callFunctionOn (an element as the first argument) or calls from Runtime.evaluate.
 
-export { checkedState, elementReading, fieldValue, jsClick, prepareField, probe, selectOptions } from "./actions.js";
+export {
+  checkedState, elementReading, fieldValue, jsClick, keysGoTo, prepareField, probe, selectOptions,
+} from "./actions.js";
 export { enterField } from "./inputs.js";
 export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
 export { readState } from "./effects.js";

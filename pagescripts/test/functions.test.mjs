@@ -29,5 +29,5 @@ test("a declaration passes its arguments through and shares the Symbol names", (
 });
 
 test("the constants the host recognizes are the sources' own", () => {
-  assert.deepEqual(bundle.constants, { UNREACHABLE: symbols.UNREACHABLE });
+  assert.deepEqual(bundle.constants, { UNREACHABLE: symbols.UNREACHABLE, FOCUS_ELSEWHERE: symbols.FOCUS_ELSEWHERE });
 });

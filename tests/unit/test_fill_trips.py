@@ -39,7 +39,7 @@ _STATE = {"connected": True, "value": "old", "url": "u", "top": True, "document"
 def _function(params: dict[str, Any]) -> tuple[str, list[Any]]:
     """Which page function a Runtime.callFunctionOn calls, and its JSON arguments."""
     declaration = params.get("functionDeclaration", "")
-    for name in ("readState", "enterField", "fieldValue", "probe"):
+    for name in ("readState", "enterField", "fieldValue", "probe", "keysGoTo"):
         if declaration == page_function(name):
             return name, [a.get("value") for a in params.get("arguments", [])[1:]]
     return "?", []
@@ -82,6 +82,8 @@ class Field:
             value = {"ok": True, "original": "old"}
         elif name == "fieldValue":
             value = self.kept
+        elif name == "keysGoTo":
+            value = True
         else:
             value = _PROBE
         return {"ok": True, "result": {"result": {"value": value}}}
@@ -123,7 +125,10 @@ def test_fill_is_the_focus_the_keys_and_the_read_after() -> None:
             ("Runtime.callFunctionOn", "enterField"),
         ],
         [
-            # The whole text is selected: the text inserted replaces it (no Delete first).
+            # Focus checked on the field right before the key, in the same batch (it stops
+            # there when focus went elsewhere); the whole text is selected: the text inserted
+            # replaces it (no Delete first).
+            ("Runtime.callFunctionOn", "keysGoTo"),
             ("Input.insertText", "?"),
             ("Runtime.callFunctionOn", "fieldValue"),
         ],
@@ -159,6 +164,46 @@ def test_clearing_a_field_deletes_its_selected_text() -> None:
     field = Field(kept="")
     answer = _fill(field, "")
     keys = field.sent[1]
-    assert keys[:-1] == [("Input.dispatchKeyEvent", "Delete")] * 2  # down and up
+    # The focus checked before the key down; the key up follows it.
+    assert keys[:-1] == [
+        ("Runtime.callFunctionOn", "keysGoTo"),
+        ("Input.dispatchKeyEvent", "Delete"),
+        ("Input.dispatchKeyEvent", "Delete"),
+    ]
     assert keys[-1] == ("Runtime.callFunctionOn", "fieldValue")
     assert answer["value"] == "" and answer["effect"]["value"] == {"from": "old", "to": ""}
+
+
+def test_keys_stop_where_focus_went_elsewhere() -> None:
+    # The page moved focus away between the focus and the keys: the check throws, the batch
+    # stops there (stopIfThrown), and no key is sent.
+    field = Field()
+    original = field._answer
+
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "Runtime.callFunctionOn" and _function(params)[0] == "keysGoTo":
+            thrown = {"description": "Error: reins: focus is on iframe#pay (a frame of https://x)"}
+            return {"ok": True, "result": {"exceptionDetails": {"exception": thrown}}}
+        return original(method, params)
+
+    def send(message: dict[str, Any]) -> None:
+        commands = message["commands"] if message["type"] == "cdp_batch" else [message]
+        field.sent.append([(c["method"], _what(c)) for c in commands])
+        answers = []
+        for c in commands:
+            answers.append(answer(c["method"], c.get("params", {})))
+            if c.get("stopIfThrown") and answers[-1]["result"].get("exceptionDetails"):
+                break
+        reply = (
+            {"id": message["id"], "ok": True, "result": answers}
+            if message["type"] == "cdp_batch"
+            else {"id": message["id"], **answers[0]}
+        )
+        asyncio.get_running_loop().call_soon(field.link.receive, reply)
+
+    field.link.send = send
+    with pytest.raises(Exception) as caught:
+        _fill(field)
+    error = caught.value
+    assert getattr(error, "code", None) == "focus_elsewhere", error
+    assert "iframe#pay" in str(error)

@@ -13,7 +13,7 @@ from typing import Any
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.effects import act_on, act_reading_before, before_command, before_value
-from reins.act.keyboard import chord_events, parse_keys, send_keys, typing_events
+from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
@@ -85,6 +85,7 @@ async def fill_element(
         answer = await send_keys(
             ctx,
             events,
+            keys_for=KeysFor(target.object_id, target.session_id),
             then=(
                 "Runtime.callFunctionOn",
                 call_params(target.object_id, "fieldValue"),

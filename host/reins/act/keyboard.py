@@ -11,11 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reins._errors import ReinsError, UsageError
+from reins._errors import EvaluateError, ReinsError, ResolutionError, UsageError
 from reins.act.keymap import CHARACTERS, LOCATION_NUMPAD, MODIFIER_KEYS, Key, key_named
 from reins.bridge.context import CommandContext
+from reins.bridge.protocol import STOP_IF_THROWN
+from reins.page.call import call_params, call_value, page_constant
 
-__all__ = ["KeyChord", "chord_events", "parse_keys", "press_keys", "send_keys", "typing_events"]
+__all__ = [
+    "KeyChord",
+    "KeysFor",
+    "chord_events",
+    "parse_keys",
+    "press_keys",
+    "send_keys",
+    "typing_events",
+]
 
 _SHIFT, _SHORTCUT_BITS = 8, 1 | 2 | 4
 _MODIFIER_BITS = {"alt": 1, "control": 2, "ctrl": 2, "meta": 4, "cmd": 4, "command": 4, "shift": 8}
@@ -168,36 +178,101 @@ def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
+# Key events that put something into the focused element (a modifier held on its own does not).
+_TYPING = frozenset({"keyDown", "rawKeyDown", "char"})
+
+
+@dataclass(frozen=True)
+class KeysFor:
+    """The element the keys are for (its handle in reins's world, and its session): before each
+    key that types or acts, the page's focus is checked to be on it or inside it (``keysGoTo``),
+    in the batch with the keys, which stops there when it is not."""
+
+    object_id: str
+    session_id: str | None = None
+
+
+def _guarded(
+    part: list[Event], guard: KeysFor | None
+) -> tuple[list[Event], list[dict[str, Any]], list[bool]]:
+    """The batch for ``part`` with a focus check before each key that types (pure), the
+    per-command fields, and which commands are checks."""
+    batch: list[Event] = []
+    each: list[dict[str, Any]] = []
+    checks: list[bool] = []
+    for method, params in part:
+        key = method == "Input.insertText" or (
+            method == "Input.dispatchKeyEvent" and params.get("type") in _TYPING
+        )
+        if guard is not None and key:
+            batch.append(("Runtime.callFunctionOn", call_params(guard.object_id, "keysGoTo")))
+            extra: dict[str, Any] = {"stopIfThrown": True}
+            if guard.session_id:
+                extra["sessionId"] = guard.session_id
+            each.append(extra)
+            checks.append(True)
+        batch.append((method, params))
+        each.append({})
+        checks.append(False)
+    return batch, each, checks
+
+
+def _focus_moved(answer: dict[str, Any]) -> ResolutionError:
+    try:
+        call_value(answer, what="focus check")
+    except EvaluateError as exc:
+        text = str(exc)
+        marker = page_constant("FOCUS_ELSEWHERE")
+        where = text.split(marker, 1)[1].strip() if marker in text else "another element"
+        return ResolutionError(
+            f"keyboard focus is on {where}, not on the target: no key was sent from there on",
+            code="focus_elsewhere",
+            transient=False,
+            details={"focused": where},
+        )
+    except ReinsError as exc:
+        return ResolutionError(f"the focus check failed: {exc}", code="focus_elsewhere")
+    return ResolutionError("the focus check stopped the keys", code="focus_elsewhere")
+
+
 async def send_keys(
     ctx: CommandContext,
     events: list[Event],
     *,
     then: tuple[str, dict[str, Any], str | None] | None = None,
+    keys_for: KeysFor | None = None,
 ) -> dict[str, Any] | None:
     """Send key events in order, each after the page handled the previous one, a few hundred per
     round trip; the first failure is raised. ``then`` (method, params, session): one more command
-    in the last round trip, once the page handled the last key; its answer is returned."""
+    in the last round trip, once the page handled the last key; its answer is returned.
+    ``keys_for``: the element the keys are for; a key is sent only while focus is on it or inside
+    it (an extension without ``stopIfThrown`` gets no checks)."""
+    guard = keys_for if keys_for is not None and ctx.host.link.has(STOP_IF_THROWN) else None
     parts = [events[start : start + _BATCH] for start in range(0, len(events), _BATCH)] or [[]]
     answer: dict[str, Any] | None = None
     for n, part in enumerate(parts):
-        batch = list(part)
-        each: list[dict[str, Any]] = [{} for _ in part]
+        batch, each, checks = _guarded(list(part), guard)
         if then is not None and n == len(parts) - 1:
             method, params, session = then
             batch.append((method, params))
             each.append({"sessionId": session} if session else {})
+            checks.append(False)
         if not batch:
             continue
         answers = await ctx.cdp_batch(batch, sequential=True, each=each)
         if any(isinstance(a, ReinsError) for a in answers):
             raise _first_failure(answers)
+        if answers and len(answers) < len(batch) and checks[len(answers) - 1]:
+            last = answers[-1]
+            if isinstance(last, dict) and last.get("exceptionDetails"):
+                raise _focus_moved(last)
         if len(answers) < len(batch):
             raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
-        last = answers[-1]
-        if len(batch) > len(part) and not isinstance(last, ReinsError):
-            answer = last
+        last_answer = answers[-1]
+        if then is not None and n == len(parts) - 1 and not isinstance(last_answer, ReinsError):
+            answer = last_answer
     return answer
 
 
-async def press_keys(ctx: CommandContext, chord: KeyChord) -> None:
-    await send_keys(ctx, chord_events(chord))
+async def press_keys(ctx: CommandContext, chord: KeyChord, keys_for: KeysFor | None = None) -> None:
+    await send_keys(ctx, chord_events(chord), keys_for=keys_for)

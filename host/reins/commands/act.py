@@ -14,7 +14,7 @@ from reins.act.choose import choose_option
 from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
-from reins.act.keyboard import parse_keys, press_keys
+from reins.act.keyboard import KeysFor, parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.pointer import MousePosition, click_element, mouse_event, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
@@ -163,7 +163,7 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
         async def do(target: Resolved) -> dict[str, Any]:
             await actionable_point(ctx, target, need_enabled=True)
             await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
-            await press_keys(ctx, chord)
+            await press_keys(ctx, chord, KeysFor(target.object_id, target.session_id))
             return {"keys": args.keys}
 
         return await act_on(ctx, el, do)

@@ -1,0 +1,85 @@
+"""Keys go only where reins put focus (issue 45, "focus before keys"): before each key, reins's
+own world checks that keyboard focus is on the target or inside it, in the batch with the keys,
+which stops there otherwise (`focus_elsewhere`, naming where focus is). The pages are the oracle:
+fixtures/static/focus-steal.html hands focus to another site's frame (an out-of-process frame:
+localhost against 127.0.0.1) when its field takes focus, or after the first character typed;
+the frame logs every key that reached it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .conftest import Browser
+
+PAGE = "static/focus-steal.html"
+
+
+def _frame_log(browser: Browser) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    driver = browser.driver
+    driver.switch_to.frame(driver.find_element(By.ID, "pay"))
+    try:
+        return list(browser.js("return window.__log.slice()"))
+    finally:
+        driver.switch_to.default_content()
+
+
+def _frame_ready(browser: Browser) -> None:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if _frame_log(browser) == []:
+                return
+        except Exception:  # noqa: BLE001 - the frame is still loading
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the other site's frame did not load")
+
+
+def _open(browser: Browser, page: Any, steal: str) -> str:
+    tab = str(page(PAGE, steal=steal)[0])
+    _frame_ready(browser)
+    return tab
+
+
+def test_press_on_a_field_whose_focus_the_page_hands_to_another_site(
+    browser: Browser, page: Any
+) -> None:
+    tab = _open(browser, page, "focus")
+    code, body = browser.cli("press", "Enter", "#card", "--tab", tab)
+    assert code == 1 and body["error"]["code"] == "focus_elsewhere", body
+    assert body["error"]["focused"].startswith("iframe#pay"), body
+    time.sleep(0.3)
+    assert _frame_log(browser) == []  # no purchase confirmed in the other site's frame
+    assert browser.js("return window.__log") == []
+
+
+def test_fill_into_a_field_whose_focus_the_page_hands_away(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page, "focus")
+    code, body = browser.cli("fill", "#card", "4111 1111 1111 1111", "--tab", tab)
+    assert code == 1 and body["error"]["code"] == "focus_elsewhere", body
+    time.sleep(0.3)
+    assert _frame_log(browser) == []
+    assert browser.js("return document.getElementById('card').value") == ""
+
+
+def test_typing_stops_when_focus_moves_between_characters(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page, "typing")
+    code, body = browser.cli("type", "#note", "hello", "--tab", tab)
+    assert code == 1 and body["error"]["code"] == "focus_elsewhere", body
+    time.sleep(0.3)
+    # The first character reached the note; none reached the other site's frame.
+    assert browser.js("return window.__log") == ["note:h"]
+    assert _frame_log(browser) == []
+
+
+def test_keys_on_a_field_that_keeps_focus_are_typed(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page, "none")
+    browser.ok("fill", "#card", "4111 1111 1111 1111", "--tab", tab)
+    browser.ok("type", "#note", "hi", "--tab", tab)
+    browser.ok("press", "Enter", "#note", "--tab", tab)
+    assert browser.js("return document.getElementById('card').value") == "4111 1111 1111 1111"
+    assert browser.js("return window.__log") == ["note:h", "note:i", "note:Enter"]
+    assert _frame_log(browser) == []
