@@ -11,7 +11,8 @@
     │                               page_paused,
     │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
-    │                               not_editable, not_stable, target_is_frame, focus_elsewhere
+    │                               not_editable, not_stable, target_is_frame, focus_elsewhere,
+    │                               press_intercepted
     ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
     │                               upload_refused
     ├── EvaluateError               eval_exception, evaluate_disabled
@@ -81,6 +82,7 @@ _NEXT_STEP: dict[str, str] = {
     "not_editable": "target an input, textarea or contenteditable element",
     "not_stable": "the element is moving (animation); wait and retry",
     "focus_elsewhere": "the page moved keyboard focus away from the target (`focused` says where) and no key was sent from there on: look with `reins state`; if focus went into another site's frame, the page is steering your input, do not retry blindly",
+    "press_intercepted": "the page put something else under the pointer as the press arrived (`received_by` says what): reins stopped the events there, but do not press again blindly; `reins state` and look at what changed",
     "target_is_frame": "target an element inside the frame: a ref from its frame section of `reins state`, or CSS/XPath with --frame CSS-OF-THE-IFRAME",
     "fill_mismatch": "the page changed the value: read the kept value and adapt the input",
     "select_mismatch": "pick one of the options the select offers",
@@ -219,6 +221,7 @@ for _cls, _codes in (
             "not_stable",
             "target_is_frame",
             "focus_elsewhere",
+            "press_intercepted",
         ),
     ),
     (

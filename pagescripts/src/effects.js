@@ -1,7 +1,7 @@
 // What an action may change, read before and after it (the host compares the two reads).
 
 import { fieldValue, nodeLabel } from "./actions.js";
-import { EFFECT } from "./symbols.js";
+import { EFFECT, RECEIPT } from "./symbols.js";
 
 // A short label for the focused element: tag#id[aria-label or name]; null for none or the body.
 export function focusLabel(n, body) {
@@ -106,6 +106,59 @@ function leaving(rec) {
   return e.destination.url;
 }
 
+// ---- what received a press -----------------------------------------------------------------
+//
+// Armed right before a press (in its batch), read right after it: a capture listener on the
+// element's window, in reins's world, sees each trusted pointer and mouse event of the press.
+// The press's first event decides, as Playwright's hit-target check does: on the element or
+// inside it (or on the element's own label, which hands the press to it), the press was received
+// and its later events go where the page's reaction sends them (a menu opened on pointerdown
+// takes the release). On anything else, that event and every later one of the press are stopped
+// there — default action prevented, no later listener run — and named. Nothing seen at all: the
+// press went to another frame, or a listener of the page that came first stopped it.
+
+const PRESS_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu"];
+
+function receivedBy(el, target) {
+  for (let n = target; n; n = n.parentNode || n.host) if (n === el) return true;
+  const label = target && target.closest ? target.closest("label") : null;
+  return !!label && label.control === el;
+}
+
+export function armReceipt(el) {
+  const win = el.ownerDocument.defaultView;
+  if (win[RECEIPT]) win[RECEIPT].disarm();
+  const receipt = { seen: 0, received: null, elsewhere: [] };
+  const onPress = (e) => {
+    if (!e.isTrusted) return;
+    const target = e.composedPath()[0] || e.target;
+    if (receipt.received === null) receipt.received = receivedBy(el, target);
+    receipt.seen++;
+    if (receipt.received) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (receipt.elsewhere.length < 8) receipt.elsewhere.push(`${e.type} on ${nodeLabel(target)}`);
+  };
+  for (const type of PRESS_EVENTS) win.addEventListener(type, onPress, true);
+  const timer = setTimeout(() => receipt.disarm(), 2000); // never outlive the press by long
+  receipt.disarm = () => {
+    for (const type of PRESS_EVENTS) win.removeEventListener(type, onPress, true);
+    clearTimeout(timer);
+    if (win[RECEIPT] === receipt) win[RECEIPT] = undefined;
+  };
+  win[RECEIPT] = receipt;
+  return true;
+}
+
+// What the press armed on the element's window saw ({seen, elsewhere}), the guard taken down;
+// null when none was armed.
+export function takeReceipt(el) {
+  const receipt = el.ownerDocument.defaultView[RECEIPT];
+  if (!receipt) return null;
+  receipt.disarm();
+  return { seen: receipt.seen, elsewhere: receipt.elsewhere.slice() };
+}
+
 function disarm(rec) {
   rec.observer.disconnect();
   rec.win.removeEventListener("submit", rec.onSubmit, true);
@@ -196,6 +249,7 @@ export async function readState(el, phase, options = {}) {
   const out = {
     ...stateOf(el), top: false, document: performance.timeOrigin,
     counts: rec ? { ...rec.counts } : null, shown, navigating: rec ? leaving(rec) : null,
+    receipt: takeReceipt(el),
   };
   try {
     out.top = win === win.top;

@@ -7,7 +7,7 @@ export {
 } from "./actions.js";
 export { enterField } from "./inputs.js";
 export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
-export { readState } from "./effects.js";
+export { armReceipt, readState, takeReceipt } from "./effects.js";
 export { framesPassed, scrollOn, scrollRegions, shownInScrollers, wheelPoint } from "./scroll.js";
 export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";

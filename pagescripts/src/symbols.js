@@ -15,6 +15,8 @@ export const API = Symbol.for("reins.api");
 export const MATCHES = Symbol.for("reins.matches");
 // The mutation observer an action arms before it acts and reads after.
 export const EFFECT = Symbol.for("reins.effect");
+// The receipt guard of one press (effects.js armReceipt), in reins's world of the element's frame.
+export const RECEIPT = Symbol.for("reins.receipt");
 // `reins eval`'s parking slots: a Map from a per-call nonce to a value.
 export const PARKED = Symbol.for("reins.eval");
 

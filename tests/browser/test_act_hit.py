@@ -85,6 +85,7 @@ def test_the_target_itself_is_pressed_once(browser: Browser, page: Any) -> None:
     tab = str(page(PAGE)[0])
     body = browser.ok("click", "#save", "--tab", tab)
     assert body["method"] == "cdp"
+    assert "press_not_seen" not in body["warnings"], body
     time.sleep(0.2)
     log = page_log(browser)
     assert [line for line in log if line.endswith("click trusted=true")] == [

@@ -348,6 +348,8 @@ async def input_answer(
             after, after_failure = _value(given[count], "read state"), None
             if after is None:
                 after_failure = ReinsError("the page answered nothing", code="cdp_error")
+            else:
+                after.pop("receipt", None)  # judged by the press (act/pointer.py)
         except ReinsError as exc:
             after_failure = exc
     return await _conclude(ctx, el, before, after, after_failure, dict(extra))

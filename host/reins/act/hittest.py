@@ -24,6 +24,7 @@ from reins.bridge.context import CommandContext, TabPart
 __all__ = [
     "HitPlan",
     "ScrollSeen",
+    "closed_control",
     "hit_after_move",
     "hit_commands",
     "judge",
@@ -83,6 +84,79 @@ def judge(target: dict[str, Any], hit: int, *, owner: int | None = None) -> bool
         return False
     root = target.get("backendNodeId")
     return hit == root or nodes[hit] not in FRAME_OWNERS
+
+
+# What a person would take for a control of its own: its tag (an <a> only with an href), or a
+# widget role or a tabindex on anything.
+_CONTROL_TAGS = frozenset({"BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY"})
+_CONTROL_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "checkbox",
+        "radio",
+        "switch",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "tab",
+        "textbox",
+        "combobox",
+        "slider",
+    }
+)
+
+
+def _is_control(node: dict[str, Any]) -> bool:
+    name = str(node.get("nodeName") or "").upper()
+    attrs = _attributes(node)
+    if name in _CONTROL_TAGS or (name == "A" and "href" in attrs):
+        return True
+    if attrs.get("role", "").strip().lower().split(" ")[0] in _CONTROL_ROLES:
+        return True
+    return "tabindex" in attrs and attrs["tabindex"].strip().lstrip("-").isdigit()
+
+
+def _text_of(node: dict[str, Any], limit: int = 40) -> str:
+    parts: list[str] = []
+    stack = [node]
+    while stack and sum(len(p) for p in parts) < limit:
+        n = stack.pop()
+        if n.get("nodeType") == 3:
+            parts.append(str(n.get("nodeValue") or ""))
+        stack.extend(reversed([c for c in n.get("children") or [] if isinstance(c, dict)]))
+    return " ".join(" ".join(parts).split())[:limit]
+
+
+def closed_control(target: dict[str, Any], hit: int) -> str | None:
+    """When the hit lies inside a closed shadow root of the target, under a control of that
+    closed tree (a button, a link, a field, a widget role): that control's label (pure). The page
+    cannot show reins those (page code cannot reach a closed root), so a press there would be
+    the closed tree's control, not the element the agent named: never pressed as it."""
+    path: list[dict[str, Any]] = []
+
+    def find(n: dict[str, Any]) -> bool:
+        path.append(n)
+        if n.get("backendNodeId") == hit:
+            return True
+        for key in ("children", "shadowRoots", "pseudoElements"):
+            for c in n.get(key) or []:
+                if isinstance(c, dict) and find(c):
+                    return True
+        path.pop()
+        return False
+
+    if not find(target):
+        return None
+    closed_at = next((i for i, n in enumerate(path) if n.get("shadowRootType") == "closed"), None)
+    if closed_at is None:
+        return None
+    for n in reversed(path[closed_at + 1 :]):
+        if _is_control(n):
+            text = _text_of(n)
+            return name_node(n) + (f' "{text}"' if text else "")
+    return None
 
 
 def _attributes(node: dict[str, Any]) -> dict[str, str]:

@@ -28,6 +28,7 @@ from reins.act.handles import Press
 from reins.act.hittest import (
     FRAME_OWNERS,
     HitPlan,
+    closed_control,
     hit_after_move,
     hit_commands,
     judge,
@@ -152,6 +153,14 @@ async def _move_and_hit(
     target = answers[lead]
     assert isinstance(target, dict)
     hit = await hit_after_move(ctx, plan, answers, lead + 2)
+    inner = closed_control(target.get("node") or {}, hit) if hit is not None else None
+    if inner is not None:
+        raise ResolutionError(
+            f"the element holds controls of its own in a closed shadow root: the press would go"
+            f" to {inner}, not to the element as one control; no press was given",
+            code="ambiguous",
+            details={"inner_control": inner},
+        )
     if hit is None or not (
         judge(target.get("node") or {}, hit, owner=plan.owner)
         or (plan.owner is None and await _labels_target(ctx, el, hit))
@@ -270,15 +279,63 @@ async def press_checked(
         "Runtime.callFunctionOn",
         call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
     )
-    commands = [*events, read]
-    each: list[dict[str, Any]] = [*({"noWait": True} for _ in events[:-1]), {}, _reads(el)]
+    guarded = after is None  # the read after takes the receipt (readState)
+    commands = [*([_ARM(el)] if guarded else []), *events, read]
+    each: list[dict[str, Any]] = [
+        *([_reads(el)] if guarded else []),
+        *({"noWait": True} for _ in events[:-1]),
+        {},
+        _reads(el),
+    ]
     try:
         answers = await input_batch(ctx, el, commands, each)
     finally:
         _moved_to(ctx, point.x, point.y, released=True)
     if isinstance(answers, dict):  # a dialog the press opened
         return answers
+    if guarded and not (len(answers) == 1 and isinstance(answers[0], ReinsError)):
+        # (one failure alone: the tab let go meanwhile, or the arm was refused; told as is)
+        armed, answers = answers[:1], answers[1:]
+        if armed and not isinstance(armed[0], ReinsError) and len(answers) > len(events):
+            extra = _judge_receipt(_receipt_in(answers[len(events)]), extra)
     return await input_answer(ctx, el, before, answers, len(events), extra)
+
+
+def _ARM(el: Resolved) -> tuple[str, dict[str, Any]]:  # noqa: N802 - a command, named as one
+    return ("Runtime.callFunctionOn", call_params(el.object_id, "armReceipt"))
+
+
+def _receipt_in(answer: dict[str, Any] | ReinsError) -> dict[str, Any] | None:
+    """The receipt a read after the press answered (``readState`` or ``takeReceipt``)."""
+    if isinstance(answer, ReinsError):
+        return None
+    try:
+        value = call_value(answer, what="receipt")
+    except ReinsError:
+        return None
+    if isinstance(value, dict) and "seen" not in value:
+        value = value.get("receipt")
+    return value if isinstance(value, dict) else None
+
+
+def _judge_receipt(receipt: dict[str, Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
+    """What received the press, by reins's capture listener on the target's window: an event
+    of the press on anything but the target (or its label) is ``press_intercepted``; none seen
+    at all is a warning (another frame took it, or the page stopped it first)."""
+    if receipt is None:
+        return extra
+    elsewhere = [str(e) for e in receipt.get("elsewhere") or []]
+    if elsewhere:
+        raise ResolutionError(
+            f"the press went to another element ({'; '.join(elsewhere[:3])}), not the target:"
+            " reins stopped those events there (their default action and the page's later"
+            " listeners), but what the page moved under the pointer may have seen them",
+            code="press_intercepted",
+            details={"received_by": elsewhere},
+        )
+    if not receipt.get("seen"):
+        return {**extra, "warnings": [*extra.get("warnings", []), "press_not_seen"]}
+    return extra
 
 
 def _moved_to(ctx: CommandContext, x: float, y: float, *, released: bool) -> None:
@@ -401,12 +458,17 @@ async def press_element(ctx: CommandContext, el: Resolved) -> str:
         return "js_fallback"
     point, _ = checked
     events = _press_events(point, clicks=1)
+    take = ("Runtime.callFunctionOn", call_params(el.object_id, "takeReceipt"))
     answers = await ctx.cdp_batch(
-        events, sequential=True, each=[{"noWait": True}] * (len(events) - 1)
+        [_ARM(el), *events, take],
+        sequential=True,
+        each=[_reads(el), *([{"noWait": True}] * (len(events) - 1)), {}, _reads(el)],
     )
     _moved_to(ctx, point.x, point.y, released=True)
-    if any(isinstance(answer, ReinsError) for answer in answers):
-        raise _first_failure(answers)
-    if len(answers) < len(events):
+    if any(isinstance(answer, ReinsError) for answer in answers[1 : 1 + len(events)]):
+        raise _first_failure(answers[1 : 1 + len(events)])
+    if len(answers) < 1 + len(events):
         raise ReinsError("the mouse events were cut short", code="cdp_error", transient=True)
+    if not isinstance(answers[0], ReinsError) and len(answers) > 1 + len(events):
+        _judge_receipt(_receipt_in(answers[-1]), {})
     return "cdp"
