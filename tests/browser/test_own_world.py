@@ -146,3 +146,19 @@ def test_raw_cdp_does_not_reach_reins_world_by_a_guessed_object_id(
     assert refused > 0, "no guess named reins's world"
     body = browser.ok("expect", "value", "#iban", truth["value"])
     assert body["seen"] == truth["value"]
+
+
+def test_a_frame_is_named_by_the_browser_in_the_answer(
+    browser: Browser, page: Any, site: Any
+) -> None:
+    # --frame's iframe is found in reins's world; the frame it shows is named from Chrome's DOM
+    # and frame tree (issue 45: frames by the browser's identity), never the page's word.
+    _open(browser, page)
+    body = browser.ok("fill", "#card", "5555 4444 3333 1111", "--frame", "iframe#cross")
+    assert body["frame"]["origin"] == f"http://localhost:{site.xport}", body
+    assert "/static/own-world-child.html" in body["frame"]["url"], body
+    assert body["frame"]["id"]
+    browser.ok("expect", "value", "#card", "5555 4444 3333 1111", "--frame", "iframe#cross")
+    # A srcdoc frame: Chrome names its URL and no origin of its own (it is its parent's).
+    body = browser.ok("click", "#receipt", "--frame", "iframe#inner")
+    assert body["frame"]["url"] == "about:srcdoc" and "origin" not in body["frame"], body

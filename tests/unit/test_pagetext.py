@@ -316,6 +316,8 @@ def test_page_tab_effect_and_plain_answers_have_their_own_lines(
     )
     changes = {**effect, "value": {"from": title, "to": url}}
     one_line_each(TEXT["click"]({"effect": changes}), 1)
+    # The frame an input went to (--frame): its URL, as data, on a line of its own.
+    one_line_each(TEXT["fill"]({"effect": changes, "frame": {"id": "F", "url": url}}), 2)
     one_line_each(
         plain({"message": title, "url": url, **effect}), 2 + len(set(effect) - {"message", "url"})
     )

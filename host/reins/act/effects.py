@@ -440,4 +440,6 @@ def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:
         out["recovered"] = el.recovered
     if el.ref:
         out["ref"] = el.ref
+    if el.frame:
+        out["frame"] = el.frame  # --frame: where the input went, by the browser's word
     return out

@@ -76,6 +76,8 @@ class Resolved:
     seen_box: list[float] | None = None
     # The first actionability probe's answer, taken with the ref's lookup (act/refs.py); used once.
     probed: dict[str, Any] | None = None
+    # With --frame: the frame the element is in, as the browser names it ({id, url, origin}).
+    frame: dict[str, str] | None = None
 
 
 # Frame owners by the browser's own node name; any other element owns a frame when the browser

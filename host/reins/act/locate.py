@@ -24,9 +24,11 @@ from reins.act.handles import (
 from reins.act.refs import resolve_ref
 from reins.act.targets import Target, normalized_text, parse_target
 from reins.bridge.context import CommandContext
+from reins.observe.evidence import redact_url
 from reins.observe.page import find_elements, observe_page
 from reins.observe.store import ObserveState
-from reins.page.call import call_function, evaluate, page_call
+from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.frames import frame_tree, owned_frame_id, session_for_frame
 from reins.page.poll import poll_until
 
 __all__ = [
@@ -56,7 +58,39 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
             code="ambiguous",
             hint="make it unique: a ref from `reins state`, a tighter selector, or (xpath)[n]",
         )
-    return Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
+    resolved = Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
+    if target.frame:
+        resolved.frame = await frame_by_browser(ctx, target.frame)
+    return resolved
+
+
+async def frame_by_browser(ctx: CommandContext, selector: str) -> dict[str, str] | None:
+    """The frame ``--frame SELECTOR`` names, as the browser knows it: the <iframe> found in
+    reins's world, its frame id from Chrome's DOM, its URL and origin from Chrome's frame tree
+    (the out-of-process frame's own session when the tab's tree does not hold it)."""
+    owner = await evaluate_handle(
+        ctx, page_call("frameElementByChain", [selector]), what="frame lookup"
+    )
+    if owner is None:
+        return None
+    frame_id = await owned_frame_id(ctx, owner)
+    if frame_id is None:
+        return None
+    frame = (await frame_tree(ctx)).get(frame_id)
+    if frame is None:
+        try:
+            session = await session_for_frame(ctx, frame_id)
+            frame = (await frame_tree(ctx, session)).get(frame_id)
+        except ReinsError:
+            frame = None
+    if frame is None:
+        return {"id": frame_id}
+    out = {"id": frame_id, "url": redact_url(frame.url)}
+    # Chrome names no origin of its own for an about:srcdoc or about:blank frame ("://"): it is
+    # its parent's, which the answer does not guess at.
+    if "://" in frame.origin and frame.origin != "://":
+        out["origin"] = frame.origin
+    return out
 
 
 def _name_matcher(target: Target) -> Callable[[dict[str, Any]], bool]:

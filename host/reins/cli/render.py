@@ -93,6 +93,10 @@ def effect(a: Answer) -> str:
             f"\nrecovered stale ref via {word(str(r.get('via')))} "
             f"(confidence {_value(r.get('confidence'))})"
         )
+    frame = a.get("frame")
+    if isinstance(frame, dict):
+        where = frame.get("origin") or frame.get("url")
+        line += f"\nin frame {_value(where)} (the browser's name for it)"
     for warning in a.get("warnings") or []:
         line += f"\nwarning: {visible(str(warning))}"
     return line
