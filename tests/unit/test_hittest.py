@@ -84,3 +84,17 @@ def test_a_widget_role_or_tabindex_counts_as_a_control() -> None:
     link = {"nodeType": 1, "nodeName": "A", "localName": "a", "backendNodeId": 13}
     assert closed_control(_host("closed", {**link, "attributes": []}), 13) is None
     assert closed_control(_host("closed", {**link, "attributes": ["href", "/x"]}), 13) == "a"
+
+
+def test_a_frame_point_maps_through_the_frame_s_drawn_quad() -> None:
+    from reins.act.actionability import frame_point
+
+    # Untransformed: the quad is the box moved.
+    box = [100.0, 50.0, 400.0, 50.0, 400.0, 250.0, 100.0, 250.0]
+    assert frame_point(box, 300, 200, 10, 20) == (110.0, 70.0)
+    # Scaled 1.5 from its top-left corner.
+    scaled = [100.0, 50.0, 550.0, 50.0, 550.0, 350.0, 100.0, 350.0]
+    assert frame_point(scaled, 300, 200, 100, 100) == (250.0, 200.0)
+    # Turned 90 degrees about its top-left: x runs down, y runs left.
+    turned = [100.0, 50.0, 100.0, 350.0, -100.0, 350.0, -100.0, 50.0]
+    assert frame_point(turned, 300, 200, 30, 10) == (90.0, 80.0)

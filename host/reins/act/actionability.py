@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from reins._errors import ReinsError, ResolutionError
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
-from reins.page.call import call_function
+from reins.page.call import call_function, evaluate
 from reins.page.frames import frame_sessions
 from reins.page.poll import poll_until
 from reins.page.visibility import require_rendering
 
-__all__ = ["Point", "actionable_point", "frame_owner"]
+__all__ = ["Point", "actionable_point", "frame_owner", "frame_point"]
 
 
 # What a later probe may find different: anything else ends the wait at once.
@@ -54,13 +54,34 @@ async def frame_owner(ctx: CommandContext, el: Resolved) -> int:
     return el.frame_owner
 
 
-async def _frame_offset(ctx: CommandContext, el: Resolved) -> tuple[float, float]:
-    """For an element in an out-of-process frame: that frame's origin in the main viewport."""
+async def _in_main_viewport(ctx: CommandContext, el: Resolved, x: float, y: float) -> Point:
+    """A point of an out-of-process frame's viewport (``x``, ``y``) where the main viewport
+    shows it: through the frame owner's content quad as the browser lays it out, transforms
+    included (scaled, turned), over the frame's own viewport size."""
     if el.session_id is None:
-        return 0.0, 0.0
+        return Point(x, y)
     model = await ctx.cdp("DOM.getBoxModel", {"backendNodeId": await frame_owner(ctx, el)})
-    content = (model.get("model") or {}).get("content") or [0, 0]
-    return float(content[0]), float(content[1])
+    quad = [float(v) for v in ((model.get("model") or {}).get("content") or [0.0] * 8)]
+    if len(quad) < 8:
+        return Point(quad[0] + x, quad[1] + y) if len(quad) >= 2 else Point(x, y)
+    size = await evaluate(ctx, "[innerWidth, innerHeight]", session_id=el.session_id)
+    width, height = (float(size[0]), float(size[1])) if isinstance(size, list) else (0.0, 0.0)
+    if width <= 0 or height <= 0:
+        return Point(quad[0] + x, quad[1] + y)
+    return Point(*frame_point(quad, width, height, x, y))
+
+
+def frame_point(
+    quad: list[float], width: float, height: float, x: float, y: float
+) -> tuple[float, float]:
+    """(x, y) of a frame's viewport (``width`` × ``height`` CSS px) mapped into the quad the
+    frame's content box is drawn in: top-left, top-right, bottom-right, bottom-left (pure; an
+    affine transform maps the box's edges onto the quad's)."""
+    u, v = x / width, y / height
+    return (
+        quad[0] + u * (quad[2] - quad[0]) + v * (quad[6] - quad[0]),
+        quad[1] + u * (quad[3] - quad[1]) + v * (quad[7] - quad[1]),
+    )
 
 
 async def actionable_point(
@@ -142,8 +163,7 @@ async def actionable_point(
                 transient=True,
                 details={"covered_by": probe["cover"]},
             )
-        ox, oy = await _frame_offset(ctx, el)
-        return Point(float(probe["x"]) + ox, float(probe["y"]) + oy)
+        return await _in_main_viewport(ctx, el, float(probe["x"]), float(probe["y"]))
 
     # The budget running out mid-probe answers why we were waiting, not that time ran out.
     return await poll_until(
