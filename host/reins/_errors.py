@@ -8,7 +8,7 @@
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
     │                               page_refused, tab_unresponsive, tab_crashed, frame_unreachable,
     │                               navigation_failed, dialog_open, tab_hidden, browser_unresponsive,
-    │                               page_paused,
+    │                               page_paused, page_answer_invalid,
     │                               tab_closed, no_tab, tab_not_reins   (which tab reins may use)
     ├── ResolutionError             not_found, ambiguous, ref_stale, obscured, disabled, not_visible,
     │                               not_editable, not_stable, target_is_frame, focus_elsewhere,
@@ -71,6 +71,7 @@ _NEXT_STEP: dict[str, str] = {
     "tab_crashed": "the tab's page crashed: `reins reload` brings it back (or `reins navigate URL`); other tabs are not affected",
     "browser_unresponsive": "the browser does not answer (frozen or overloaded): wait and run `reins status` again; if it stays so, restart the browser (`reins shutdown` and `reins launch` for a launched one)",
     "frame_unreachable": "the frame cannot be reached; open its URL in a tab of its own",
+    "page_answer_invalid": "the document answered reins's own page script in a form reins cannot read (changing under it, or one reins cannot script): retry; if it keeps happening, `reins reload` the tab",
     "tab_hidden": "`reins tab show` brings the tab to the front",
     "page_paused": "the page is paused in DevTools' debugger: ask the user to resume it there (or close DevTools), then retry; or work in another tab (`reins tab new URL`)",
     "not_found": "take a new snapshot with `reins state` and use a ref from it",
@@ -206,6 +207,7 @@ for _cls, _codes in (
             "tab_hidden",
             "browser_unresponsive",
             "page_paused",
+            "page_answer_invalid",
         ),
     ),
     (

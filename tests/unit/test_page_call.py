@@ -318,3 +318,35 @@ def test_every_page_function_the_host_names_is_in_the_bundle() -> None:
     for name in sorted(named):
         assert page_function(name).startswith("function () {"), name
     assert page_constant("UNREACHABLE").startswith("reins:")
+
+
+def test_a_collection_answered_in_an_unreadable_form_is_page_answer_invalid() -> None:
+    """`state` whose collection answers something that is not its JSON: a typed error with a
+    next step (page_answer_invalid), never `internal` or a traceback."""
+
+    async def scenario() -> dict[str, Any] | ReinsError:
+        loop = asyncio.get_running_loop()
+        link: ExtensionLink
+
+        def send(message: dict[str, Any]) -> None:
+            if message.get("method") == "Runtime.evaluate":
+                result: Any = {"result": {"type": "string", "value": "<not the collection>"}}
+            elif message.get("type") == "cdp_batch":
+                result = []
+            else:
+                result = {}
+            loop.call_soon(link.receive, {"id": message["id"], "ok": True, "result": result})
+
+        link = ExtensionLink(send)
+        link.receive({"type": "hello", "version": "test"})
+        host = Host(profile="test", home=Path("/nonexistent"), link=link)
+        dispatcher = Dispatcher(host, all_commands())
+        try:
+            return await dispatcher.dispatch(Request(id=1, cmd="state", tab=7, timeout_ms=2_000))
+        except ReinsError as exc:
+            return exc
+
+    answer = run(scenario())
+    assert isinstance(answer, ReinsError), answer
+    assert answer.code == "page_answer_invalid", answer
+    assert "reload" in (answer.hint or ""), answer.hint

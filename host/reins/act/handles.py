@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reins._errors import ReinsError, ResolutionError, UsageError
+from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.bridge.context import CommandContext
 from reins.observe.collect import install_expression
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
@@ -172,7 +172,11 @@ async def find_all(
             ctx, page_call("findMatches", spec), session_id=session, what="find"
         )
         if not isinstance(answer, dict):
-            raise ResolutionError("the page did not answer the query", transient=True)
+            raise BrowserError(
+                "the page answered the query in a form reins cannot read",
+                code="page_answer_invalid",
+                transient=True,
+            )
         if "error" in answer:
             code = str(answer["error"])
             if code == "invalid_selector":

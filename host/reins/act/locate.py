@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from reins._errors import ReinsError, ResolutionError, UsageError
+from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.act.handles import (
     Press,
     Resolved,
@@ -204,7 +204,11 @@ async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[dict
         ctx, page_call("findText", {"text": text, "exact": exact}), what="find text"
     )
     if not isinstance(answer, dict):
-        raise ResolutionError("the page did not answer the text search", transient=True)
+        raise BrowserError(
+            "the page answered the text search in a form reins cannot read",
+            code="page_answer_invalid",
+            transient=True,
+        )
     matches = answer.get("matches")
     return list(matches) if isinstance(matches, list) else []
 

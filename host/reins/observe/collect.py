@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from reins._errors import ReinsError
+from reins._errors import BrowserError, ReinsError
 from reins.bridge.context import CommandContext
 from reins.observe.listeners import handler_hints
 from reins.observe.sent import Carried, DeltaMismatch, SentRecords, rebuild
@@ -73,9 +73,9 @@ async def _collect(
     except ValueError:
         value = None
     if not isinstance(value, dict):
-        raise ReinsError(
-            "the page script returned nothing (is this a page reins can read?)",
-            code="cdp_error",
+        raise BrowserError(
+            "the collection answered in a form reins cannot read (is this a page reins can read?)",
+            code="page_answer_invalid",
             transient=True,
         )
     return value
@@ -99,8 +99,8 @@ async def _collect_main(
         ctx.note("collect_delta" if value["delta"].get("base") is not None else "collect_full")
         value.pop("delta", None)
         return value, carried
-    raise ReinsError(
-        "the page answered the collection in a form reins cannot read", code="cdp_error"
+    raise BrowserError(
+        "the page answered the collection in a form reins cannot read", code="page_answer_invalid"
     )
 
 

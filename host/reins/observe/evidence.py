@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from reins._errors import ReinsError, UsageError
+from reins._errors import BrowserError, UsageError
 from reins.bridge.context import CommandContext, HostPart, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.call import evaluate, page_call
@@ -348,7 +348,11 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     # The capture wraps the page's console: it lives in the page's world.
     raw = await evaluate(ctx, page_call("captureTick", drain), what="capture", main_world=True)
     if not isinstance(raw, dict):
-        raise ReinsError("the page did not answer the capture", code="cdp_error", transient=True)
+        raise BrowserError(
+            "the page answered the capture in a form reins cannot read",
+            code="page_answer_invalid",
+            transient=True,
+        )
     document_url = redact_url(raw.get("url"))
     got = Tick(
         document=repr(raw.get("document")),
