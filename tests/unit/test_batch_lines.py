@@ -76,3 +76,30 @@ def test_unreadable_lines_are_bad_requests(line: str, message: str) -> None:
     with pytest.raises(UsageError, match=message) as raised:
         split_line(line)
     assert raised.value.code == "bad_request" and raised.value.hint
+
+
+class _Conn:
+    def __init__(self, answer: dict[str, object]) -> None:
+        self.answer = answer
+
+    def call(self, cmd: str) -> dict[str, object]:
+        assert cmd == "trace_stop"
+        return self.answer
+
+
+def test_a_batch_trace_with_holes_says_so_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    from reins.cli.batch import stop_trace
+
+    whole = {"ok": True, "steps": 3, "recorded": 3, "dir": "/t", "report": "reins report /t"}
+    assert stop_trace(_Conn({**whole, "warnings": []})) is True
+    assert "trace stopped: 3 steps in /t" in capsys.readouterr().err
+    holed = {
+        **whole,
+        "recorded": 1,
+        "warnings": ["trace_incomplete"],
+        "lost": {"step_numbers": [[2, 3]], "error": "No space left on device"},
+    }
+    assert stop_trace(_Conn(holed)) is False
+    err = capsys.readouterr().err
+    assert "warning: trace_incomplete: 2 of 3 steps not written: 2-3" in err
+    assert "INCOMPLETE" in err

@@ -13,7 +13,7 @@ from reins._errors import ReinsError, UsageError
 from reins.cli.options import GLOBALS, global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 
-__all__ = ["batch"]
+__all__ = ["batch", "stop_trace"]
 
 
 # Commands that read stdin themselves: on a batch line they would take the rest of the batch.
@@ -166,14 +166,21 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
             sys.stdout.flush()
-        if trace_dir is not None:
-            stopped = conn.call("trace_stop")
-            if stopped.get("ok"):
-                click.echo(
-                    f"trace: {stopped['steps']} steps in {stopped['dir']}; report: "
-                    f"{stopped['report']}",
-                    err=True,
-                )
-            else:
-                click.echo(f"trace: {stopped.get('error')}", err=True)
+        if trace_dir is not None and not stop_trace(conn):
+            failures += 1
     sys.exit(EXIT_FAILED if failures else EXIT_OK)
+
+
+def stop_trace(conn: Any) -> bool:
+    """Stop the `--trace` run and say how it went on stderr, as `reins trace stop` says it: the
+    steps, every write that failed (``trace_incomplete``), the report. Answers whether the
+    trace holds every step (an incomplete one fails the batch: a validation run never passes
+    on a record with holes)."""
+    from reins.cli.render import trace_stopped
+
+    stopped = conn.call("trace_stop")
+    if not stopped.get("ok"):
+        click.echo(f"trace: {stopped.get('error')}", err=True)
+        return False
+    click.echo(trace_stopped(stopped), err=True)
+    return "trace_incomplete" not in (stopped.get("warnings") or [])
