@@ -31,3 +31,28 @@ def refs_by_name(state: dict[str, Any]) -> dict[str, str]:
 
 def page_log(browser: Browser, name: str = "__log") -> list[str]:
     return list(browser.js(f"return window.{name}.slice()"))
+
+
+def frame_log(browser: Browser, frame_id: str, name: str = "__log") -> list[str]:
+    """``window.<name>`` of the document the iframe ``#frame_id`` shows (another site's too)."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser.driver
+    driver.switch_to.frame(driver.find_element(By.ID, frame_id))
+    try:
+        return list(browser.js(f"return window.{name}.slice()"))
+    finally:
+        driver.switch_to.default_content()
+
+
+def frame_loaded(browser: Browser, frame_id: str, within: float = 5) -> None:
+    """Wait until the iframe ``#frame_id``'s document has its (empty) log."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if frame_log(browser, frame_id) == []:
+                return
+        except Exception:  # noqa: BLE001 - the frame is still loading
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"the frame #{frame_id} did not load")

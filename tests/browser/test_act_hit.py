@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import page_log, refs_by_name
+from ._act_support import frame_loaded, frame_log, page_log, refs_by_name
 from .conftest import Browser
 
 PAGE = "static/hit-lies.html"
@@ -26,26 +26,7 @@ def _target(browser: Browser, tab: str, how: str) -> str:
 
 
 def _frame_log(browser: Browser) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    driver = browser.driver
-    driver.switch_to.frame(driver.find_element(By.ID, "pay"))
-    try:
-        return list(browser.js("return window.__log.slice()"))
-    finally:
-        driver.switch_to.default_content()
-
-
-def _frame_ready(browser: Browser) -> None:
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            if _frame_log(browser) == []:
-                return
-        except Exception:  # noqa: BLE001 - the frame is still loading
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the other site's frame did not load")
+    return frame_log(browser, "pay")
 
 
 @pytest.mark.parametrize("how", ["css", "ref"])
@@ -53,7 +34,7 @@ def test_a_frame_of_another_site_over_the_target_gets_no_press(
     browser: Browser, page: Any, how: str
 ) -> None:
     tab = str(page(PAGE, attack="frame")[0])
-    _frame_ready(browser)
+    frame_loaded(browser, "pay")
     target = _target(browser, tab, how)
     # The refusal is retried until the budget ends, and the last one names what is there: a
     # budget with room for that last look (a loaded machine took 1.5 s to the edge).

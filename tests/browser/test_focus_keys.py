@@ -10,37 +10,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ._act_support import frame_loaded, frame_log
 from .conftest import Browser
 
 PAGE = "static/focus-steal.html"
 
 
 def _frame_log(browser: Browser) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    driver = browser.driver
-    driver.switch_to.frame(driver.find_element(By.ID, "pay"))
-    try:
-        return list(browser.js("return window.__log.slice()"))
-    finally:
-        driver.switch_to.default_content()
-
-
-def _frame_ready(browser: Browser) -> None:
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            if _frame_log(browser) == []:
-                return
-        except Exception:  # noqa: BLE001 - the frame is still loading
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the other site's frame did not load")
+    return frame_log(browser, "pay")
 
 
 def _open(browser: Browser, page: Any, steal: str) -> str:
     tab = str(page(PAGE, steal=steal)[0])
-    _frame_ready(browser)
+    frame_loaded(browser, "pay")
     return tab
 
 

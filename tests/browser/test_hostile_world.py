@@ -104,8 +104,7 @@ def test_replaced_builtins_neither_break_nor_stall_reins(browser: Browser, page:
     refs = browser.ok("state", "--tab", str(tab))["refs"]
     assert {"Save", "Delete my account"} <= {r["name"] for r in refs}
     [save] = [r for r in refs if r["name"] == "Save"]
-    body = browser.ok("click", str(save["ref"]))
-    assert body.get("ok", True) is not False
+    browser.ok("click", str(save["ref"]))
     browser.ok("click", "text=Save")
     browser.ok("fill", "#iban", "DE89 3704 0044 0532 0130 00")
     browser.ok("wait", "--text", "card declined", "--timeout-ms", "2000")

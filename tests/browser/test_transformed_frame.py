@@ -10,18 +10,8 @@ from typing import Any
 
 import pytest
 
+from ._act_support import frame_loaded, frame_log
 from .conftest import Browser
-
-
-def _frame_log(browser: Browser, frame: str) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    driver = browser.driver
-    driver.switch_to.frame(driver.find_element(By.ID, frame))
-    try:
-        return list(browser.js("return window.__log.slice()"))
-    finally:
-        driver.switch_to.default_content()
 
 
 @pytest.mark.parametrize("frame", ["t", "x"])
@@ -29,16 +19,8 @@ def test_a_button_in_a_transformed_frame_is_pressed_where_it_shows(
     browser: Browser, page: Any, frame: str
 ) -> None:
     tab = str(page("static/transformed-frame.html")[0])
-    deadline = time.monotonic() + 5
-    while True:  # both frames loaded
-        try:
-            if _frame_log(browser, frame) == []:
-                break
-        except Exception:  # noqa: BLE001 - still loading
-            pass
-        assert time.monotonic() < deadline, "the frame did not load"
-        time.sleep(0.1)
+    frame_loaded(browser, frame)  # both frames load; this one is checked
     body = browser.ok("click", "#b", "--frame", f"iframe#{frame}", "--tab", tab)
     assert body["method"] == "cdp", body
     time.sleep(0.2)
-    assert _frame_log(browser, frame) == ["inside:click trusted=true"]
+    assert frame_log(browser, frame) == ["inside:click trusted=true"]

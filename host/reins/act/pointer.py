@@ -280,7 +280,7 @@ async def press_checked(
         call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
     )
     guarded = after is None  # the read after takes the receipt (readState)
-    commands = [*([_ARM(el)] if guarded else []), *events, read]
+    commands = [*([_arm_receipt(el)] if guarded else []), *events, read]
     each: list[dict[str, Any]] = [
         *([_reads(el)] if guarded else []),
         *({"noWait": True} for _ in events[:-1]),
@@ -301,7 +301,8 @@ async def press_checked(
     return await input_answer(ctx, el, before, answers, len(events), extra)
 
 
-def _ARM(el: Resolved) -> tuple[str, dict[str, Any]]:  # noqa: N802 - a command, named as one
+def _arm_receipt(el: Resolved) -> tuple[str, dict[str, Any]]:
+    """The command that arms the press's receipt guard on ``el``'s window."""
     return ("Runtime.callFunctionOn", call_params(el.object_id, "armReceipt"))
 
 
@@ -460,7 +461,7 @@ async def press_element(ctx: CommandContext, el: Resolved) -> str:
     events = _press_events(point, clicks=1)
     take = ("Runtime.callFunctionOn", call_params(el.object_id, "takeReceipt"))
     answers = await ctx.cdp_batch(
-        [_ARM(el), *events, take],
+        [_arm_receipt(el), *events, take],
         sequential=True,
         each=[_reads(el), *([{"noWait": True}] * (len(events) - 1)), {}, _reads(el)],
     )
