@@ -42,11 +42,19 @@ _WHY_GONE = {
 TabGoneHandler = Callable[[int, str, bool], None]
 
 
+# The requests that run in a tab's debugging session: a tab let go of fails them. The others
+# (tabs.navigate, tabs.close...) the extension answers itself, whatever the session: a late word
+# that the tab was let go of (it went to a chrome:// page) must not fail the navigate that leads
+# it out.
+_IN_SESSION = frozenset({"cdp", "cdp_batch", "world", "subscribe"})
+
+
 @dataclass
 class _Pending:
     future: asyncio.Future[Any]
     tab_id: int | None
     what: str
+    in_session: bool = True
 
 
 @dataclass
@@ -75,7 +83,7 @@ class ExtensionLink:
         if tab_id is not None:
             message["tabId"] = tab_id
         self.send(message)  # raises message_too_large before anything is pending
-        self._pending[request_id] = _Pending(future, tab_id, str(what))
+        self._pending[request_id] = _Pending(future, tab_id, str(what), kind in _IN_SESSION)
         try:
             return await asyncio.wait_for(future, deadline.remaining())
         except TimeoutError:
@@ -209,14 +217,18 @@ class ExtensionLink:
         elif isinstance(message, Detached | TabRemoved):
             removed = isinstance(message, TabRemoved)
             code = message.code if isinstance(message, Detached) else "target_closed"
-            self._fail_tab(message.tabId, code)
+            self._fail_tab(message.tabId, code, everything=removed)
             for gone in list(self._tab_gone_handlers):
                 gone(message.tabId, code, removed)
 
-    def _fail_tab(self, tab_id: int, code: str) -> None:
+    def _fail_tab(self, tab_id: int, code: str, *, everything: bool) -> None:
+        """Fail what is in flight for a tab: everything when the tab is gone, only what runs in
+        its debugging session when the extension let go of it."""
         why = _WHY_GONE.get(code, "went away")
         for pending in list(self._pending.values()):
-            if pending.tab_id == tab_id and not pending.future.done():
+            if pending.tab_id != tab_id or not (everything or pending.in_session):
+                continue
+            if not pending.future.done():
                 pending.future.set_exception(
                     BrowserError(f"{pending.what}: tab {tab_id} {why}", code=code)
                 )
