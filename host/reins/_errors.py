@@ -2,7 +2,8 @@
 
     ReinsError                      code, message (says what to do next), transient
     ├── UsageError                  bad_request, unknown_command, invalid_selector, message_too_large,
-    │                               unsafe_home, no_browser, platform_unsupported   (install)
+    │                               unsafe_home, no_browser, platform_unsupported, snap_confined
+    │                               (install)
     ├── ConnectionFailure           not_connected, no_host, host_unresponsive, ambiguous_profile
     │                               (CLI exit code 3)
     ├── BrowserError                cdp_blocked, cdp_error, paused, target_closed, detached_by_user,
@@ -51,6 +52,7 @@ _NEXT_STEP: dict[str, str] = {
     "unsafe_home": "make REINS_HOME a directory of your own with mode 0700, or point REINS_HOME elsewhere",
     "no_browser": "start the browser once (it makes its folder then) and run `reins install` again",
     "platform_unsupported": "see docs/install.md for what this desktop supports",
+    "snap_confined": "use a build of the browser that is not a Snap (a .deb or .rpm, the Flatpak, or Chrome for Testing), start it once and run `reins install` again",
     "message_too_large": "ask for less (a smaller --max-tokens, a target instead of the page)",
     "not_connected": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
     "no_host": "start the browser with `reins launch`, or open Chrome with the reins extension; then `reins doctor`",
@@ -187,6 +189,7 @@ for _cls, _codes in (
             "unsafe_home",
             "no_browser",
             "platform_unsupported",
+            "snap_confined",
         ),
     ),
     (ConnectionFailure, ("not_connected", "no_host", "host_unresponsive", "ambiguous_profile")),

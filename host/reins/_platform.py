@@ -12,7 +12,15 @@ import os
 import sys
 from typing import Literal, Protocol
 
-__all__ = ["OsName", "Registry", "WindowsRegistry", "current_registry", "os_name", "user_id"]
+__all__ = [
+    "OsName",
+    "Registry",
+    "WindowsRegistry",
+    "current_registry",
+    "os_name",
+    "system_root",
+    "user_id",
+]
 
 OsName = Literal["linux", "darwin", "win32"]
 
@@ -24,6 +32,14 @@ def os_name() -> OsName:
     if sys.platform == "darwin":
         return "darwin"
     return "linux"
+
+
+def system_root() -> str:
+    """Where the machine's own folders start (``/``): the folders reins reads but no user owns —
+    ``/snap``, ``/etc/opt/chrome/policies``, ``/Library/Managed Preferences`` — are joined to
+    it, so a test points it at a folder of its own. A string: the CLI's client path goes without
+    pathlib (``_paths``)."""
+    return os.sep
 
 
 def user_id() -> int | None:

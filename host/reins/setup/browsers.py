@@ -14,6 +14,8 @@ source of each cell (Chromium's code, a vendor's documentation, or inferred) and
   ``%LOCALAPPDATA%``, or ``%APPDATA%`` for Opera).
 - Any OS but Windows, a browser started with ``--user-data-dir=X`` reads ``X/NativeMessagingHosts``
   (the user-level folder is the user-data folder's, chrome_paths.cc). Windows reads the registry only.
+- Linux, confined builds: a **Snap** (``SNAPS``) cannot start a program outside its snap, so no
+  native host runs there; reins refuses it and names the builds that can.
 """
 
 from __future__ import annotations
@@ -23,17 +25,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from reins import _platform
 from reins._errors import UsageError
 from reins._platform import OsName
 
 __all__ = [
     "BROWSERS",
     "CHOICES",
+    "SNAPS",
     "Browser",
     "browser_folder",
     "is_installed",
     "linux_config_home",
     "select",
+    "snap_of",
+    "snap_of_profile",
 ]
 
 CHROME_KEY = "Software\\Google\\Chrome\\NativeMessagingHosts"
@@ -178,6 +184,15 @@ BROWSERS: tuple[Browser, ...] = (
     ),
 )
 
+# Linux rows that also come as a Snap, and the snap's name. Snap confinement lets the browser
+# start no program from outside its snap, so a native host cannot run (docs/install.md, "Snap").
+SNAPS: dict[str, str] = {
+    "chromium": "chromium",
+    "brave": "brave",
+    "vivaldi": "vivaldi",
+    "opera": "opera",
+}
+
 _FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(b.family for b in BROWSERS))
 CHOICES: tuple[str, ...] = (
     *_FAMILIES,
@@ -230,3 +245,23 @@ def is_installed(browser: Browser, system: OsName) -> bool:
     first start). Installing only into these keeps reins out of browsers the user does not have."""
     folder = browser_folder(browser, system)
     return folder is not None and folder.is_dir()
+
+
+def snap_of(browser: Browser) -> Path | None:
+    """Where this browser shows as a Snap on this Linux machine: its per-user snap folder
+    (``~/snap/<name>``, made on its first start) or its command (``/snap/bin/<name>``); None when
+    it is no Snap here."""
+    name = SNAPS.get(browser.name)
+    if name is None:
+        return None
+    places = (Path.home() / "snap" / name, Path(_platform.system_root(), "snap", "bin", name))
+    return next((place for place in places if os.path.lexists(place)), None)
+
+
+def snap_of_profile(user_data_dir: Path) -> str | None:
+    """The snap a user-data folder belongs to (``~/snap/<name>/...``: a Snap's own), or None."""
+    snaps = Path.home() / "snap"
+    path = user_data_dir.expanduser().absolute()
+    if snaps not in path.parents:
+        return None
+    return path.relative_to(snaps).parts[0]

@@ -1,6 +1,8 @@
 """`reins doctor`: each link from the browser to reins checked in turn — the registration the
 browser reads (``setup/install.registrations_read``), the manifest, the launcher, the host's start,
-the extension's connection and version — and the MCP front end as an MCP client would start it."""
+the extension's connection and version — and the MCP front end as an MCP client would start it.
+Before them, what no registration can fix: a browser that is a Snap here (it cannot start the
+host)."""
 
 from __future__ import annotations
 
@@ -14,14 +16,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from reins import _platform
 from reins._errors import ReinsError
 from reins._paths import EXTENSION_ID, HOST_NAME, reins_home, socket_dir
 from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
+from reins.setup.browsers import select, snap_of_profile
 from reins.setup.install import (
     ORIGIN,
     extension_path,
     launcher_runnable,
     registrations_read,
+    snap_refusal,
+    snaps_refused,
 )
 
 __all__ = ["doctor"]
@@ -104,10 +110,30 @@ def _probe_mcp() -> tuple[bool, str]:
     return True, f"{len(summary['tools'])} tools, MCP SDK {summary.get('sdk')}; {where}"
 
 
+def _snap_check(browser: str, user_data_dir: str | None) -> dict[str, Any] | None:
+    """A failing check naming the selected browsers that are Snaps here (install refuses them
+    with the same words), or None when there is none."""
+    system = _platform.os_name()
+    if system != "linux":
+        return None
+    if user_data_dir:
+        name = snap_of_profile(Path(user_data_dir))
+        snaps = {name: Path(user_data_dir).expanduser().absolute()} if name else {}
+    else:
+        snaps = snaps_refused(select(browser), system)
+    if not snaps:
+        return None
+    refusal = snap_refusal(snaps)
+    return _check("snap", False, str(refusal.args[0]), refusal.hint)
+
+
 def doctor(
     browser: str = "all", user_data_dir: str | None = None, *, profile: str | None = None
 ) -> dict[str, Any]:
     checks: list[dict[str, Any]] = []
+    snap = _snap_check(browser, user_data_dir)
+    if snap is not None:
+        checks.append(snap)
     found = registrations_read(browser, user_data_dir)
     install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
     checks.append(

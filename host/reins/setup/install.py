@@ -6,7 +6,8 @@ Where each browser reads host manifests, per desktop, is the table in ``setup/br
 records what it wrote (``registrations.json`` in REINS_HOME), so ``doctor`` and ``uninstall``
 find every registration it made, a ``--user-data-dir`` one included. On Windows a manifest file
 sits in REINS_HOME and registry keys point at it; Windows browsers read nothing else, so
-``--user-data-dir`` is refused there.
+``--user-data-dir`` is refused there. A Snap browser cannot start a host outside its snap: it is
+refused (``snap_confined``) with the builds that can.
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from reins._paths import (
     valid_profile_name,
     write_private,
 )
-from reins.setup.browsers import Browser, browser_folder, is_installed, select
+from reins.setup.browsers import (
+    Browser,
+    browser_folder,
+    is_installed,
+    select,
+    snap_of,
+    snap_of_profile,
+)
 
 __all__ = [
     "Registration",
@@ -42,6 +50,8 @@ __all__ = [
     "registrations_read",
     "registry_keys",
     "mimalloc_library",
+    "snap_refusal",
+    "snaps_refused",
     "uninstall",
     "write_launcher",
     "write_manifest",
@@ -70,6 +80,39 @@ def _refuse_user_data_dir_on_windows() -> UsageError:
         hint="run `reins install` without --user-data-dir: it registers the host for every "
         "profile of the browsers found",
     )
+
+
+# Where a Snap user goes instead: builds that start a native host (docs/install.md, "Snap").
+_SNAP_WAY_OUT = (
+    "use a build that can: Google Chrome (https://www.google.com/chrome/) or Chromium from a "
+    ".deb/.rpm package; the Flatpak (`flatpak install flathub org.chromium.Chromium`, then "
+    "`reins install` prints the one permission to grant); or Chrome for Testing (`npx "
+    "@puppeteer/browsers install chrome@stable`). Start it once, then run `reins install` again"
+)
+
+
+def snap_refusal(snaps: dict[str, Path]) -> UsageError:
+    """The error for browsers that are Snaps here (name -> where the Snap shows)."""
+    shown = ", ".join(f"{name} ({where})" for name, where in snaps.items())
+    return UsageError(
+        f"{shown}: {'a Snap' if len(snaps) == 1 else 'Snaps'}, and a Snap's confinement lets the "
+        "browser start no program from outside its snap, so reins's native host cannot run",
+        code="snap_confined",
+        hint=_SNAP_WAY_OUT,
+    )
+
+
+def snaps_refused(rows: tuple[Browser, ...], system: _platform.OsName) -> dict[str, Path]:
+    """The rows of the selection found here only as a Snap (a build that is no Snap, found too,
+    is the one registered): name -> where the Snap shows."""
+    if system != "linux":
+        return {}
+    out: dict[str, Path] = {}
+    for row in rows:
+        where = None if is_installed(row, system) else snap_of(row)
+        if where is not None:
+            out[row.name] = where
+    return out
 
 
 def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, Path]:
@@ -222,7 +265,14 @@ def install(
     if profile is not None and not valid_profile_name(profile):
         raise UsageError(f"profile name {profile!r}: use letters, digits, . _ - (at most 64)")
     rows = select(browser)
+    if user_data_dir and system == "linux":
+        snap = snap_of_profile(Path(user_data_dir))
+        if snap is not None:
+            raise snap_refusal({snap: Path(user_data_dir).expanduser().absolute()})
     found = [row for row in rows if is_installed(row, system)]
+    snaps = {} if user_data_dir else snaps_refused(rows, system)
+    if not user_data_dir and not found and snaps:
+        raise snap_refusal(snaps)
     if not user_data_dir and not found:
         raise _no_browser(browser, rows, system)
     home = reins_home()
@@ -252,7 +302,10 @@ def install(
         "launcher": str(launcher),
         "manifests": list(dict.fromkeys(r.where for r in made)),
         "browsers": {r.browser: r.where for r in made},
-        "not_found": [row.name for row in rows if row not in found] if not user_data_dir else [],
+        "not_found": [row.name for row in rows if row not in found and row.name not in snaps]
+        if not user_data_dir
+        else [],
+        "refused": {name: snap_refusal({name: where}).message for name, where in snaps.items()},
         "extension_id": EXTENSION_ID,
         "profile": profile,
     }
