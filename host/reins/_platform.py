@@ -51,9 +51,11 @@ def user_id() -> int | None:
 
 
 class Registry(Protocol):
-    """The part of HKEY_CURRENT_USER that native-messaging registration touches. A key is a
-    path below HKCU (``Software\\Google\\Chrome\\NativeMessagingHosts\\dev.reins.host``); only its
-    default value is used, which is how Chromium reads a host's manifest path."""
+    """The part of the registry reins touches. Registration: a key below HKCU
+    (``Software\\Google\\Chrome\\NativeMessagingHosts\\dev.reins.host``) whose default value is
+    the host's manifest path, which is how Chromium reads it. Policies (read by `reins doctor`):
+    the named values of a key below HKLM (``machine``) or HKCU, as Chromium's policy loader reads
+    them (a list policy is a subkey whose values are its items)."""
 
     def key_exists(self, key: str) -> bool: ...
 
@@ -62,6 +64,8 @@ class Registry(Protocol):
     def write_default(self, key: str, value: str) -> None: ...
 
     def delete_key(self, key: str) -> bool: ...
+
+    def read_values(self, key: str, *, machine: bool = False) -> dict[str, str | int]: ...
 
 
 class WindowsRegistry:
@@ -112,6 +116,26 @@ class WindowsRegistry:
         except FileNotFoundError:
             return False
         return True
+
+    def read_values(self, key: str, *, machine: bool = False) -> dict[str, str | int]:
+        """The key's string and DWORD values by name (empty when the key is missing)."""
+        if sys.platform != "win32":
+            return {}
+        import winreg
+
+        hive = winreg.HKEY_LOCAL_MACHINE if machine else winreg.HKEY_CURRENT_USER
+        out: dict[str, str | int] = {}
+        try:
+            with winreg.OpenKey(hive, key) as handle:
+                count = winreg.QueryInfoKey(handle)[1]
+                for index in range(count):
+                    name, value, kind = winreg.EnumValue(handle, index)
+                    if kind in (winreg.REG_SZ, winreg.REG_EXPAND_SZ, winreg.REG_DWORD):
+                        if isinstance(value, str | int):
+                            out[name] = value
+        except OSError:
+            return {}
+        return out
 
 
 def current_registry() -> Registry:

@@ -106,6 +106,9 @@ class FakeRegistry:
     def delete_key(self, key: str) -> bool:
         return self.values.pop(key.lower(), None) is not None
 
+    def read_values(self, key: str, *, machine: bool = False) -> dict[str, str | int]:
+        return {}  # no policy set (tests/unit/test_policies.py sets some)
+
 
 @pytest.fixture
 def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -16,6 +16,9 @@ source of each cell (Chromium's code, a vendor's documentation, or inferred) and
   (the user-level folder is the user-data folder's, chrome_paths.cc). Windows reads the registry only.
 - Linux, confined builds: a **Snap** (``SNAPS``) cannot start a program outside its snap, so no
   native host runs there; reins refuses it and names the builds that can.
+- Managed policies (``POLICIES``, by family; `reins doctor` reads them): Linux, JSON files in a
+  folder under /etc (components/policy/core/common/policy_paths.cc); macOS, the managed
+  preferences of the browser's bundle id; Windows, ``HKLM``/``HKCU\\Software\\Policies\\…``.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from reins._platform import OsName
 __all__ = [
     "BROWSERS",
     "CHOICES",
+    "POLICIES",
     "SNAPS",
     "Browser",
+    "PolicySource",
     "browser_folder",
     "is_installed",
     "linux_config_home",
@@ -183,6 +188,48 @@ BROWSERS: tuple[Browser, ...] = (
         CHROME_KEY,
     ),
 )
+
+
+@dataclass(frozen=True)
+class PolicySource:
+    """Where a browser reads the policies an administrator forces (docs/install.md, "Policies")."""
+
+    linux: str  # folder of *.json files, below the machine's root
+    mac: str  # the managed-preferences domain: /Library/Managed Preferences[/<user>]/<mac>.plist
+    windows: str  # key below HKLM (machine) and HKCU (user); a list policy is a subkey of it
+
+
+_CHROME_POLICIES = PolicySource(
+    "etc/opt/chrome/policies/managed", "com.google.Chrome", "Software\\Policies\\Google\\Chrome"
+)
+# Policies by row; a row not listed has no policy source reins knows (Vivaldi, Opera).
+POLICIES: dict[str, PolicySource] = {
+    **{name: _CHROME_POLICIES for name in ("chrome", "chrome-beta", "chrome-dev", "chrome-canary")},
+    "chrome-for-testing": PolicySource(
+        "etc/opt/chrome_for_testing/policies/managed",
+        "com.google.chrome.for.testing",
+        "Software\\Policies\\Google\\Chrome for Testing",
+    ),
+    "chromium": PolicySource(
+        "etc/chromium/policies/managed", "org.chromium.Chromium", "Software\\Policies\\Chromium"
+    ),
+    **{
+        name: PolicySource(
+            "etc/opt/edge/policies/managed",
+            "com.microsoft.Edge",
+            "Software\\Policies\\Microsoft\\Edge",
+        )
+        for name in ("edge", "edge-beta", "edge-dev", "edge-canary")
+    },
+    **{
+        name: PolicySource(
+            "etc/brave/policies/managed",
+            "com.brave.Browser",
+            "Software\\Policies\\BraveSoftware\\Brave",
+        )
+        for name in ("brave", "brave-beta", "brave-dev", "brave-nightly")
+    },
+}
 
 # Linux rows that also come as a Snap, and the snap's name. Snap confinement lets the browser
 # start no program from outside its snap, so a native host cannot run (docs/install.md, "Snap").

@@ -2,17 +2,21 @@
 browser reads (``setup/install.registrations_read``), the manifest, the launcher, the host's start,
 the extension's connection and version — and the MCP front end as an MCP client would start it.
 Before them, what no registration can fix: a browser that is a Snap here (it cannot start the
-host)."""
+host), and the managed policies of the selected browsers that block the host, the extension or
+the debugger, each named (``policy_findings``, fed by ``read_policies``)."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import plistlib
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,7 @@ from reins import _platform
 from reins._errors import ReinsError
 from reins._paths import EXTENSION_ID, HOST_NAME, reins_home, socket_dir
 from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
-from reins.setup.browsers import select, snap_of_profile
+from reins.setup.browsers import POLICIES, PolicySource, is_installed, select, snap_of_profile
 from reins.setup.install import (
     ORIGIN,
     extension_path,
@@ -30,7 +34,7 @@ from reins.setup.install import (
     snaps_refused,
 )
 
-__all__ = ["doctor"]
+__all__ = ["doctor", "policy_findings", "read_policies"]
 
 
 def _check(name: str, ok: bool, detail: str, fix: str = "") -> dict[str, Any]:
@@ -127,6 +131,166 @@ def _snap_check(browser: str, user_data_dir: str | None) -> dict[str, Any] | Non
     return _check("snap", False, str(refusal.args[0]), refusal.hint)
 
 
+# ---- managed policies ------------------------------------------------------------------------
+
+# List policies reins reads, each with the older name Chrome still honours; on Windows each is a
+# subkey of the policy key whose values are its items.
+_LISTS = {
+    "NativeMessagingBlocklist": "NativeMessagingBlacklist",
+    "NativeMessagingAllowlist": "NativeMessagingWhitelist",
+    "ExtensionInstallBlocklist": "ExtensionInstallBlacklist",
+    "ExtensionInstallAllowlist": "ExtensionInstallWhitelist",
+}
+
+Policies = dict[str, tuple[object, str]]  # policy name -> (value, where it was read)
+
+
+def _value(policies: Mapping[str, object], name: str) -> tuple[str, object]:
+    """The policy by its name, else by its older name: (the name it was set under, its value)."""
+    for key in (name, _LISTS.get(name, "")):
+        if key in policies:
+            return key, policies[key]
+    return name, None
+
+
+def _items(value: object) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list | tuple) else []
+
+
+def policy_findings(policies: Mapping[str, object]) -> list[tuple[str, str]]:
+    """What in a browser's forced policies stops reins: (the policy's name, why), in the order a
+    user meets them (the host, the extension, the debugger). Plain data in, nothing read here."""
+    out: list[tuple[str, str]] = []
+    user_level = policies.get("NativeMessagingUserLevelHosts")
+    if user_level is not None and not isinstance(user_level, str) and user_level == 0:
+        out.append(
+            (
+                "NativeMessagingUserLevelHosts",
+                "is false: the browser reads no per-user host manifest, and reins registers per "
+                "user",
+            )
+        )
+    block_name, block = _value(policies, "NativeMessagingBlocklist")
+    allow_name, allow = _value(policies, "NativeMessagingAllowlist")
+    blocked = [item for item in ("*", HOST_NAME) if item in _items(block)]
+    if blocked and HOST_NAME not in _items(allow):
+        out.append(
+            (
+                block_name,
+                f"lists {' and '.join(repr(b) for b in blocked)} and {allow_name} does not list "
+                f"{HOST_NAME}: the browser will not start reins's host",
+            )
+        )
+    block_name, block = _value(policies, "ExtensionInstallBlocklist")
+    allow_name, allow = _value(policies, "ExtensionInstallAllowlist")
+    blocked = [item for item in ("*", EXTENSION_ID) if item in _items(block)]
+    if blocked and EXTENSION_ID not in _items(allow):
+        out.append(
+            (
+                block_name,
+                f"lists {' and '.join(repr(b) for b in blocked)} and {allow_name} does not list "
+                f"{EXTENSION_ID}: the browser will not load the reins extension",
+            )
+        )
+    tools = policies.get("DeveloperToolsAvailability")
+    if not isinstance(tools, str) and tools == 2:
+        out.append(
+            (
+                "DeveloperToolsAvailability",
+                "is 2 (developer tools disallowed), which also blocks chrome.debugger: reins "
+                "cannot drive a page",
+            )
+        )
+    mode = policies.get("ExtensionDeveloperModeSettings")
+    if not isinstance(mode, str) and mode == 1:
+        out.append(
+            (
+                "ExtensionDeveloperModeSettings",
+                "is 1 (developer mode forbidden): the unpacked reins extension cannot be loaded",
+            )
+        )
+    return out
+
+
+def read_policies(source: PolicySource, system: _platform.OsName) -> tuple[Policies, list[str]]:
+    """The policies forced on a browser (name -> value and where it was read), and the sources
+    that could not be read. Linux: every file of the managed folder, as JSON, merged in name
+    order; macOS: the machine's managed preferences, then this user's over them; Windows: HKCU's
+    policy key, then HKLM's over it (the machine's win)."""
+    out: Policies = {}
+    problems: list[str] = []
+    root = Path(_platform.system_root())
+    if system == "win32":
+        registry = _platform.current_registry()
+        for machine in (False, True):
+            where = f"{'HKLM' if machine else 'HKCU'}\\{source.windows}"
+            for name, value in registry.read_values(source.windows, machine=machine).items():
+                out[name] = (value, where)
+            for name in (*_LISTS, *_LISTS.values()):
+                items = registry.read_values(f"{source.windows}\\{name}", machine=machine)
+                if items:
+                    ordered = [items[k] for k in sorted(items, key=_list_index)]
+                    out[name] = (ordered, f"{where}\\{name}")
+        return out, problems
+    if system == "darwin":
+        base = root / "Library" / "Managed Preferences"
+        files = [base / f"{source.mac}.plist", base / getpass.getuser() / f"{source.mac}.plist"]
+    else:
+        folder = root / source.linux
+        files = sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    for path in files:
+        if not path.is_file():
+            continue
+        try:
+            with path.open("rb") as handle:
+                data = plistlib.load(handle) if system == "darwin" else json.load(handle)
+        except (OSError, ValueError, plistlib.InvalidFileException) as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"{path}: not a dictionary of policies")
+            continue
+        for name, value in data.items():
+            out[str(name)] = (value, str(path))
+    return out, problems
+
+
+def _list_index(name: str) -> tuple[int, str]:
+    return (int(name), "") if name.isdigit() else (1 << 30, name)
+
+
+def _policy_check(browser: str) -> dict[str, Any] | None:
+    """A check of the policies forced on the selected browsers found here (all selected when none
+    is found), or None when no policy is set for any of them."""
+    system = _platform.os_name()
+    rows = select(browser)
+    rows = tuple(r for r in rows if is_installed(r, system)) or rows
+    sources: dict[PolicySource, list[str]] = {}
+    for row in rows:
+        if row.name in POLICIES:
+            sources.setdefault(POLICIES[row.name], []).append(row.name)
+    findings: list[str] = []
+    read: list[str] = []
+    for source, names in sources.items():
+        policies, problems = read_policies(source, system)
+        findings += problems
+        read += list(dict.fromkeys(where for _, where in policies.values()))
+        values = {name: value for name, (value, _) in policies.items()}
+        label = ", ".join(dict.fromkeys(name for name in names))
+        for name, why in policy_findings(values):
+            findings.append(f"{label}: policy {name} {why} (set in {policies[name][1]})")
+    if not findings and not read:
+        return None
+    return _check(
+        "policies",
+        not findings,
+        "; ".join(findings) or f"read {', '.join(read)}: no policy blocks reins",
+        "these policies are set by whoever manages this computer: ask them to allow the reins "
+        f"host ({HOST_NAME}), the extension ({EXTENSION_ID}) and developer mode; reins does not "
+        "work around a policy",
+    )
+
+
 def doctor(
     browser: str = "all", user_data_dir: str | None = None, *, profile: str | None = None
 ) -> dict[str, Any]:
@@ -134,6 +298,9 @@ def doctor(
     snap = _snap_check(browser, user_data_dir)
     if snap is not None:
         checks.append(snap)
+    policies = _policy_check(browser)
+    if policies is not None:
+        checks.append(policies)
     found = registrations_read(browser, user_data_dir)
     install_cmd = "reins install" + (f" --user-data-dir {user_data_dir}" if user_data_dir else "")
     checks.append(
