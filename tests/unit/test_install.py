@@ -291,7 +291,11 @@ def test_manifest_dirs_for_linux_browsers(home: Path, monkeypatch: pytest.Monkey
         "chrome-dev",
         "chrome-canary",
         "chrome-for-testing",
+        "chrome-flatpak",  # the Flatpak's own folder (tests/unit/test_confined_browsers.py)
     }
+    assert manifest_dirs("chrome")["chrome-flatpak"] == (
+        home / ".var/app/com.google.Chrome/config/google-chrome/NativeMessagingHosts"
+    )
     assert manifest_dirs("chrome-beta") == {
         "chrome-beta": home / ".config/google-chrome-beta/NativeMessagingHosts"
     }

@@ -15,7 +15,9 @@ source of each cell (Chromium's code, a vendor's documentation, or inferred) and
 - Any OS but Windows, a browser started with ``--user-data-dir=X`` reads ``X/NativeMessagingHosts``
   (the user-level folder is the user-data folder's, chrome_paths.cc). Windows reads the registry only.
 - Linux, confined builds: a **Snap** (``SNAPS``) cannot start a program outside its snap, so no
-  native host runs there; reins refuses it and names the builds that can.
+  native host runs there; reins refuses it and names the builds that can. A **Flatpak**
+  (``FLATPAKS``) keeps its user-data folder in ``~/.var/app/<app id>/config/<linux>`` and reads
+  host manifests there; the host is started outside the sandbox by a wrapper (setup/install.py).
 - Managed policies (``POLICIES``, by family; `reins doctor` reads them): Linux, JSON files in a
   folder under /etc (components/policy/core/common/policy_paths.cc); macOS, the managed
   preferences of the browser's bundle id; Windows, ``HKLM``/``HKCU\\Software\\Policies\\…``.
@@ -23,7 +25,9 @@ source of each cell (Chromium's code, a vendor's documentation, or inferred) and
 
 from __future__ import annotations
 
+import configparser
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -35,16 +39,25 @@ from reins._platform import OsName
 __all__ = [
     "BROWSERS",
     "CHOICES",
+    "FLATPAKS",
     "POLICIES",
     "SNAPS",
     "Browser",
+    "Flatpak",
     "PolicySource",
+    "FLATPAK_WRAPPER",
     "browser_folder",
+    "flatpak_launcher",
+    "flatpak_override_command",
+    "flatpak_rows",
+    "flatpak_talk_granted",
+    "flatpaks_found",
     "is_installed",
     "linux_config_home",
     "select",
     "snap_of",
     "snap_of_profile",
+    "snaps_refused",
 ]
 
 CHROME_KEY = "Software\\Google\\Chrome\\NativeMessagingHosts"
@@ -191,6 +204,33 @@ BROWSERS: tuple[Browser, ...] = (
 
 
 @dataclass(frozen=True)
+class Flatpak:
+    """A Linux row's Flatpak build (docs/install.md, "Flatpak")."""
+
+    browser: str  # the row it is a build of
+    app_id: str
+
+    @property
+    def name(self) -> str:
+        """What install and doctor call it, beside the row's own name."""
+        return f"{self.browser}-flatpak"
+
+    def folder(self) -> Path:
+        """Its user-data folder: the row's Linux folder below the app's own config home."""
+        row = next(b for b in BROWSERS if b.name == self.browser)
+        assert row.linux is not None  # every Flatpak row has a Linux folder
+        return Path.home().joinpath(".var", "app", self.app_id, "config", *row.linux.split("/"))
+
+
+FLATPAKS: tuple[Flatpak, ...] = (
+    Flatpak("chrome", "com.google.Chrome"),
+    Flatpak("chromium", "org.chromium.Chromium"),
+    Flatpak("edge", "com.microsoft.Edge"),
+    Flatpak("brave", "com.brave.Browser"),
+)
+
+
+@dataclass(frozen=True)
 class PolicySource:
     """Where a browser reads the policies an administrator forces (docs/install.md, "Policies")."""
 
@@ -312,3 +352,77 @@ def snap_of_profile(user_data_dir: Path) -> str | None:
     if snaps not in path.parents:
         return None
     return path.relative_to(snaps).parts[0]
+
+
+def flatpaks_found(rows: tuple[Browser, ...]) -> list[Flatpak]:
+    """The Flatpak builds of these rows that have run for this user (their folder exists)."""
+    names = {row.name for row in rows}
+    return [app for app in FLATPAKS if app.browser in names and app.folder().is_dir()]
+
+
+def snaps_refused(rows: tuple[Browser, ...], system: OsName) -> dict[str, Path]:
+    """The rows of the selection found here only as a Snap (a build that is no Snap, found too,
+    is the one registered): name -> where the Snap shows."""
+    if system != "linux":
+        return {}
+    flatpaks = {app.browser for app in flatpaks_found(rows)}
+    out: dict[str, Path] = {}
+    for row in rows:
+        other = is_installed(row, system) or row.name in flatpaks
+        where = None if other else snap_of(row)
+        if where is not None:
+            out[row.name] = where
+    return out
+
+
+FLATPAK_WRAPPER = "reins-host-flatpak"  # beside the manifest, inside what the sandbox sees
+# The D-Bus name whose use lets a sandboxed app run a command on the host (flatpak-spawn --host).
+_HOST_COMMANDS = "org.freedesktop.Flatpak"
+
+
+def flatpak_override_command(app_id: str) -> str:
+    return f"flatpak override --user --talk-name={_HOST_COMMANDS} {app_id}"
+
+
+def flatpak_talk_granted(app_id: str) -> bool:
+    """The app may use flatpak-spawn --host: an override (this user's, under $XDG_DATA_HOME, or
+    the system installation's) gives it talk access to org.freedesktop.Flatpak, for it or for
+    every app ("global")."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    folders = (
+        Path(data, "flatpak", "overrides"),
+        Path(_platform.system_root(), "var", "lib", "flatpak", "overrides"),
+    )
+    for folder in folders:
+        for name in (app_id, "global"):
+            parser = configparser.ConfigParser(interpolation=None, strict=False)
+            parser.optionxform = str  # type: ignore[assignment,method-assign]
+            try:
+                parser.read(folder / name, encoding="utf-8")
+            except configparser.Error:
+                continue
+            if parser.get("Session Bus Policy", _HOST_COMMANDS, fallback="") in ("talk", "own"):
+                return True
+    return False
+
+
+def flatpak_launcher(wrapper: Path) -> str | None:
+    """The launcher a Flatpak wrapper (written by setup/install.py) starts on the host, or None
+    when ``wrapper`` is none."""
+    if wrapper.name != FLATPAK_WRAPPER:
+        return None
+    try:
+        text = wrapper.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        words = shlex.split(line) if line.startswith("exec flatpak-spawn") else []
+        if len(words) >= 5:
+            return words[4]
+    return None
+
+
+def flatpak_rows(browser: str) -> dict[str, Flatpak]:
+    """The Flatpak builds of the rows ``--browser`` names, by their name (``chrome-flatpak``)."""
+    names = {row.name for row in select(browser)}
+    return {app.name: app for app in FLATPAKS if app.browser in names}

@@ -1,8 +1,8 @@
 """`reins doctor`: each link from the browser to reins checked in turn — the registration the
 browser reads (``setup/install.registrations_read``), the manifest, the launcher, the host's start,
 the extension's connection and version — and the MCP front end as an MCP client would start it.
-Before them, what no registration can fix: a browser that is a Snap here (it cannot start the
-host), and the managed policies of the selected browsers that block the host, the extension or
+A Flatpak's registration adds its permission to start the host outside the sandbox. Before
+them, what no registration can fix: a browser that is a Snap here (it cannot start the host), and the managed policies of the selected browsers that block the host, the extension or
 the debugger, each named (``policy_findings``, fed by ``read_policies``)."""
 
 from __future__ import annotations
@@ -24,14 +24,24 @@ from reins import _platform
 from reins._errors import ReinsError
 from reins._paths import EXTENSION_ID, HOST_NAME, reins_home, socket_dir
 from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
-from reins.setup.browsers import POLICIES, PolicySource, is_installed, select, snap_of_profile
+from reins.setup.browsers import (
+    FLATPAKS,
+    POLICIES,
+    PolicySource,
+    flatpak_launcher,
+    flatpak_override_command,
+    flatpak_talk_granted,
+    is_installed,
+    select,
+    snap_of_profile,
+    snaps_refused,
+)
 from reins.setup.install import (
     ORIGIN,
     extension_path,
     launcher_runnable,
     registrations_read,
     snap_refusal,
-    snaps_refused,
 )
 
 __all__ = ["doctor", "policy_findings", "read_policies"]
@@ -311,6 +321,23 @@ def doctor(
             install_cmd,
         )
     )
+    flatpaks = [app for app in FLATPAKS if app.name in found]
+    if flatpaks:
+        denied = [app for app in flatpaks if not flatpak_talk_granted(app.app_id)]
+        checks.append(
+            _check(
+                "flatpak permission",
+                not denied,
+                "; ".join(
+                    f"{app.app_id}: "
+                    + ("may not" if app in denied else "may")
+                    + " start the host outside its sandbox (talk to org.freedesktop.Flatpak)"
+                    for app in flatpaks
+                ),
+                "; ".join(flatpak_override_command(app.app_id) for app in denied)
+                + ", then restart the browser",
+            )
+        )
     manifests: dict[Path, dict[str, Any]] = {}
     unreadable: list[str] = []
     for path in dict.fromkeys(p for _, p in found.values()):
@@ -339,12 +366,22 @@ def doctor(
         )
     if manifests:
         launchers = list(dict.fromkeys(str(m.get("path", "")) for m in manifests.values()))
-        runnable = [path for path in launchers if launcher_runnable(path)]
+        # A Flatpak's manifest names the wrapper that starts the launcher on the host.
+        host_side = {path: flatpak_launcher(Path(path)) or path for path in launchers}
+        runnable = [
+            path
+            for path in launchers
+            if launcher_runnable(path) and launcher_runnable(host_side[path])
+        ]
         checks.append(
             _check(
                 "launcher",
                 len(runnable) == len(launchers),
-                ", ".join(path or "missing" for path in launchers),
+                ", ".join(
+                    (path or "missing")
+                    + (f" (starts {host_side[path]})" if host_side[path] != path else "")
+                    for path in launchers
+                ),
                 install_cmd,
             )
         )
@@ -358,7 +395,7 @@ def doctor(
             )
         )
         if runnable:
-            probes = [_probe_host(path) for path in runnable]
+            probes = [_probe_host(path) for path in dict.fromkeys(host_side[p] for p in runnable)]
             checks.append(
                 _check(
                     "host start",

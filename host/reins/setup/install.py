@@ -7,7 +7,10 @@ records what it wrote (``registrations.json`` in REINS_HOME), so ``doctor`` and 
 find every registration it made, a ``--user-data-dir`` one included. On Windows a manifest file
 sits in REINS_HOME and registry keys point at it; Windows browsers read nothing else, so
 ``--user-data-dir`` is refused there. A Snap browser cannot start a host outside its snap: it is
-refused (``snap_confined``) with the builds that can.
+refused (``snap_confined``) with the builds that can. A Flatpak browser reads manifests in its
+own folder and can start only what its sandbox holds: its manifest names a wrapper in that folder
+that starts reins's launcher on the host (``flatpak-spawn --host``), which the user allows once
+with ``flatpak override`` (the command is printed).
 """
 
 from __future__ import annotations
@@ -32,12 +35,18 @@ from reins._paths import (
     write_private,
 )
 from reins.setup.browsers import (
+    FLATPAK_WRAPPER,
     Browser,
+    Flatpak,
     browser_folder,
+    flatpak_override_command,
+    flatpak_rows,
+    flatpak_talk_granted,
+    flatpaks_found,
     is_installed,
     select,
-    snap_of,
     snap_of_profile,
+    snaps_refused,
 )
 
 __all__ = [
@@ -51,7 +60,6 @@ __all__ = [
     "registry_keys",
     "mimalloc_library",
     "snap_refusal",
-    "snaps_refused",
     "uninstall",
     "write_launcher",
     "write_manifest",
@@ -102,17 +110,21 @@ def snap_refusal(snaps: dict[str, Path]) -> UsageError:
     )
 
 
-def snaps_refused(rows: tuple[Browser, ...], system: _platform.OsName) -> dict[str, Path]:
-    """The rows of the selection found here only as a Snap (a build that is no Snap, found too,
-    is the one registered): name -> where the Snap shows."""
-    if system != "linux":
-        return {}
-    out: dict[str, Path] = {}
-    for row in rows:
-        where = None if is_installed(row, system) else snap_of(row)
-        if where is not None:
-            out[row.name] = where
-    return out
+# ---- Flatpak ---------------------------------------------------------------------------------
+
+
+def _write_flatpak_wrapper(path: Path, launcher: Path, app: Flatpak) -> Path:
+    """The program the Flatpak's manifest names: it runs inside the sandbox and starts reins's
+    launcher on the host, stdin and stdout passed through; --watch-bus ends the host's side when
+    the browser ends this one."""
+    lines = [
+        "#!/bin/sh",
+        f"# reins native host for the {app.app_id} Flatpak (written by `reins install`).",
+        f"# Needs, once: {flatpak_override_command(app.app_id)}",
+        f'exec flatpak-spawn --host --watch-bus {shlex.quote(str(launcher))} "$@"',
+    ]
+    write_private(path, ("\n".join(lines) + "\n").encode(), mode=0o700)
+    return path
 
 
 def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, Path]:
@@ -132,6 +144,9 @@ def manifest_dirs(browser: str, user_data_dir: str | None = None) -> dict[str, P
         folder = browser_folder(row, system)
         if folder is not None:
             out[row.name] = folder / "NativeMessagingHosts"
+    if system == "linux":
+        for name, app in flatpak_rows(browser).items():
+            out[name] = app.folder() / "NativeMessagingHosts"
     return out
 
 
@@ -270,10 +285,11 @@ def install(
         if snap is not None:
             raise snap_refusal({snap: Path(user_data_dir).expanduser().absolute()})
     found = [row for row in rows if is_installed(row, system)]
+    flatpaks = flatpaks_found(rows) if system == "linux" and not user_data_dir else []
     snaps = {} if user_data_dir else snaps_refused(rows, system)
-    if not user_data_dir and not found and snaps:
+    if not user_data_dir and not found and not flatpaks and snaps:
         raise snap_refusal(snaps)
-    if not user_data_dir and not found:
+    if not user_data_dir and not found and not flatpaks:
         raise _no_browser(browser, rows, system)
     home = reins_home()
     ensure_private_dir(home)
@@ -297,12 +313,30 @@ def install(
             assert folder is not None  # found: its folder exists
             target = write_manifest(folder / "NativeMessagingHosts", launcher)
             made.append(Registration(row.name, str(target), str(target)))
+    steps: dict[str, str] = {}
+    for app in flatpaks:
+        folder = app.folder() / "NativeMessagingHosts"
+        folder.mkdir(parents=True, exist_ok=True)
+        wrapper = _write_flatpak_wrapper(folder / FLATPAK_WRAPPER, launcher, app)
+        target = write_manifest(folder, wrapper)
+        made.append(Registration(app.name, str(target), str(target)))
+        if not flatpak_talk_granted(app.app_id):
+            steps[app.name] = flatpak_override_command(app.app_id)
     _record(home, added=tuple(made))
+    with_flatpak = {row.name for row in found} | {app.browser for app in flatpaks}
     return {
         "launcher": str(launcher),
         "manifests": list(dict.fromkeys(r.where for r in made)),
-        "browsers": {r.browser: r.where for r in made},
-        "not_found": [row.name for row in rows if row not in found and row.name not in snaps]
+        # The permission a Flatpak needs is said beside its registration, where it is read.
+        "browsers": {
+            r.browser: r.where
+            + (f"; then run once: {steps[r.browser]}" if r.browser in steps else "")
+            for r in made
+        },
+        "next_steps": list(steps.values()),
+        "not_found": [
+            row.name for row in rows if row.name not in with_flatpak and row.name not in snaps
+        ]
         if not user_data_dir
         else [],
         "refused": {name: snap_refusal({name: where}).message for name, where in snaps.items()},
@@ -351,7 +385,7 @@ def _record(
 
 def _recorded(browser: str, home: Path) -> list[Registration]:
     """The registrations install recorded that the selection covers (a profile's only for all)."""
-    names = {row.name for row in select(browser)}
+    names = {row.name for row in select(browser)} | set(flatpak_rows(browser))
     return [
         r
         for r in _records(home)
@@ -376,7 +410,9 @@ def uninstall(browser: str = "all", user_data_dir: str | None = None) -> dict[st
         if browser == "all":
             targets.append(home / "bin" / MANIFEST_NAME)
     else:
-        targets = [d / MANIFEST_NAME for d in manifest_dirs(browser).values()]
+        dirs = manifest_dirs(browser)
+        targets = [d / MANIFEST_NAME for d in dirs.values()]
+        targets += [dirs[name] / FLATPAK_WRAPPER for name in flatpak_rows(browser)]
         targets += [Path(r.where) for r in _recorded(browser, home)]
     for target in dict.fromkeys(targets):
         if target.is_file():
