@@ -1,8 +1,8 @@
 // The whole capability reins grants: the CDP methods the host may run through chrome.debugger.
 // Anything not listed is refused here with `cdp_blocked` and never reaches Chrome. Deliberately
 // absent: cookie and storage reads (Network.getCookies, Network.getAllCookies, Storage.*),
-// Browser.*, Fetch.* (request interception), Debugger.* beyond the pause watch below (no
-// breakpoints, no pausing or stepping, no evaluation on call frames), download-behaviour changes
+// Browser.*, Fetch.* (request interception), Debugger.* (the host cannot turn the domain on: the
+// extension's own pause probe does, for an instant, sessions.js), download-behaviour changes
 // (Page.setDownloadBehavior, Browser.setDownloadBehavior), and
 // Runtime.enable (its console and context events hand out objects living in other extensions'
 // content-script worlds; reins never needs them). Parameters of these methods that would reach
@@ -75,15 +75,6 @@ export const ALLOWED_METHODS = Object.freeze([
   // `reins console`/`network` and traces. Its Log.entryAdded events pass through
   // policy.js/eventParams, which drops `args` (remote objects) before they leave the extension.
   "Log.enable",
-  // A page paused in DevTools' debugger (docs/security.md, "The pause watch"): V8 tells a session
-  // with the Debugger domain on that the page paused, so reins answers `page_paused` at once
-  // instead of every command waiting out its budget. Only with the checked params below: no
-  // script cache, breakpoints off in reins's session (a page's `debugger;` statement does not
-  // pause because reins listens), and off again. sessions.js turns the domain off as soon as
-  // the page pauses and policy.js/eventParams forwards Debugger.paused as its reason only.
-  "Debugger.enable",
-  "Debugger.setBreakpointsActive",
-  "Debugger.disable",
   // Detection of elements whose only sign of being clickable is a listener (jQuery-style
   // handlers bound with addEventListener, invisible to page JS). Only with the checked params
   // below (no objectGroup). Chrome still answers the handler functions as remote objects (measured);
@@ -103,10 +94,6 @@ export const PARAM_RULES = Object.freeze({
     && (p.quality === undefined || intIn(p.quality, 0, 10))
     && (p.everyNthFrame === undefined || intIn(p.everyNthFrame, 1, 60)),
   "Page.stopScreencast": (p) => onlyKeys(p, []),
-  // The pause watch: these exact parameters and nothing else.
-  "Debugger.enable": (p) => onlyKeys(p, ["maxScriptsCacheSize"]) && p.maxScriptsCacheSize === 0,
-  "Debugger.setBreakpointsActive": (p) => onlyKeys(p, ["active"]) && p.active === false,
-  "Debugger.disable": (p) => onlyKeys(p, []),
   "DOMDebugger.getEventListeners": (p) => onlyKeys(p, ["objectId", "depth", "pierce"])
     && typeof p.objectId === "string" && (p.depth === undefined || Number.isInteger(p.depth))
     && (p.pierce === undefined || typeof p.pierce === "boolean"),

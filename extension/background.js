@@ -32,7 +32,7 @@ import { worldName } from "./worlds.js";
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // What this extension does that an older one did not, said in hello: the host relies only on those.
-const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld"];
+const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld", "pauseProbe"];
 const WAKE_ALARM = "reins-wake";
 
 let paused = false;
@@ -107,6 +107,7 @@ const HANDLERS = {
     return { tabId: msg.tabId, events: msg.events };
   },
   world: (msg) => sessions.world(msg.tabId, msg.sessionId, msg.frameId),
+  pause_probe: (msg) => sessions.pauseProbe(msg.tabId),
   detach: (msg) => sessions.release(msg.tabId, LET_GO.hostAsked()).then(() => ({})),
   "tabs.list": () => tabs.list(),
   "tabs.current": () => tabs.current(),

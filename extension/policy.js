@@ -187,14 +187,12 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS, own
 // What the extension forwards of an event the host subscribed to (null: nothing, ever).
 // Log.entryAdded may carry `args`, remote objects that could live in another extension's world
 // (why Runtime.enable is refused): dropped, with anything that is not plain log text.
-// Debugger.paused carries the paused call frames, their scopes and the thrown value (objects of
-// the page and of content-script worlds): only its reason leaves. The Debugger domain's other
-// events (scriptParsed: every script's URL and hash) never do.
+// The Debugger domain's events (the paused call frames, their scopes and thrown values: objects of
+// the page and of content-script worlds; scriptParsed: every script's URL and hash) never leave:
+// the extension's pause probe reads Debugger.paused itself (sessions.js).
 const LOG_FIELDS = Object.freeze(["source", "level", "text", "category", "timestamp", "url", "lineNumber", "networkRequestId"]);
 
 export function eventParams(method, params) {
-  if (method === "Debugger.paused") return { reason: typeof params?.reason === "string" ? params.reason : "other" };
-  if (method === "Debugger.resumed") return {};
   if (typeof method === "string" && method.startsWith("Debugger.")) return null;
   if (method !== "Log.entryAdded") return params;
   const entry = params && typeof params.entry === "object" && params.entry !== null ? params.entry : {};

@@ -45,7 +45,7 @@ export class Sessions {
     this.detachReasons = detachReasons;
     this.post = post;
     this.detachReasonWaitMs = detachReasonWaitMs;
-    this.held = new Map(); // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>}
+    this.held = new Map(); // tabId -> {ready: Promise (the attach), events: Set<string>, inflight: Set<reject>, probes: Set}
     this.worlds = new Worlds(worldName);
   }
 
@@ -71,7 +71,7 @@ export class Sessions {
     enforce(this.ownership.check(tabId));
     let state = this.held.get(tabId);
     if (!state) {
-      state = { events: new Set(), inflight: new Set() };
+      state = { events: new Set(), inflight: new Set(), probes: new Set() };
       state.ready = this.#attach(tabId, state);
       this.held.set(tabId, state);
     }
@@ -231,13 +231,38 @@ export class Sessions {
     if (!verdict.ok) this.release(tabId, LET_GO.pageRefused(verdict.message));
   }
 
+  // Is the tab's page paused in a debugger by someone else (DevTools)? reins keeps no standing
+  // Debugger domain (with it on, V8 reports every script the page compiles, and keeps a page
+  // paused after DevTools closes): the host asks only when a command takes long, and the domain
+  // is on for that instant. A pause Chrome reports before the enable's answer was there before
+  // (V8 says so first, measured); one after it is reins's own (the page's `debugger;` statement
+  // in that instant, with reins's breakpoints on) and ends as the domain goes off (event()).
+  // Events and answers reach this worker in Chrome's order, each in its own task, so `answered`
+  // is set before any later event is seen.
+  async pauseProbe(tabId) {
+    enforce(this.ownership.check(tabId));
+    const state = await this.ensure(tabId);
+    const probe = { reason: null, answered: false };
+    state.probes.add(probe);
+    try {
+      await this.send(state, { tabId }, "Debugger.enable", { maxScriptsCacheSize: 0 });
+    } finally {
+      probe.answered = true;
+      state.probes.delete(probe);
+    }
+    if (probe.reason === null) await this.send(state, { tabId }, "Debugger.disable", {}).catch(() => {});
+    return { paused: probe.reason !== null, reason: probe.reason };
+  }
+
   // An event of a tab's session (chrome.debugger.onEvent): to the host if it subscribed to it,
-  // with only the parameters policy.js keeps. reins never holds a paused page: while its session
-  // has the Debugger domain on, V8 keeps the page paused after DevTools closes (and pauses on
-  // exceptions DevTools asked for), so the domain goes off the moment the page pauses; the host
-  // looks again on its next command (page/pause.py).
+  // with only the parameters policy.js keeps. reins never holds a paused page: the domain goes
+  // off the moment the page pauses (a pause a probe hears before its answer is noted there).
   event(source, method, params) {
-    if (method === "Debugger.paused") this.dbg.sendCommand(source, "Debugger.disable", {}).catch(() => {});
+    if (method === "Debugger.paused") {
+      this.dbg.sendCommand(source, "Debugger.disable", {}).catch(() => {});
+      const probes = source.sessionId ? [] : this.held.get(source.tabId)?.probes ?? [];
+      for (const probe of probes) if (!probe.answered) probe.reason = typeof params?.reason === "string" ? params.reason : "other";
+    }
     // A child session gone (its frame navigated or went): its ids mean nothing any more.
     if (method === "Target.detachedFromTarget") this.worlds.forgetSession(source.tabId, params?.sessionId);
     if (!this.subscribed(source.tabId, method)) return;

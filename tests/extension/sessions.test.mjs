@@ -416,6 +416,12 @@ describe("event: Chrome's events of a session", () => {
     assert.deepEqual(posted, []);
   });
 
+  test("a paused page is not told to the host even when it subscribed", async () => {
+    (await sessions.ensure(7)).events = new Set(["Debugger.paused"]);
+    sessions.event({ tabId: 7 }, "Debugger.paused", { reason: "other", callFrames: [] });
+    assert.deepEqual(posted, []);
+  });
+
   test("a subscribed event goes to the host with the session it came from", async () => {
     (await sessions.ensure(7)).events = new Set(["Page.loadEventFired"]);
     sessions.event({ tabId: 7, sessionId: "S1" }, "Page.loadEventFired", { timestamp: 1 });
@@ -450,5 +456,57 @@ describe("a popup of a tab reins drives", () => {
     await settled();
     assert.deepEqual(calls, []);
     assert.equal(sessions.has(9), false);
+  });
+});
+
+describe("pauseProbe: is the page paused by someone else?", () => {
+  // Answers the next pending command with `method`, after `before` ran (events Chrome sends first).
+  async function answer(method, before = () => {}) {
+    await settled();
+    const pending = answers.find((a) => a.method === method);
+    assert.ok(pending, `${method} was sent`);
+    answers.splice(answers.indexOf(pending), 1);
+    before();
+    pending.ok({});
+    await settled();
+  }
+
+  test("a pause reported before the enable's answer is someone else's: paused, domain left to the event", async () => {
+    const probed = sessions.pauseProbe(7);
+    await answer("Debugger.enable", () => sessions.event({ tabId: 7 }, "Debugger.paused", { reason: "other" }));
+    assert.deepEqual(await probed, { paused: true, reason: "other" });
+    const sent = answers.map((a) => a.method);
+    assert.deepEqual(sent, ["Debugger.disable"]); // the event's, once
+  });
+
+  test("no pause: not paused, and the domain goes off again at once", async () => {
+    const probed = sessions.pauseProbe(7);
+    await answer("Debugger.enable");
+    await answer("Debugger.disable");
+    assert.deepEqual(await probed, { paused: false, reason: null });
+    assert.deepEqual(answers, []);
+  });
+
+  test("a pause after the enable's answer is reins's own (the page's debugger; statement)", async () => {
+    const probed = sessions.pauseProbe(7);
+    await answer("Debugger.enable");
+    sessions.event({ tabId: 7 }, "Debugger.paused", { reason: "other" });
+    const disables = answers.filter((a) => a.method === "Debugger.disable");
+    for (const d of disables) d.ok({});
+    answers.length = 0;
+    assert.deepEqual(await probed, { paused: false, reason: null });
+  });
+
+  test("a child session's pause is not the page's", async () => {
+    const probed = sessions.pauseProbe(7);
+    await answer("Debugger.enable", () => sessions.event({ tabId: 7, sessionId: "S1" }, "Debugger.paused", {}));
+    for (const a of answers.splice(0)) a.ok({});
+    assert.deepEqual(await probed, { paused: false, reason: null });
+  });
+
+  test("only a tab reins may drive", async () => {
+    await ownership.canceled(7);
+    await assert.rejects(sessions.pauseProbe(7), (err) => err instanceof Refusal);
+    assert.equal(answers.length, 0);
   });
 });

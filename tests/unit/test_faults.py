@@ -43,9 +43,6 @@ def arm(host: FakeExtension, tab: int, *, crashed_before: bool = False) -> None:
         "subscribe",
         "Inspector.enable",
         "subscribe",
-        "Debugger.enable",
-        "Debugger.setBreakpointsActive",
-        "subscribe",
         "Page.enable",
     ], seen
 

@@ -33,8 +33,6 @@ STARTUP_S = 10.0
 # the frame pump that keep a hidden tab rendering): answered by the fake extension.
 ARMING = (
     "Inspector.enable",
-    "Debugger.enable",
-    "Debugger.setBreakpointsActive",
     "Page.enable",
     "Emulation.setFocusEmulationEnabled",
     "Page.startScreencast",
@@ -59,8 +57,10 @@ class FakeExtension:
         name: str | None = None,
         launched: bool = False,
         hello: bool = True,
+        features: tuple[str, ...] = ("pauseProbe",),
     ) -> None:
         self.home = home
+        self.features = features
         env = dict(os.environ, REINS_HOME=str(home), REINS_LAUNCHED="1" if launched else "0")
         env.pop("REINS_PROFILE", None)
         if profile is not None:
@@ -82,7 +82,12 @@ class FakeExtension:
             self.say_hello()
 
     def say_hello(self) -> None:
-        hello: dict[str, Any] = {"type": "hello", "version": "t", "session": self.session}
+        hello: dict[str, Any] = {
+            "type": "hello",
+            "version": "t",
+            "session": self.session,
+            "features": list(self.features),
+        }
         if self.instance is not None:
             hello["instance"] = self.instance
         self.send_frame(hello)
@@ -99,13 +104,16 @@ class FakeExtension:
 
     def next_frame(self, timeout: float = 5.0) -> Any:
         """The next frame a test cares about. The host's arming of a tab it drives (subscribe to
-        the crash, pause and dialog events, Inspector.enable, Debugger.enable, Page.enable; focus
+        the crash and dialog events, Inspector.enable, Page.enable, the pause probe; focus
         emulation and the frame pump) is answered here, as the extension would."""
         while True:
             try:
                 frame = self.frames.get(timeout=timeout)
             except queue.Empty:
                 raise AssertionError(f"no frame from the host within {timeout} s") from None
+            if frame.get("type") == "pause_probe":  # a command took long: the page runs
+                self.send_frame({"id": frame["id"], "ok": True, "result": {"paused": False}})
+                continue
             arming = frame.get("type") == "subscribe" or (
                 frame.get("type") == "cdp" and frame.get("method") in ARMING
             )

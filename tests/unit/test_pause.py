@@ -1,18 +1,19 @@
-"""page_paused with the host as Chrome runs it and the test playing the extension: the pause watch
-is armed with the only parameters the extension allows, a pause held by someone else (DevTools)
-ends a command at once and refuses the next ones, a pause that ended when reins let go of the
-Debugger domain does not, and commands run again once the page resumes. The same in a real
-browser, DevTools played by a second CDP client: tests/browser/test_devtools_pause.py.
+"""page_paused with the host as Chrome runs it and the test playing the extension: reins keeps no
+standing Debugger domain — a command that answers at once asks nothing about pauses; one that
+takes long asks the extension's pause probe (`pause_probe`, which turns the domain on for an
+instant: tests/extension/sessions.test.mjs); a pause someone else holds ends the command and makes
+the next one look first, before the page; commands run again once the page resumes; an extension
+without the probe is never asked. The same in a real browser, DevTools played by a second CDP
+client: tests/browser/test_devtools_pause.py.
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from .test_host_process import Client, FakeExtension, connect_extension
-
-PAUSED = {"type": "event", "method": "Debugger.paused", "params": {"reason": "other"}}
 
 
 def evaluate(request_id: str, tab: int, **extra: Any) -> dict[str, Any]:
@@ -25,28 +26,39 @@ def evaluate(request_id: str, tab: int, **extra: Any) -> dict[str, Any]:
     }
 
 
-def answer_until(host: FakeExtension, method: str, seen: list[dict[str, Any]]) -> dict[str, Any]:
-    """Answer every frame ok, as the extension would, up to the first ``method`` (not answered)."""
+def answer_until(host: FakeExtension, kind: str, seen: list[dict[str, Any]]) -> dict[str, Any]:
+    """Answer every frame ok, as the extension would, up to the first of ``kind`` (a CDP method or
+    a request type; not answered)."""
     while True:
         frame = host.frames.get(timeout=5)
-        if frame.get("method") == method:
+        if kind in (frame.get("method"), frame.get("type")):
             return dict(frame)
         seen.append(frame)
         host.send_frame({"id": frame["id"], "ok": True, "result": {}})
 
 
-def enable(host: FakeExtension, tab: int, *, paused: bool) -> dict[str, Any]:
-    """Answer the host's Debugger.enable; a paused page reports the pause before the answer
-    (measured so in Chromium), and the extension turns the domain off again by itself."""
-    frame = answer_until(host, "Debugger.enable", [])
-    assert frame["params"] == {"maxScriptsCacheSize": 0}, frame
-    if paused:
-        host.send_frame({**PAUSED, "tabId": tab})
-    host.send_frame({"id": frame["id"], "ok": True, "result": {}})
-    return frame
+def probe(host: FakeExtension, *, paused: bool, seen: list[dict[str, Any]] | None = None) -> None:
+    frame = answer_until(host, "pause_probe", [] if seen is None else seen)
+    assert frame["tabId"] == 4, frame
+    result = {"paused": paused, "reason": "other" if paused else None}
+    host.send_frame({"id": frame["id"], "ok": True, "result": result})
 
 
-def test_arming_switches_breakpoints_off_in_reins_session(
+def kinds(frames: list[dict[str, Any]]) -> list[str]:
+    return [str(f.get("method") or f.get("type")) for f in frames]
+
+
+def agent_scripts(frames: list[dict[str, Any]]) -> list[str]:
+    """The agent's evaluations among ``frames`` (not reins's task through the event loop)."""
+    return [
+        f["params"]["expression"]
+        for f in frames
+        if f.get("method") == "Runtime.evaluate"
+        and "MessageChannel" not in f["params"]["expression"]
+    ]
+
+
+def test_a_command_that_answers_at_once_asks_nothing_of_pauses(
     host: FakeExtension, client: Client
 ) -> None:
     connect_extension(host, client)
@@ -55,11 +67,12 @@ def test_arming_switches_breakpoints_off_in_reins_session(
     frame = answer_until(host, "Runtime.evaluate", seen)
     host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
     assert client.answer()["ok"] is True
-    sent = [(f.get("method"), f.get("params")) for f in seen if f.get("type") == "cdp"]
-    assert ("Debugger.enable", {"maxScriptsCacheSize": 0}) in sent
-    assert ("Debugger.setBreakpointsActive", {"active": False}) in sent
-    subscribed = [f["events"] for f in seen if f.get("type") == "subscribe"]
-    assert any("Debugger.paused" in events for events in subscribed)
+    client.send(evaluate("b", 4))
+    frame = answer_until(host, "Runtime.evaluate", seen)
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    assert client.answer()["ok"] is True
+    asked = kinds(seen)
+    assert "pause_probe" not in asked and not [k for k in asked if k.startswith("Debugger.")]
 
 
 def test_a_pause_held_by_devtools_ends_the_command_and_refuses_the_next_ones(
@@ -67,77 +80,104 @@ def test_a_pause_held_by_devtools_ends_the_command_and_refuses_the_next_ones(
 ) -> None:
     connect_extension(host, client)
     client.send(evaluate("a", 4, timeout_ms=20_000))
-    answer_until(host, "Runtime.evaluate", [])  # never answered: the page pauses
-    paused_at = time.monotonic()
-    host.send_frame({**PAUSED, "tabId": 4})
-    enable(host, 4, paused=True)  # looked again: still paused, someone else holds it
+    answer_until(host, "Runtime.evaluate", [])  # never answered: the page is paused
+    asked_at = time.monotonic()
+    probe(host, paused=True)  # the command took long: reins asks, someone holds the page
     answer = client.answer()
     assert answer["error"]["code"] == "page_paused", answer
     assert "DevTools" in answer["error"]["message"]
-    assert time.monotonic() - paused_at < 1.0  # not the 20 s budget
+    assert time.monotonic() - asked_at < 5.0  # not the 20 s budget
 
-    # While it stays paused, each command looks once and is refused before reaching the page.
+    # While it stays paused, the next command asks first and is refused before the page.
     client.send(evaluate("b", 4))
-    enable(host, 4, paused=True)
-    assert client.answer()["error"]["code"] == "page_paused"
-
-    # Resumed: the next command looks, finds it running, and reaches the page.
-    client.send(evaluate("c", 4))
-    enable(host, 4, paused=False)
     seen: list[dict[str, Any]] = []
-    frame = answer_until(host, "Runtime.evaluate", seen)
-    assert ("Debugger.setBreakpointsActive", {"active": False}) in [
-        (f.get("method"), f.get("params")) for f in seen
-    ]
+    probe(host, paused=True, seen=seen)
+    assert client.answer()["error"]["code"] == "page_paused"
+    assert agent_scripts(seen) == []
+
+    # Resumed: the next command asks, finds it running, and reaches the page.
+    client.send(evaluate("c", 4))
+    probe(host, paused=False)
+    frame = answer_until(host, "Runtime.evaluate", [])
     host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
     assert client.answer()["ok"] is True
 
 
-def test_a_pause_that_ended_when_reins_let_go_does_not_fail_the_command(
+def test_a_long_command_asks_again_and_ends_when_the_page_pauses(
     host: FakeExtension, client: Client
 ) -> None:
-    """Only reins's session heard it (a pause on exceptions DevTools left set): once the extension
-    turned the domain off the page ran on, so the command does too."""
     connect_extension(host, client)
     client.send(evaluate("a", 4, timeout_ms=20_000))
-    frame = answer_until(host, "Runtime.evaluate", [])
-    host.send_frame({**PAUSED, "tabId": 4})
-    enable(host, 4, paused=False)
-    armed = answer_until(host, "Debugger.setBreakpointsActive", [])  # armed again
-    host.send_frame({"id": armed["id"], "ok": True, "result": {}})
-    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
-    answer = client.answer()
-    assert answer["ok"] is True, answer
-
-
-def test_a_pause_between_enable_and_breakpoints_off_is_looked_at_again(
-    host: FakeExtension, client: Client
-) -> None:
-    """The page's own `debugger;` ran between reins's `Debugger.enable` and its
-    `setBreakpointsActive(false)`: that pause was reins's own and ended when the extension let go of
-    the domain. The host arms the watch again instead of answering `page_paused`."""
-    connect_extension(host, client)
-    client.send(evaluate("a", 4, timeout_ms=20_000))
-    enable(host, 4, paused=False)
-    inactive = answer_until(host, "Debugger.setBreakpointsActive", [])
-    host.send_frame({**PAUSED, "tabId": 4})  # after the enable's answer: a `debugger;` statement
-    host.send_frame({"id": inactive["id"], "ok": False, "error": {"message": "not enabled"}})
-    enable(host, 4, paused=False)  # looked again: the page runs
-    armed = answer_until(host, "Debugger.setBreakpointsActive", [])
-    host.send_frame({"id": armed["id"], "ok": True, "result": {}})
-    frame = answer_until(host, "Runtime.evaluate", [])
-    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
-    answer = client.answer()
-    assert answer["ok"] is True, answer
-
-
-def test_a_pause_seen_twice_while_arming_is_reported(host: FakeExtension, client: Client) -> None:
-    connect_extension(host, client)
-    client.send(evaluate("a", 4, timeout_ms=20_000))
-    for _ in range(2):
-        enable(host, 4, paused=False)
-        inactive = answer_until(host, "Debugger.setBreakpointsActive", [])
-        host.send_frame({**PAUSED, "tabId": 4})
-        host.send_frame({"id": inactive["id"], "ok": True, "result": {}})
+    answer_until(host, "Runtime.evaluate", [])
+    probe(host, paused=False)  # the first look: running
+    probe(host, paused=True)  # a later look: DevTools paused it meanwhile
     answer = client.answer()
     assert answer["error"]["code"] == "page_paused", answer
+
+
+def test_a_reported_pause_on_a_page_that_runs_a_task_is_reins_own(
+    host: FakeExtension, client: Client
+) -> None:
+    """A page running `debugger;` statements all the time may have one reported before the probe's
+    answer; it ended when the extension let go of the domain, so the page's event loop runs
+    reins's task at once: not paused, and the command goes on."""
+    connect_extension(host, client)
+    client.send(evaluate("a", 4, timeout_ms=20_000))
+    frame = answer_until(host, "Runtime.evaluate", [])
+    probe(host, paused=True)
+    task = answer_until(host, "Runtime.evaluate", [])
+    assert "MessageChannel" in task["params"]["expression"], task
+    assert task["params"]["awaitPromise"] is True and task["params"]["contextId"] == "reins"
+    host.send_frame({"id": task["id"], "ok": True, "result": {"result": {"value": 1}}})
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    answer = client.answer()
+    assert answer["ok"] is True, answer
+
+
+def test_a_slow_command_on_a_running_page_answers_as_it_ends(
+    host: FakeExtension, client: Client
+) -> None:
+    connect_extension(host, client)
+    client.send(evaluate("a", 4, timeout_ms=20_000))
+    frame = answer_until(host, "Runtime.evaluate", [])
+    probe(host, paused=False)
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    answer = client.answer()
+    assert answer["ok"] is True, answer
+
+
+def test_an_extension_without_the_probe_is_never_asked(short_home: Path) -> None:
+    fake = FakeExtension(short_home, features=())
+    try:
+        fake.wait_for_socket()
+        conn = Client(fake.socket_path)
+        try:
+            connect_extension(fake, conn)
+            conn.send(evaluate("a", 4, timeout_ms=1_500))
+            seen: list[dict[str, Any]] = []
+            answer_until(fake, "Runtime.evaluate", seen)  # never answered
+            answer = conn.answer()
+            assert answer["error"]["code"] in {"timeout", "tab_unresponsive"}, answer
+            time.sleep(0.2)
+            while not fake.frames.empty():
+                seen.append(fake.frames.get())
+            assert "pause_probe" not in kinds(seen)
+        finally:
+            conn.close()
+    finally:
+        fake.stop()
+
+
+def test_a_probe_a_busy_page_does_not_answer_costs_the_command_nothing(
+    host: FakeExtension, client: Client
+) -> None:
+    """A page busy in a long script of its own answers no debugger command until it ends (seen in
+    the browser tier): the probe gives up on its own, and the command answers as its work does."""
+    connect_extension(host, client)
+    client.send(evaluate("a", 4, timeout_ms=20_000))
+    frame = answer_until(host, "Runtime.evaluate", [])
+    answer_until(host, "pause_probe", [])  # never answered
+    time.sleep(1.5)  # past the probe's own second
+    host.send_frame({"id": frame["id"], "ok": True, "result": {"result": {"value": 1}}})
+    answer = client.answer()
+    assert answer["ok"] is True, answer

@@ -3,13 +3,14 @@
 Armed once per attachment and checked per command, in this order:
 1. the crash watch (`Inspector.targetCrashed`): a crashed tab answers `tab_crashed` at once, except
    to the commands that bring it back (reload, navigate: those that are not probed);
-2. the pause watch (`Debugger.paused`): while DevTools holds the page paused in its debugger, every
-   page command answers `page_paused` at once (page/pause.py);
+2. the pause watch: while DevTools holds the page paused in its debugger, a page command answers
+   `page_paused` once it has waited a moment and looked (`Debugger.enable` as a probe, only then:
+   page/pause.py), and the next command looks first;
 3. the dialog watch: while an alert/confirm/prompt holds the page, page commands answer
    `dialog_open` at once (unless they may run beside it: those are not ended by one either);
 4. around the handler: the tab renders while hidden (focus emulation, frame pump), a dialog that
-   opens meanwhile is reported, a pause or a crash meanwhile ends the command with `page_paused`
-   or `tab_crashed`.
+   opens meanwhile is reported, a crash meanwhile ends the command with `tab_crashed`, and a
+   command that takes long looks whether the page is paused (`page_paused`).
 A command that may lead a tab out of a page reins does not drive (navigate) goes ahead when the
 watches cannot attach there.
 """
@@ -71,7 +72,7 @@ async def arm_page(ctx: CommandContext, cmd: Command[Any]) -> PageGates:
             # navigate and reload too (the user holds it in DevTools).
             pauses = await watch_pauses(ctx)
             refuse_if_paused(ctx, pauses)
-            gates.pauses = pauses if pauses.armed else None
+            gates.pauses = None if pauses.unavailable else pauses
             gates.dialogs = await watch_dialogs(ctx)
     except BrowserError as exc:
         if exc.code != "page_refused" or not cmd.leaves_refused_page:

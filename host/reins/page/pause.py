@@ -16,27 +16,34 @@ the whole budget. What tells:
   and pauses on exceptions when DevTools left that set: it resumes only when the last session
   with the domain lets go.
 
-So the extension turns the domain off in reins's session the moment the page pauses
-(extension/sessions.js): closing DevTools resumes the page as it always does, and a pause that
-nobody else holds ends at once. The watch is then no longer armed; the next command arms it again
-and learns whether the page is still paused (someone holds it: `page_paused`) or running. A command
-running when the page pauses looks the same way at once, and either answers `page_paused` or goes
-on (a pause that ended when reins let go).
+So reins keeps no standing Debugger domain: with it on, V8 reports every script the page compiles
+to the extension (a page that compiles scripts in a loop ran ~20x slower once reins had acted on
+it, 160,000 evals a second against 8,000, measured here) and holds the page after DevTools
+closes. The host cannot turn the domain on at all (extension/allowlist.js); it asks the
+extension's pause probe (`pause_probe`, extension/sessions.js), which turns it on for an instant
+and reads the order of Chrome's messages there: a pause reported before the enable's answer is one
+someone else holds (DevTools); one after it is reins's own (the page's `debugger;` statement in that
+instant) and ends as the domain goes off. The host asks only on suspicion: when a command has not
+finished within ``SUSPECT_AFTER_S`` (a paused page never answers what needs its event loop), then
+at growing intervals, and at the start of the command after one found the page paused. The order
+of Chrome's messages is not proof enough on a page that runs `debugger;` statements all the time
+(seen: its pause reported before the enable's answer): a pause the probe reports counts only when
+the page then runs no task of its event loop within half a second.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from reins._errors import BrowserError
+from reins._errors import BrowserError, DeadlineExceeded, ReinsError
 from reins.bridge.context import CommandContext, TabPart
-from reins.bridge.protocol import CdpEvent
+from reins.page.call import evaluate
 
 __all__ = [
-    "PAUSE_EVENTS",
+    "SUSPECT_AFTER_S",
     "PagePaused",
     "PauseWatch",
     "refuse_if_paused",
@@ -44,40 +51,32 @@ __all__ = [
     "watch_pauses",
 ]
 
-PAUSED = "Debugger.paused"
-RESUMED = "Debugger.resumed"
-PAUSE_EVENTS = (PAUSED, RESUMED)
-# What the extension allows reins to send (extension/allowlist.js): no script cache for reins.
-_ENABLE = {"maxScriptsCacheSize": 0}
+# A command not finished by then may be held by a paused page: look; then again after each of
+# these waits (the last one repeats).
+SUSPECT_AFTER_S = 0.4
+_LOOK_AGAIN_S = (1.0, 2.0, 4.0)
+# A task through the event loop of reins's world's page (a MessageChannel message: not throttled in
+# a hidden tab, unlike timers), and how long a running page may take to run it.
+_ONE_TASK = (
+    "new Promise((done) => { const c = new MessageChannel(); "
+    "c.port1.onmessage = () => done(1); c.port2.postMessage(0); })"
+)
+_TASK_WITHIN_MS = 500
+# A paused page answers the probe in milliseconds; one busy in a long script of its own does not
+# (measured: not until the script ends).
+_PROBE_WITHIN_MS = 1000
 
 
 @dataclass
 class PauseWatch(TabPart):
-    """Whether the tab's page is paused in a debugger, and an event set when it pauses."""
+    """Whether the tab's page was paused in a debugger when reins last looked."""
 
-    # reins's session has the Debugger domain on (the extension turns it off on a pause).
-    armed: bool = False
-    # The extension refuses the domain (an older one): the watch stays off for this attachment.
+    # The extension has no pause probe (an older one): no looking.
     unavailable: bool = False
+    # The last look found the page paused: the next command looks first.
     paused: bool = False
     reason: str | None = None
-    happened: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def handle(self, event: CdpEvent) -> None:
-        if event.sessionId:
-            return  # reins enables the domain on the page's own session only
-        if event.method == PAUSED:
-            self.paused = True
-            self.reason = event.params.get("reason")
-            self.armed = False  # the extension has turned the domain off again
-            self.happened.set()
-        elif event.method == RESUMED:
-            self.paused = False
-            self.happened.clear()
-
-    def on_detach(self) -> None:
-        self.armed = self.unavailable = self.paused = False
-        self.happened.clear()
+    looks: int = 0
 
 
 class PagePaused(BrowserError):
@@ -97,46 +96,47 @@ class PagePaused(BrowserError):
 
 
 async def watch_pauses(ctx: CommandContext) -> PauseWatch:
-    """The tab's pause watch, armed (again, after a pause) on use. When the page is paused it
-    says so here: ``watch.paused``."""
+    """The tab's pause watch; when the last look found the page paused, it looks again now
+    (``watch.paused`` says what it saw)."""
     watch = ctx.part(PauseWatch)
-    if watch.armed or watch.unavailable:
-        return watch
-    if not set(PAUSE_EVENTS) <= ctx.tab_state.events:
-        await ctx.subscribe(*PAUSE_EVENTS)
-    # Until breakpoints are off in reins's session, a page's own `debugger;` statement pauses it
-    # *for reins* (seen in the headful tier: a page running one every 300 ms). That pause comes
-    # after the enable's answer, and it ends as soon as the extension lets go of the domain; so a
-    # pause seen then is looked at once more. One held by someone else (DevTools) is reported
-    # before the second enable's answer, as on any arming.
-    for _attempt in range(2):
-        if not await _arm(ctx, watch):
-            break
+    if watch.paused:
+        await look(ctx, watch)
     return watch
 
 
-async def _arm(ctx: CommandContext, watch: PauseWatch) -> bool:
-    """Debugger on with breakpoints off in reins's session. True when a pause came between the
-    two (it may be reins's own: look again), False when armed, paused before the enable's answer
-    (someone holds the page), or refused by the extension."""
-    watch.paused = False
-    watch.happened.clear()
-    try:
-        await ctx.cdp("Debugger.enable", _ENABLE)
-    except BrowserError as exc:
-        if exc.code != "cdp_blocked":
-            raise
+async def look(ctx: CommandContext, watch: PauseWatch) -> None:
+    """Ask the extension once whether someone else holds the page paused; sets ``watch.paused``."""
+    if watch.unavailable or not ctx.host.link.has("pauseProbe"):
         watch.unavailable = True
-        return False
-    if watch.paused:  # reported before the answer; the extension has let go of the domain again
-        return False
-    watch.armed = True
+        return
+    watch.looks += 1
+    watch.paused = False
     try:
-        await ctx.cdp("Debugger.setBreakpointsActive", {"active": False})
-    except BrowserError:
-        if not watch.paused:  # a pause in between turned the domain off: nothing to switch
-            raise
-    return watch.paused
+        answer = await ctx.host.link.request(
+            "pause_probe", ctx.deadline.child(_PROBE_WITHIN_MS), tab_id=ctx.tab
+        )
+    except DeadlineExceeded:
+        return  # a page busy in its own script answers no debugger command: not paused
+    answer = answer if isinstance(answer, dict) else {}
+    reason = answer.get("reason")
+    watch.reason = reason if isinstance(reason, str) else None
+    # A pause of reins's own ended when the extension let go of the domain: the page's event loop
+    # runs a task again at once. One held by someone else runs none.
+    watch.paused = answer.get("paused") is True and not await _runs_a_task(ctx)
+
+
+async def _runs_a_task(ctx: CommandContext) -> bool:
+    try:
+        await evaluate(
+            ctx,
+            _ONE_TASK,
+            await_promise=True,
+            answer_by=ctx.deadline.child(_TASK_WITHIN_MS),
+            what="a task of the page's event loop",
+        )
+    except DeadlineExceeded:
+        return False
+    return True
 
 
 def refuse_if_paused(ctx: CommandContext, watch: PauseWatch) -> None:
@@ -148,24 +148,30 @@ def refuse_if_paused(ctx: CommandContext, watch: PauseWatch) -> None:
 async def until_paused(
     work: Awaitable[dict[str, Any]], ctx: CommandContext, watch: PauseWatch, *, what: str
 ) -> dict[str, Any]:
-    """Run ``work``; if the page pauses meanwhile and is still paused once reins has let go of
-    the Debugger domain, stop it and raise ``PagePaused`` at once."""
+    """Run ``work``; while it has not finished, look from time to time whether the page is
+    paused by someone else, and if it is, stop the work and raise ``PagePaused``."""
     task: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(work)
     try:
+        wait_s = SUSPECT_AFTER_S
+        waits = iter(_LOOK_AGAIN_S)
         while True:
-            paused: asyncio.Future[Any] = asyncio.ensure_future(watch.happened.wait())
-            try:
-                await asyncio.wait([task, paused], return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                paused.cancel()
-            if task.done():
+            done, _ = await asyncio.wait([task], timeout=wait_s)
+            if done:
                 return task.result()
-            await watch_pauses(ctx)  # look again, now that reins's session has let go
+            if watch.unavailable:
+                return await task
+            looking: asyncio.Future[Any] = asyncio.ensure_future(look(ctx, watch))
+            await asyncio.wait([task, looking], return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                looking.cancel()
+                return task.result()
+            if isinstance(looking.exception(), ReinsError):
+                return await task  # the tab itself went wrong: the work says how
+            looking.result()  # anything else is a bug of reins's: raised
             if watch.paused:
                 ctx.note("page_paused")
                 raise PagePaused(ctx.tab, watch.reason, what)
-            if not watch.armed:  # the watch cannot look any more: let the work run its course
-                return await task
+            wait_s = next(waits, _LOOK_AGAIN_S[-1])
     finally:
         if not task.done():
             task.cancel()
