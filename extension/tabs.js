@@ -81,10 +81,22 @@ export class Tabs {
     return this.describe(tab);
   }
 
+  // In a browser `reins launch` started, its last tab closing would end the browser, and the
+  // host with it (`reins tab new` then found no host): a blank tab of reins's takes its place
+  // first, and the answer names it. (The user's own browser is theirs to close.)
   async close(tabId) {
     enforce(this.ownership.check(tabId));
+    let replacedBy;
+    if (this.ownership.launched) {
+      const all = await this.tabs.query({});
+      if (all.length === 1 && all[0].id === tabId) {
+        const blank = await this.tabs.create({ url: "about:blank", active: true, windowId: all[0].windowId });
+        await this.ownership.opened(blank.id);
+        replacedBy = blank.id;
+      }
+    }
     await this.tabs.remove(tabId);
-    return {};
+    return replacedBy === undefined ? {} : { replacedBy };
   }
 
   // Navigation without the debugger, for a tab on a page reins may not attach to (chrome://…):

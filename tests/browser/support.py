@@ -130,3 +130,11 @@ class WaitingCommand:
 
     def is_alive(self) -> bool:
         return self._thread.is_alive()
+
+
+def close_every_page(driver: Any) -> None:
+    """Close every tab of the browser as its user would, outside reins (chromedriver's CDP)."""
+    targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    for target in targets:
+        if target["type"] == "page":
+            driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target["targetId"]})

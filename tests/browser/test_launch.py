@@ -60,6 +60,31 @@ def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None
     assert code == 3 and out[0]["error"]["code"] == "no_host"
 
 
+def test_closing_the_last_tab_of_a_launched_browser_keeps_the_browser(
+    scratch_home: Path, site: Site
+) -> None:
+    """Issue 46: the last tab closing ended `reins launch`'s browser and its host (`reins tab new`
+    then answered `no_host`). A blank tab of reins's takes its place; the browser stays."""
+    code, out = _reins(scratch_home, "launch", "--headless", "--profile", "solo", "--json")
+    assert code == 0, out
+    pid = out[0]["pid"]
+    code, out = _reins(scratch_home, "navigate", site.url("static/bridge.html"), "--json")
+    assert code == 0, out
+    code, out = _reins(scratch_home, "tabs", "--json")
+    assert code == 0 and len(out[0]["tabs"]) == 1, out
+    only = out[0]["tabs"][0]["id"]
+    code, out = _reins(scratch_home, "tab", "close", "--json")
+    assert code == 0 and out[0]["closed"] == only, out
+    blank = out[0]["replaced_by"]
+    os.kill(pid, 0)  # the browser is still there
+    code, out = _reins(scratch_home, "tabs", "--json")
+    assert code == 0 and [t["id"] for t in out[0]["tabs"]] == [blank], out
+    code, out = _reins(scratch_home, "tab", "new", site.url("static/bridge.html"), "--json")
+    assert code == 0 and "/static/bridge.html" in out[0]["url"], out
+    shown = run_cli(scratch_home, "tab", "close", str(blank), profile=None, as_json=False)
+    assert shown.code == 0 and f"tab {blank} closed" in shown.stdout
+
+
 def test_the_host_the_browser_starts_runs_on_mimalloc_when_the_system_has_it(
     scratch_home: Path, site: Site
 ) -> None:

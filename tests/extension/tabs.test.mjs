@@ -191,6 +191,27 @@ describe("the tabs of the user's browser", () => {
     assert.deepEqual(calls, [["tabs.update", 6, { active: true }], ["windows.update", 2, { focused: true }], ["tabs.remove", 6]]);
   });
 
+  test("in a browser reins launched, its last tab closing leaves a blank tab of reins's in its place", async () => {
+    ownership.launched = true;
+    open.delete(6);
+    const answer = await tabs.close(5);
+    assert.deepEqual(calls, [["tabs.create", "about:blank", { active: true, windowId: 1 }], ["tabs.remove", 5]]);
+    assert.deepEqual(answer, { replacedBy: 10 });
+    assert.ok(ownership.isReins(10));
+    assert.deepEqual([...open.keys()], [10]);
+  });
+
+  test("not the last tab, or the user's own browser: the tab just closes", async () => {
+    ownership.launched = true;
+    assert.deepEqual(await tabs.close(5), {});
+    assert.deepEqual(calls, [["tabs.remove", 5]]);
+    ownership.launched = false;
+    await tabs.select(6);
+    calls = [];
+    assert.deepEqual(await tabs.close(6), {});
+    assert.deepEqual(calls, [["tabs.remove", 6]]);
+  });
+
   test("handing over from the popup groups the tab in the user's browser, not in a launched one", async () => {
     await tabs.handOver(6);
     assert.ok(ownership.isReins(6));

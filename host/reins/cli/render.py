@@ -187,7 +187,14 @@ TEXT: dict[str, Callable[[Answer], str]] = {
     "tabs": tabs,
     "tab_new": lambda a: f"tab {a['id']} {quote(str(a.get('url') or ''))}",
     "tab_select": lambda a: f"tab {a['tab']['id']} selected",
-    "tab_close": lambda a: f"tab {a['closed']} closed",
+    "tab_close": lambda a: (
+        f"tab {a['closed']} closed"
+        + (
+            f"; the browser's last: blank tab {a['replaced_by']} in its place"
+            if "replaced_by" in a
+            else ""
+        )
+    ),
     "navigate": page,
     "back": page,
     "forward": page,

@@ -190,7 +190,8 @@ async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
 
 @command("tab_close", TabCloseArgs, needs_tab=False, cli_args=("id",))
 async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
-    """Close tab ID (default: the current tab); only tabs reins may drive."""
+    """Close tab ID (default: the current tab); only tabs reins may drive. In a browser `reins
+    launch` started, its last tab is replaced by a blank one first (the browser would end)."""
     host = ctx.host
     if args.id is not None:
         tab_id = args.id
@@ -200,7 +201,9 @@ async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
         tab_id = await host.default_tab(ctx.deadline)
     watch = await _closing_watch(ctx, tab_id)
     try:
-        await until_dialog(host.link.request("tabs.close", ctx.deadline, tabId=tab_id), watch)
+        closed = await until_dialog(
+            host.link.request("tabs.close", ctx.deadline, tabId=tab_id), watch
+        )
     except DialogOpened as asked:
         # The page asks before it is left (beforeunload): its question, and any unsaved work it
         # guards in the user's profile, are the agent's to answer, not reins's to dismiss.
@@ -211,6 +214,10 @@ async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
         ) from None
     host.current.lost(tab_id)
     host.tabs.pop(tab_id, None)
+    replaced_by = closed.get("replacedBy") if isinstance(closed, dict) else None
+    if isinstance(replaced_by, int) and not isinstance(replaced_by, bool):
+        host.current.choose(replaced_by)
+        return {"closed": tab_id, "replaced_by": replaced_by}
     return {"closed": tab_id}
 
 
