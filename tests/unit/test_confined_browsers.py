@@ -127,6 +127,20 @@ def test_doctor_says_the_same_as_a_failing_check(user: Path) -> None:
     assert "brave" in str(snap["detail"]) and "Flatpak" in str(snap["fix"])
 
 
+def test_the_cli_prints_a_refused_snap_beside_what_it_registered(user: Path) -> None:
+    from click.testing import CliRunner
+    from reins.cli import main
+
+    (user / ".config" / "google-chrome").mkdir(parents=True)
+    (user / "snap" / "chromium").mkdir(parents=True)
+    shown = CliRunner().invoke(main, ["install"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert any(line.startswith("registered for chrome: ") for line in lines), lines
+    refused = [line for line in lines if line.startswith("refused chromium: ")]
+    assert len(refused) == 1 and "Chrome for Testing" in refused[0], lines
+
+
 def test_no_snap_check_on_other_desktops(user: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (user / "snap" / "chromium").mkdir(parents=True)
     monkeypatch.setattr(reins._platform, "os_name", lambda: "darwin")

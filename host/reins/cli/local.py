@@ -71,6 +71,7 @@ def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **lo
         lambda r: "\n".join(
             [f"registered for {b}: {where}" for b, where in r["browsers"].items()]
             + ([f"not found here (skipped): {', '.join(r['not_found'])}"] if r["not_found"] else [])
+            + [f"refused {b}: {why}" for b, why in (r.get("refused") or {}).items()]
         ),
     )
 
