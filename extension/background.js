@@ -7,17 +7,15 @@
 // only for an event it listens to, and then runs this file from the top, which ends in wake():
 // so besides tab events it listens to a 30-second alarm (the shortest period Chrome allows),
 // browser start-up and install. Listeners are registered at the top level, where Chrome requires
-// them to be. Everything held here (the port, attached tabs) dies with the worker; the host it
-// starts is a fresh one.
+// them to be. Everything held here (the port, attached tabs) dies with the worker; its host is new.
 //
 // Policy holds at every door: each command (sessions.command), each tab opened or sent somewhere
 // (tabs.js), each navigation of an attached tab however it happened (sessions.updated: a tab on a
 // refused page is let go at once, the host told). The user's Cancel on the debugging bar stops
 // reins on a tab until the user hands it back.
 //
-// Host -> extension: {id, type, ...}; the answer is {id, ok: true, result} or
-// {id, ok: false, error: {code, message, ...}} (errors.js). Extension -> host, unasked: {type: "hello" | "event" |
-// "detached" | "paused" | "tab_removed", ...}.
+// Host -> extension: {id, type, ...}; the answer is {id, ok: true, result} or {id, ok: false, error:
+// {code, message, ...}} (errors.js). Unasked: {type: "hello" | "event" | "detached" | "paused" | "tab_removed"}.
 
 import { errorOf } from "./errors.js";
 import { DetachReasons, Ownership } from "./ownership.js";
@@ -56,7 +54,7 @@ const switches = () => options;
 const tabs = new Tabs({ tabs: chrome.tabs, windows: chrome.windows, tabGroups: chrome.tabGroups, ownership, switches, warn: console.warn });
 const sessions = new Sessions({
   debugger: chrome.debugger, tabs: chrome.tabs, switches, ownership, detachReasons: new DetachReasons(),
-  post: (message) => host.post(message), worldName: worldName(),
+  post: (message) => host.post(message), worldName: worldName(), downloads: chrome.downloads,
 });
 // Random ids said in hello: this browser profile (the host names its socket after it) and this run
 // of the browser (tab ids mean something only within one); port.js keptId.
@@ -108,6 +106,8 @@ const HANDLERS = {
   },
   world: (msg) => sessions.world(msg.tabId, msg.sessionId, msg.frameId),
   pause_probe: (msg) => sessions.pauseProbe(msg.tabId),
+  "downloads.find": (msg) => sessions.findDownload(msg.tabId, msg.url),
+  "downloads.cancel": (msg) => sessions.cancelDownload(msg.tabId, msg.url),
   detach: (msg) => sessions.release(msg.tabId, LET_GO.hostAsked()).then(() => ({})),
   "tabs.list": () => tabs.list(),
   "tabs.current": () => tabs.current(),

@@ -33,12 +33,18 @@ export const LET_GO = {
   closed: () => ({ code: "target_closed", reason: "tab closed", detach: false, tell: { type: "tab_removed" }, always: true }),
 };
 
+// The URLs of downloads a held tab's page began that the host may ask about (the newest kept).
+const MAX_BEGUN = 50;
+// How much earlier than the event Chrome may date the download it reports.
+const BEGUN_SLACK_MS = 2000;
+
 export class Sessions {
   // debugger: {attach, detach, sendCommand, getTargets}; tabs: {get}; switches(): the user's
   // switches in the popup, as policy.js reads them; ownership: Ownership; detachReasons:
   // DetachReasons; post(message): to the host; worldName: of reins's own world (worlds.js).
-  constructor({ debugger: dbg, tabs, switches, ownership, detachReasons, post, worldName, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
+  constructor({ debugger: dbg, tabs, switches, ownership, detachReasons, post, worldName, downloads, detachReasonWaitMs = DETACH_REASON_WAIT_MS }) {
     this.dbg = dbg;
+    this.downloads = downloads; // chrome.downloads
     this.tabs = tabs;
     this.switches = switches;
     this.ownership = ownership;
@@ -71,7 +77,7 @@ export class Sessions {
     enforce(this.ownership.check(tabId));
     let state = this.held.get(tabId);
     if (!state) {
-      state = { events: new Set(), inflight: new Set(), probes: new Set() };
+      state = { events: new Set(), inflight: new Set(), probes: new Set(), begun: [] };
       state.ready = this.#attach(tabId, state);
       this.held.set(tabId, state);
     }
@@ -263,11 +269,53 @@ export class Sessions {
       const probes = source.sessionId ? [] : this.held.get(source.tabId)?.probes ?? [];
       for (const probe of probes) if (!probe.answered) probe.reason = typeof params?.reason === "string" ? params.reason : "other";
     }
+    if (method === "Page.downloadWillBegin" && typeof params?.url === "string") {
+      const begun = this.held.get(source.tabId)?.begun;
+      begun?.push({ url: params.url, at: Date.now() });
+      begun?.splice(0, Math.max(0, (begun?.length ?? 0) - MAX_BEGUN));
+    }
     // A child session gone (its frame navigated or went): its ids mean nothing any more.
     if (method === "Target.detachedFromTarget") this.worlds.forgetSession(source.tabId, params?.sessionId);
     if (!this.subscribed(source.tabId, method)) return;
     const kept = eventParams(method, params);
     if (kept !== null) this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
+  }
+
+  // A download the page of a held tab began (Page.downloadWillBegin, above), as the browser's
+  // download list has it: where the file went. Only a URL that tab began: the host reads nothing
+  // else of the user's downloads.
+  async findDownload(tabId, url) {
+    const item = await this.#begunIn(tabId, url);
+    return item ? { filename: item.filename, state: item.state, bytesReceived: item.bytesReceived, totalBytes: item.totalBytes } : null;
+  }
+
+  // The profile refuses downloads in reins's tabs (`reins config downloads off`): cancelled; one
+  // that already ended (a page's own data, saved in an instant) has its file deleted. Taken off
+  // the browser's list either way. Chrome may list it an instant after the event: looked for again.
+  async cancelDownload(tabId, url) {
+    for (let tries = 0; tries < 20; tries += 1) {
+      let item = await this.#begunIn(tabId, url);
+      if (item) {
+        if (item.state === "in_progress") await this.downloads.cancel(item.id).catch(() => {});
+        item = (await this.downloads.search({ id: item.id }))[0] ?? item; // it may have ended meanwhile
+        if (item.state === "complete" && item.exists) await this.downloads.removeFile(item.id).catch(() => {});
+        const [now] = await this.downloads.search({ id: item.id });
+        await this.downloads.erase({ id: item.id }).catch(() => {});
+        return { canceled: !now || now.state === "interrupted" || !now.exists };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return { canceled: false };
+  }
+
+  // The browser's newest download of `url` that began when the tab's page began it (not the
+  // user's own older download of the same URL).
+  async #begunIn(tabId, url) {
+    const begun = typeof url === "string" ? this.held.get(tabId)?.begun.findLast((b) => b.url === url) : null;
+    if (!begun) throw new Refusal("not_found", `no download of tab ${tabId} began at that URL`);
+    const startedAfter = new Date(begun.at - BEGUN_SLACK_MS).toISOString();
+    const [item] = await this.downloads.search({ url, startedAfter, orderBy: ["-startTime"], limit: 1 });
+    return item ?? null;
   }
 
   releaseAll(why) {

@@ -15,7 +15,7 @@
     │                               not_editable, not_stable, target_is_frame, focus_elsewhere,
     │                               press_intercepted
     ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
-    │                               upload_refused
+    │                               upload_refused, focus_in_frame, unverified
     ├── EvaluateError               eval_exception, evaluate_disabled
     ├── ExpectationFailure          expectation_failed
     └── DeadlineExceeded            timeout
@@ -92,6 +92,8 @@ _NEXT_STEP: dict[str, str] = {
     "choose_mismatch": "the widget does not show the choice: open it again (`reins click`), `reins state` to see its options, and pick one it offers",
     "upload_refused": "reins attaches files only from the directories the user allows (the directory `reins` runs in and below, no hidden folders); move the file there, or the user adds a directory with `reins config upload-dirs add DIR`",
     "check_failed": "the control did not change state; inspect it with `reins state`",
+    "unverified": "the page's world and the browser's accessibility tree disagree on what the control holds (`read` and `accessibility` say what each saw): do not count it as committed; read it again with `reins state` or `reins expect value`, and look at what the page shows",
+    "focus_in_frame": "the action was given, then the page put keyboard focus into a frame the target does not contain (`frame` says which): keys sent now would go there; look with `reins state`, and if it is another site's frame, the page is steering your input",
     "eval_exception": "fix the script; the message and location say where it threw",
     "evaluate_disabled": "evaluate is switched off for this profile (`reins config evaluate on`)",
     "expectation_failed": "the page does not show what was expected: look at `seen`, then `reins state` or `reins screenshot`, and `reins console --errors` for what the page logged",
@@ -231,7 +233,15 @@ for _cls, _codes in (
     ),
     (
         ActionError,
-        ("fill_mismatch", "select_mismatch", "choose_mismatch", "check_failed", "upload_refused"),
+        (
+            "fill_mismatch",
+            "select_mismatch",
+            "choose_mismatch",
+            "check_failed",
+            "upload_refused",
+            "focus_in_frame",
+            "unverified",
+        ),
     ),
     (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),
     (EvaluateError, ("eval_exception", "evaluate_disabled")),

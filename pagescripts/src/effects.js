@@ -2,6 +2,7 @@
 
 import { fieldValue, nodeLabel } from "./actions.js";
 import { EFFECT, RECEIPT } from "./symbols.js";
+import { clipField } from "./text.js";
 
 // A short label for the focused element: tag#id[aria-label or name]; null for none or the body.
 export function focusLabel(n, body) {
@@ -104,6 +105,26 @@ function leaving(rec) {
   const nav = rec.win.navigation;
   if (nav && nav.transition) return null; // intercepted: a same-document navigation after all
   return e.destination.url;
+}
+
+// A download the action asked for (a link with `download`, an export the page builds and clicks):
+// the file name it asked for ("" when the link names none), or null. The browser's own events say
+// whether it began (page/downloads.py).
+function downloading(rec) {
+  const e = rec.navigate;
+  if (!e || e.downloadRequest == null) return null;
+  return clipField(String(e.downloadRequest));
+}
+
+// Keyboard focus on a frame the element does not contain (the page handed it there, perhaps to
+// another site's frame): that frame's label and URL, else null.
+const FRAME_TAGS = ["iframe", "frame", "object", "embed"];
+
+function frameFocus(el) {
+  let n = el.ownerDocument.activeElement;
+  while (n && n.shadowRoot && n.shadowRoot.activeElement) n = n.shadowRoot.activeElement;
+  if (!n || n === el || !FRAME_TAGS.includes(n.localName) || el.contains(n)) return null;
+  return { frame: focusLabel(n, null), url: clipField(String(n.src || n.data || "")) };
 }
 
 // ---- what received a press -----------------------------------------------------------------
@@ -249,7 +270,7 @@ export async function readState(el, phase, options = {}) {
   const out = {
     ...stateOf(el), top: false, document: performance.timeOrigin,
     counts: rec ? { ...rec.counts } : null, shown, navigating: rec ? leaving(rec) : null,
-    receipt: takeReceipt(el),
+    downloading: rec ? downloading(rec) : null, focusFrame: frameFocus(el), receipt: takeReceipt(el),
   };
   try {
     out.top = win === win.top;

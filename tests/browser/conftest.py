@@ -95,6 +95,12 @@ def _chrome_options(user_data: Path) -> Any:
     for flag in browser_flags(user_data, headless=True):
         options.add_argument(flag)
     options.add_experimental_option("excludeSwitches", ["disable-extensions"])
+    # Downloads into the test's own folder, never the machine's ~/Downloads.
+    downloads = user_data.parent / "downloads"
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
     return options
 
 

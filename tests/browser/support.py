@@ -135,6 +135,11 @@ class WaitingCommand:
 def close_every_page(driver: Any) -> None:
     """Close every tab of the browser as its user would, outside reins (chromedriver's CDP)."""
     targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
-    for target in targets:
-        if target["type"] == "page":
-            driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target["targetId"]})
+    pages = [t["targetId"] for t in targets if t["type"] == "page"]
+    try:
+        own = driver.current_window_handle  # chromedriver's window handle is its target id
+    except Exception:  # its window is gone already
+        own = None
+    # chromedriver's own window last: its commands go through it.
+    for target_id in sorted(pages, key=lambda t: t == own):
+        driver.execute_cdp_cmd("Target.closeTarget", {"targetId": target_id})

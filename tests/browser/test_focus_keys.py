@@ -65,3 +65,23 @@ def test_keys_on_a_field_that_keeps_focus_are_typed(browser: Browser, page: Any)
     assert browser.js("return document.getElementById('card').value") == "4111 1111 1111 1111"
     assert browser.js("return window.__log") == ["note:h", "note:i", "note:Enter"]
     assert _frame_log(browser) == []
+
+
+def test_a_click_that_hands_focus_to_another_sites_frame_is_an_error(
+    browser: Browser, page: Any
+) -> None:
+    """Issue 45: an effect that shows focus moving into a frame the target does not contain is an
+    error, not an ok with `focus: -> iframe#pay` that an agent would type after."""
+    tab = _open(browser, page, "click")
+    code, body = browser.cli("click", "#continue", "--tab", tab)
+    assert code == 1 and body["error"]["code"] == "focus_in_frame", body
+    assert body["error"]["frame"].startswith("iframe#pay"), body
+    assert body["error"]["url"].startswith("http://localhost:"), body
+    assert body["error"]["effect"]["focus"]["to"].startswith("iframe#pay"), body
+    assert browser.js("return window.__log") == ["continue:click"]  # the click was given
+
+
+def test_a_click_that_keeps_focus_on_the_page_is_ok(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page, "none")
+    body = browser.ok("click", "#continue", "--tab", tab)
+    assert body["effect"]["focus"]["to"] == "button#continue", body

@@ -6,6 +6,7 @@ committed with the built-ins it captured before lying, through the browser's by-
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -129,3 +130,27 @@ def test_floods_of_labels_and_elements_are_bounded_and_said(browser: Browser, pa
     # The page has 60,000 "more" buttons and a few others; one state lists 50,000 elements.
     assert 10_000 <= body["unread"] <= 10_020, body["unread"]
     assert "more of the page not read" in body["text"].splitlines()[-1]
+
+
+def test_the_console_capture_keeps_nothing_on_the_page_s_window(
+    browser: Browser, page: Any
+) -> None:
+    """Issue 44: the capture behind `reins console` kept its buffers on a Symbol slot of the
+    page's window (the page could read, fill or forge them). Now only a hook lives in the page's
+    world; the buffers are in reins's."""
+    tab = _open(browser, page)
+    assert browser.ok("console", "--tab", str(tab))["entries"] == []  # switches it on
+    _page(browser, "console.error('declined: card 4242'); console.warn('slow');")
+    _page(browser, "setTimeout(() => { throw new Error('unhandled boom'); }, 0)")
+    texts: list[tuple[str, str, str]] = []
+    deadline = time.monotonic() + 5
+    while not any(kind == "exception" for _, kind, _ in texts) and time.monotonic() < deadline:
+        entries = browser.ok("console", "--since", "1m", "--tab", str(tab))["entries"]
+        texts = [(e["level"], e["kind"], e["text"]) for e in entries]
+        time.sleep(0.1)
+    assert ("error", "exception", "Error: unhandled boom") in texts, texts
+    assert ("error", "console", "declined: card 4242") in texts, texts
+    assert ("warn", "console", "slow") in texts, texts
+    symbols = _page(browser, "Object.getOwnPropertySymbols(window).map(String)")
+    assert [s for s in symbols if "reins" in s] == [], symbols
+    assert _page(browser, "console.error.name") == "error"

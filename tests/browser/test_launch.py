@@ -85,6 +85,21 @@ def test_closing_the_last_tab_of_a_launched_browser_keeps_the_browser(
     assert shown.code == 0 and f"tab {blank} closed" in shown.stdout
 
 
+def test_a_launched_profile_downloads_into_reins_home(scratch_home: Path, site: Site) -> None:
+    """Issue 46: `reins launch`'s own profile saved downloads into ~/Downloads."""
+    code, out = _reins(scratch_home, "launch", "--headless", "--profile", "solo", "--json")
+    assert code == 0, out
+    code, out = _reins(scratch_home, "navigate", site.url("static/download.html"), "--json")
+    assert code == 0, out
+    code, out = _reins(scratch_home, "click", "#export", "--json")
+    assert code == 0, out
+    (got,) = out[0]["effect"]["downloads"]
+    folder = scratch_home / "profiles" / "solo" / "downloads"
+    assert Path(got["folder"]) == folder and got["file"] == "export-2026-12.csv", got
+    assert "2026-12-01,42.00" in (folder / "export-2026-12.csv").read_text()
+    assert folder.stat().st_mode & 0o777 == 0o700
+
+
 def test_the_host_the_browser_starts_runs_on_mimalloc_when_the_system_has_it(
     scratch_home: Path, site: Site
 ) -> None:

@@ -510,3 +510,57 @@ describe("pauseProbe: is the page paused by someone else?", () => {
     assert.equal(answers.length, 0);
   });
 });
+
+describe("downloads: only what a reins tab began", () => {
+  let items; // the browser's download list
+  let removed;
+  const downloadsApi = () => ({
+    search: async (q) => items.filter((i) => (q.id === undefined || i.id === q.id) && (q.url === undefined || i.url === q.url)
+      && (q.startedAfter === undefined || i.startTime > q.startedAfter)),
+    cancel: async (id) => (items.find((i) => i.id === id).state = "interrupted"),
+    removeFile: async (id) => (removed.push(id), (items.find((i) => i.id === id).exists = false)),
+    erase: async ({ id }) => (items = items.filter((i) => i.id !== id)),
+  });
+
+  beforeEach(() => {
+    removed = [];
+    const now = new Date().toISOString();
+    items = [
+      { id: 1, url: "https://example.com/a.csv", filename: "/home/u/Downloads/a.csv", state: "complete", exists: true, startTime: "2020-01-01T00:00:00.000Z" },
+      { id: 2, url: "https://example.com/a.csv", filename: "/home/u/Downloads/a (1).csv", state: "complete", exists: true, startTime: now, bytesReceived: 9, totalBytes: 9 },
+    ];
+    sessions.downloads = downloadsApi();
+  });
+
+  test("a URL the tab did not begin is refused: the user's own downloads stay unread", async () => {
+    await sessions.ensure(7);
+    await assert.rejects(sessions.findDownload(7, "https://example.com/a.csv"), (err) => err.code === "not_found");
+    await assert.rejects(sessions.cancelDownload(7, "https://example.com/a.csv"), (err) => err.code === "not_found");
+    assert.equal(items.length, 2);
+  });
+
+  test("the download the tab began, not the user's older one of the same URL", async () => {
+    await sessions.ensure(7);
+    sessions.event({ tabId: 7 }, "Page.downloadWillBegin", { url: "https://example.com/a.csv", guid: "g" });
+    assert.deepEqual(await sessions.findDownload(7, "https://example.com/a.csv"), {
+      filename: "/home/u/Downloads/a (1).csv", state: "complete", bytesReceived: 9, totalBytes: 9,
+    });
+    await assert.rejects(sessions.findDownload(8, "https://example.com/a.csv"), (err) => err.code === "not_found");
+  });
+
+  test("refused: one that ended has its file deleted, and only that one", async () => {
+    await sessions.ensure(7);
+    sessions.event({ tabId: 7 }, "Page.downloadWillBegin", { url: "https://example.com/a.csv", guid: "g" });
+    assert.deepEqual(await sessions.cancelDownload(7, "https://example.com/a.csv"), { canceled: true });
+    assert.deepEqual(removed, [2]);
+    assert.deepEqual(items.map((i) => i.id), [1]);
+  });
+
+  test("refused: one still coming is cancelled", async () => {
+    await sessions.ensure(7);
+    items[1].state = "in_progress";
+    sessions.event({ tabId: 7 }, "Page.downloadWillBegin", { url: "https://example.com/a.csv", guid: "g" });
+    assert.deepEqual(await sessions.cancelDownload(7, "https://example.com/a.csv"), { canceled: true });
+    assert.deepEqual(removed, []);
+  });
+});

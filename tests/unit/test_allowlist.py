@@ -376,13 +376,15 @@ def test_manifest_key_gives_the_extension_id_the_host_allows() -> None:
     assert re.fullmatch(r"[a-p]{32}", EXTENSION_ID)
 
 
-def test_manifest_permissions_are_exactly_the_six() -> None:
+def test_manifest_permissions_are_exactly_the_seven() -> None:
     manifest = json.loads((EXTENSION / "manifest.json").read_text())
     assert manifest["manifest_version"] == 3
     # alarms: wakes a stopped service worker so it reconnects to the host by itself.
     # tabGroups: the "reins" group shows the user which of their tabs the agent drives.
+    # downloads: where a download a reins tab began went, and refusing it (sessions.js: only
+    # a URL that tab began is looked up).
     assert sorted(manifest["permissions"]) == sorted(
-        ["debugger", "nativeMessaging", "tabs", "tabGroups", "storage", "alarms"]
+        ["debugger", "nativeMessaging", "tabs", "tabGroups", "storage", "alarms", "downloads"]
     )
     assert "host_permissions" not in manifest
     assert "optional_permissions" not in manifest

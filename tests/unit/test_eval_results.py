@@ -274,10 +274,16 @@ def test_a_thrown_non_error_value() -> None:
 
 def test_evaluate_is_on_until_switched_off_per_profile(tmp_path: Path) -> None:
     assert evaluate_enabled("p1", tmp_path) is True
-    assert write_setting("p1", "evaluate", False, tmp_path) == {"evaluate": False}
+    assert write_setting("p1", "evaluate", False, tmp_path) == {
+        "evaluate": False,
+        "downloads": True,
+    }
     assert evaluate_enabled("p1", tmp_path) is False
     assert evaluate_enabled("p2", tmp_path) is True
-    assert json.loads(config_path("p1", tmp_path).read_text()) == {"evaluate": False}
+    assert json.loads(config_path("p1", tmp_path).read_text()) == {
+        "evaluate": False,
+        "downloads": True,
+    }
     assert (config_path("p1", tmp_path).parent.stat().st_mode & 0o777) == 0o700
     write_setting("p1", "evaluate", True, tmp_path)
     assert evaluate_enabled("p1", tmp_path) is True
@@ -287,9 +293,9 @@ def test_a_broken_config_file_counts_as_the_defaults(tmp_path: Path) -> None:
     path = config_path("p", tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
-    assert read_config("p", tmp_path) == {"evaluate": True}
+    assert read_config("p", tmp_path) == {"evaluate": True, "downloads": True}
     path.write_text(json.dumps({"evaluate": "no", "other": 1}))
-    assert read_config("p", tmp_path) == {"evaluate": True}
+    assert read_config("p", tmp_path) == {"evaluate": True, "downloads": True}
 
 
 def test_unknown_settings_are_refused(tmp_path: Path) -> None:

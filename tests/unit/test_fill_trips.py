@@ -133,6 +133,8 @@ def test_fill_is_the_focus_the_keys_and_the_read_after() -> None:
             ("Runtime.callFunctionOn", "fieldValue"),
         ],
         [("Runtime.callFunctionOn", "readState")],  # after, with the field's text
+        # The browser's accessibility tree on what the field holds (act/confirm.py).
+        [("Accessibility.getPartialAXTree", "?")],
     ]
     assert field.after_options[0]["field"] is True and field.after_options[0]["settle"] == "frame"
     assert answer["value"] == "new"

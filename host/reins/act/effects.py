@@ -11,11 +11,14 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from reins._errors import ReinsError
+from reins._errors import ActionError, ReinsError
+from reins._pagetext import quote
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
+from reins.observe.evidence import redact_url
 from reins.page.call import call_function, call_params, call_value, evaluate, page_call
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
+from reins.page.downloads import DownloadWatch, downloads_since
 
 __all__ = [
     "ASK_AFTER_MS",
@@ -393,6 +396,11 @@ async def _conclude(
     """The answer from the two reads: a navigation the page said it started is followed to the
     new document (bounded); a failed after read asks the tab what happened (never a guess)."""
     instead: dict[str, Any] | None = None
+    asked = after is not None and after.pop("downloading", None) is not None
+    focus_frame = after.pop("focusFrame", None) if after is not None else None
+    downloads = await downloads_since(ctx, ctx.part(DownloadWatch), asked=asked)
+    if after is not None and downloads:
+        after.pop("navigating", None)  # the navigation was the download's: no new document comes
     if after is not None and before and after.get("navigating") and before.get("top"):
         instead = await _arrival(ctx, before)
         if instead is not None:
@@ -400,9 +408,31 @@ async def _conclude(
     elif after is None and before:
         instead = await _instead(ctx, before, failure)
     effect, warnings = effect_of(before, after, instead)
+    if downloads:
+        effect["downloads"] = downloads
+        warnings = [w for w in warnings if w != "no_effect"]
+        if any(d["state"] == "refused" for d in downloads):
+            warnings.append("download_refused")
+        if any(d.get("refusal_failed") for d in downloads):
+            warnings.append("download_not_refused")
+    if isinstance(focus_frame, dict) and "focus" in effect:
+        raise _focus_in_frame(effect, focus_frame)
     out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
     out.update(extra)
     return _with_target(out, el)
+
+
+def _focus_in_frame(effect: dict[str, Any], focus_frame: dict[str, Any]) -> ActionError:
+    """The action moved keyboard focus into a frame the target does not contain: an error, so
+    the agent does not type next into what may be another site's frame (issue 45)."""
+    frame = quote(str(focus_frame.get("frame") or "a frame"), 120)
+    url = redact_url(focus_frame.get("url") or "")
+    return ActionError(
+        f"the action was given, then the page put keyboard focus into the frame {frame}"
+        f"{f' ({url})' if url else ''}, which the target does not contain",
+        code="focus_in_frame",
+        details={"effect": effect, "frame": str(focus_frame.get("frame") or ""), "url": url},
+    )
 
 
 async def _let_go(ctx: CommandContext) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
+from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
 from reins.act.effects import act_on, act_reading_before, before_command, before_value
 from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
@@ -115,6 +116,7 @@ async def fill_element(
                 code="fill_mismatch",
                 details={"kept": settled, "expected": result["value"]},
             )
+        await confirm_text(ctx, el, settled if settled is not None else str(result["value"]))
     return result
 
 
@@ -218,7 +220,12 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
             explain_timeout=True,
         )
 
-    return await act_on(ctx, el, do)
+    result = await act_on(ctx, el, do)
+    selected = result.get("selected")
+    if isinstance(selected, list):
+        labels = [str(o.get("label") if isinstance(o, dict) else o) for o in selected]
+        await confirm_selected(ctx, el, labels)
+    return result
 
 
 async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[str, Any]:
@@ -242,5 +249,6 @@ async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[s
             f"the control is still {'un' if wanted else ''}checked after the click",
             code="check_failed",
         )
+    await confirm_checked(ctx, el, wanted)
     result["checked"] = wanted
     return result

@@ -185,7 +185,7 @@ def _settings_profile(given: str | None) -> str:
 
 
 @click.command("config")
-@click.argument("key", type=click.Choice(["evaluate", "upload-dirs"]))
+@click.argument("key", type=click.Choice(["evaluate", "downloads", "upload-dirs"]))
 @click.argument("value", required=False)
 @click.argument("directory", required=False)
 @global_options
@@ -194,6 +194,7 @@ def config(
     ctx: click.Context, /, key: str, value: str | None, directory: str | None, **local: Any
 ) -> None:
     """Show or change a per-profile setting: `reins config evaluate off` refuses every eval;
+    `reins config downloads off` cancels every download a page in a tab reins drives begins;
     `reins config upload-dirs add DIR` lets `reins upload` read files under DIR (besides the
     directory reins runs in), `remove DIR` takes it back.
 
@@ -209,8 +210,8 @@ def config(
 
     opts = merged_options(ctx, local)
     profile = _settings_profile(opts.get("profile"))
-    if key == "evaluate" and (value not in (None, "on", "off") or directory is not None):
-        ctx.fail("reins config evaluate [on|off]")
+    if key != "upload-dirs" and (value not in (None, "on", "off") or directory is not None):
+        ctx.fail(f"reins config {key} [on|off]")
     if key == "upload-dirs" and (value is None) != (directory is None):
         ctx.fail("reins config upload-dirs [add|remove DIR]")
 

@@ -19,7 +19,7 @@ from reins.observe.sent import SentRecords, carry
 from reins.observe.store import ObserveState
 from reins.page.call import evaluate_handle, page_call
 
-__all__ = ["ax_records", "merge_ax"]
+__all__ = ["ax_records", "ax_states", "ax_value", "merge_ax"]
 
 
 async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
@@ -40,11 +40,13 @@ async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
     return [ids[i] for i in sorted(ids)]
 
 
-def _ax_value(node: dict[str, Any], key: str) -> Any:
+def ax_value(node: dict[str, Any], key: str) -> Any:
+    """One of an AX node's own values (role, name, value), as Chrome gave it."""
     return (node.get(key) or {}).get("value")
 
 
-def _ax_states(node: dict[str, Any]) -> dict[str, Any]:
+def ax_states(node: dict[str, Any]) -> dict[str, Any]:
+    """An AX node's states reins reads (checked as True, False or "mixed")."""
     states: dict[str, Any] = {}
     for prop in node.get("properties") or []:
         name = prop.get("name")
@@ -167,16 +169,16 @@ def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> Non
     if node is None:
         return
     record["backend_node_id"] = node.get("backendDOMNodeId")
-    role = _ax_value(node, "role")
+    role = ax_value(node, "role")
     if node.get("ignored"):
         record["ax_ignored"] = True
     elif role in _FRAME_ROLES:
         record["role"] = "frame"
     elif isinstance(role, str) and role not in ("", "none") and record.get("role") != "frame":
         record["role"] = role
-    name = _ax_value(node, "name")
+    name = ax_value(node, "name")
     if isinstance(name, str) and name.strip():
         record["name"] = name.strip()
     states = dict(record.get("states") or {})
-    states.update(_ax_states(node))
+    states.update(ax_states(node))
     record["states"] = states

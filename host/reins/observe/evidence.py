@@ -1,10 +1,12 @@
 """What a page logged and which of its requests failed: per-tab ring buffers, fed from the page.
 
-The page side (``captureTick``, pagescripts/src/capture.js) wraps ``console.error``/``console.warn``,
-listens for uncaught exceptions and unhandled rejections, and watches resource timings (with
-``buffered: true``, so requests made before it was installed are still seen). It keeps what it
-saw in ring buffers on a Symbol slot of the window; ``tick`` installs it once per document and,
-when asked, drains it into the tab's ``PageEvidence`` here.
+The page side (pagescripts/src/capture.js): ``captureTick``, in reins's own world, keeps ring
+buffers there and watches resource timings (with ``buffered: true``, so requests made before it
+was installed are still seen); ``captureHook``, run once per document in the page's world, wraps
+``console.error``/``console.warn`` and listens for uncaught exceptions and unhandled rejections
+(Chrome dispatches those to the page's world only), handing each entry to reins's world as a DOM
+event of a random name, and keeps nothing on the page's window. ``tick`` installs both and, when
+asked, drains the buffers into the tab's ``PageEvidence`` here.
 
 Nothing else crosses: no headers, bodies or cookies (the page side never reads them), and every
 URL is cut down at this boundary (``redact_url``: no credentials, no fragment, no query values,
@@ -345,14 +347,19 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     meanwhile) into the tab's ``PageEvidence`` when ``drain``. One page call (two more the first
     time on a tab: the log's subscription)."""
     await _watch_log(ctx)
-    # The capture wraps the page's console: it lives in the page's world.
-    raw = await evaluate(ctx, page_call("captureTick", drain), what="capture", main_world=True)
+    # The buffers live in reins's world; the page's world gets only the hook that sees its
+    # console and uncaught errors (once per document), which hands entries over as DOM events.
+    raw = await evaluate(ctx, page_call("captureTick", drain), what="capture")
     if not isinstance(raw, dict):
         raise BrowserError(
             "the page answered the capture in a form reins cannot read",
             code="page_answer_invalid",
             transient=True,
         )
+    hook = raw.get("hook")
+    if isinstance(hook, str) and hook.startswith("reins-"):
+        # A failure is the command's (a trace notes "console and network not read").
+        await evaluate(ctx, page_call("captureHook", hook), what="capture", main_world=True)
     document_url = redact_url(raw.get("url"))
     got = Tick(
         document=repr(raw.get("document")),

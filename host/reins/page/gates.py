@@ -8,6 +8,8 @@ Armed once per attachment and checked per command, in this order:
    page/pause.py), and the next command looks first;
 3. the dialog watch: while an alert/confirm/prompt holds the page, page commands answer
    `dialog_open` at once (unless they may run beside it: those are not ended by one either);
+   the download watch beside it (page/downloads.py: what the command's action downloads is
+   its effect; refused as it begins when the profile says so);
 4. around the handler: the tab renders while hidden (focus emulation, frame pump), a dialog that
    opens meanwhile is reported, a crash meanwhile ends the command with `tab_crashed`, and a
    command that takes long looks whether the page is paused (`page_paused`).
@@ -26,8 +28,10 @@ from reins.bridge.command import Command
 from reins.bridge.context import CommandContext
 from reins.page.crash import CrashWatch, refuse_if_crashed, until_crash, watch_crashes
 from reins.page.dialogs import GRACE_S, DialogWatch, refuse_while_open, until_dialog, watch_dialogs
+from reins.page.downloads import watch_downloads
 from reins.page.pause import PauseWatch, refuse_if_paused, until_paused, watch_pauses
 from reins.page.visibility import keep_rendering
+from reins.setup.config import downloads_allowed
 
 __all__ = ["PageGates", "arm_page"]
 
@@ -74,6 +78,9 @@ async def arm_page(ctx: CommandContext, cmd: Command[Any]) -> PageGates:
             refuse_if_paused(ctx, pauses)
             gates.pauses = None if pauses.unavailable else pauses
             gates.dialogs = await watch_dialogs(ctx)
+            await watch_downloads(
+                ctx, refuse=not downloads_allowed(ctx.host.profile, ctx.host.home)
+            )
     except BrowserError as exc:
         if exc.code != "page_refused" or not cmd.leaves_refused_page:
             raise

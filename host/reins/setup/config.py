@@ -19,6 +19,7 @@ __all__ = [
     "SETTINGS",
     "change_upload_dirs",
     "config_path",
+    "downloads_allowed",
     "evaluate_enabled",
     "read_config",
     "upload_dirs",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 # Every on/off setting a profile may hold, with its default.
-SETTINGS: dict[str, bool] = {"evaluate": True}
+SETTINGS: dict[str, bool] = {"evaluate": True, "downloads": True}
 # Directories `reins upload` may read files from, besides the one the CLI runs in (absolute).
 UPLOAD_DIRS = "upload_dirs"
 
@@ -108,3 +109,8 @@ def _write(profile: str, current: dict[str, Any], home: Path | None) -> None:
 
 def evaluate_enabled(profile: str, home: Path | None = None) -> bool:
     return bool(read_config(profile, home)["evaluate"])
+
+
+def downloads_allowed(profile: str, home: Path | None = None) -> bool:
+    """May a page in a tab reins drives download files (`reins config downloads off`: no)?"""
+    return bool(read_config(profile, home)["downloads"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -239,6 +240,7 @@ def _launch(
     _register(home, pdir, data_dir, name)
     if not user_data_dir:
         _fresh_extension_worker(pdir, data_dir)
+        _downloads_into(data_dir, ensure_private_dir(pdir / "downloads", root=home))
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
     args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
     proc = subprocess.Popen(
@@ -271,6 +273,25 @@ def _launch(
         hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
         f"--user-data-dir {data_dir}`",
     )
+
+
+def _downloads_into(data_dir: Path, folder: Path) -> None:
+    """The profile reins made saves downloads into ``folder`` (under REINS_HOME), without asking:
+    its Preferences, written before the browser starts (Chrome keeps what it finds there). A file
+    Chrome wrote that cannot be read is left as it is (the browser's own default then holds)."""
+    prefs_path = data_dir / "Default" / "Preferences"
+    prefs: Any = {}
+    if prefs_path.exists():
+        try:
+            prefs = json.loads(prefs_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(prefs, dict):
+            return
+    download = prefs.get("download") if isinstance(prefs.get("download"), dict) else {}
+    prefs["download"] = {**download, "default_directory": str(folder), "prompt_for_download": False}
+    prefs_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(prefs_path, json.dumps(prefs).encode())
 
 
 def _forget_pid(pdir: Path, pid: int) -> None:

@@ -1,0 +1,89 @@
+"""The accessibility tree's word beside reins's own read (act/confirm.py), on hand-built answers of
+`Accessibility.getPartialAXTree`: a disagreement is `unverified`; no opinion (no node, ignored,
+another role, a masked password, an error) lets reins's read stand."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from reins._errors import ActionError, BrowserError
+from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
+from reins.act.handles import Resolved
+from reins.bridge.deadline import Deadline
+
+
+class _Ctx:
+    def __init__(self, answer: dict[str, Any] | Exception) -> None:
+        self.answer = answer
+        self.deadline = Deadline.after_ms(5_000)
+        self.asked: list[tuple[str, dict[str, Any], str | None]] = []
+
+    async def cdp(
+        self, method: str, params: dict[str, Any], *, session_id: str | None = None, **_: Any
+    ) -> dict[str, Any]:
+        self.asked.append((method, params, session_id))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def _node(role: str, value: Any = None, **states: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"nodeId": "1", "ignored": False, "role": {"value": role}}
+    if value is not None:
+        node["value"] = {"type": "string", "value": value}
+    node["properties"] = [{"name": k, "value": {"value": v}} for k, v in states.items()]
+    return {"nodes": [node]}
+
+
+EL = Resolved("obj-1", session_id="S1")
+
+
+def _run(check: Any, ctx: _Ctx, *args: Any) -> None:
+    asyncio.run(check(ctx, EL, *args))
+
+
+def test_a_text_the_tree_agrees_with_passes_whitespace_aside() -> None:
+    ctx = _Ctx(_node("textbox", "Acme  Corp\n"))
+    _run(confirm_text, ctx, "Acme Corp")
+    assert ctx.asked == [
+        ("Accessibility.getPartialAXTree", {"objectId": "obj-1", "fetchRelatives": False}, "S1")
+    ]
+
+
+def test_a_text_the_tree_disagrees_with_is_unverified() -> None:
+    with pytest.raises(ActionError) as caught:
+        _run(confirm_text, _Ctx(_node("textbox", "DE00 0000")), "DE89 3704")
+    assert caught.value.code == "unverified"
+    assert caught.value.details == {"read": "DE89 3704", "accessibility": "DE00 0000"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"nodes": []},
+        {"nodes": [{"nodeId": "1", "ignored": True}]},
+        _node("spinbutton", "12"),  # another kind of control: its tree value is no text
+        _node("textbox", "••••••"),  # a password field shows masked
+        BrowserError("gone", code="cdp_error"),
+    ],
+)
+def test_no_opinion_lets_the_read_stand(answer: Any) -> None:
+    _run(confirm_text, _Ctx(answer), "secret")
+
+
+def test_checked_as_the_tree_has_it() -> None:
+    _run(confirm_checked, _Ctx(_node("checkbox", checked="true")), True)
+    _run(confirm_checked, _Ctx(_node("checkbox", checked="mixed")), True)  # no single answer
+    with pytest.raises(ActionError) as caught:
+        _run(confirm_checked, _Ctx(_node("checkbox", checked="false")), True)
+    assert caught.value.code == "unverified"
+
+
+def test_a_select_s_chosen_label_as_the_tree_has_it() -> None:
+    _run(confirm_selected, _Ctx(_node("combobox", "Basic")), ["Basic"])
+    _run(confirm_selected, _Ctx(_node("listbox")), ["Basic", "Pro"])  # several: not compared
+    with pytest.raises(ActionError) as caught:
+        _run(confirm_selected, _Ctx(_node("combobox", "Enterprise")), ["Basic"])
+    assert caught.value.details == {"read": "Basic", "accessibility": "Enterprise"}
