@@ -87,3 +87,14 @@ def test_a_select_s_chosen_label_as_the_tree_has_it() -> None:
     with pytest.raises(ActionError) as caught:
         _run(confirm_selected, _Ctx(_node("combobox", "Enterprise")), ["Basic"])
     assert caught.value.details == {"read": "Basic", "accessibility": "Enterprise"}
+
+
+def test_expect_value_leaves_a_select_s_label_alone() -> None:
+    """A <select> is a combobox whose tree value is its label; `expect value` compares the
+    option's value, so it asks only about text fields."""
+    from reins.act.confirm import TEXT_FIELD_ROLES
+
+    ctx = _Ctx(_node("combobox", "Mango"))
+    asyncio.run(confirm_text(ctx, EL, "mango", roles=TEXT_FIELD_ROLES))  # type: ignore[arg-type]
+    with pytest.raises(ActionError):
+        asyncio.run(confirm_text(ctx, EL, "mango"))  # type: ignore[arg-type]

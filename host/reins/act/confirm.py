@@ -1,6 +1,6 @@
-"""The browser's word beside reins's own: after `fill`, `check` and `select`, Chrome's accessibility
-tree is asked what the control holds, and an answer that differs from what reins's world read is
-`unverified`, never ok.
+"""The browser's word beside reins's own: after `fill`, `check` and `select`, and before `expect
+value|checked|unchecked` passes, Chrome's accessibility tree is asked what the control holds,
+and an answer that differs from what reins's world read is `unverified`, never ok.
 
 reins's world reads values with built-ins the page cannot replace; the accessibility tree is
 Chrome's own model of the same control, which no page script takes part in. They agree on every
@@ -18,10 +18,13 @@ from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
 from reins.observe.ax import ax_states, ax_value
 
-__all__ = ["confirm_checked", "confirm_selected", "confirm_text"]
+__all__ = ["TEXT_FIELD_ROLES", "confirm_checked", "confirm_selected", "confirm_text"]
 
-# The roles whose AX value is the text a person sees in the field.
-_TEXT_ROLES = frozenset({"textbox", "searchbox", "combobox"})
+# The roles whose AX value is the text a person sees in the field (a text input with a list of
+# suggestions is a combobox; a <select> is one too, whose value is its label: `expect value`
+# leaves it out).
+TEXT_FIELD_ROLES = frozenset({"textbox", "searchbox"})
+_TEXT_ROLES = TEXT_FIELD_ROLES | {"combobox"}
 _ASK_MS = 1000
 _MASKS = frozenset("•*●")
 
@@ -53,10 +56,12 @@ def _unverified(what: str, ours: Any, theirs: Any) -> ActionError:
     )
 
 
-async def confirm_text(ctx: CommandContext, el: Resolved, text: str) -> None:
+async def confirm_text(
+    ctx: CommandContext, el: Resolved, text: str, *, roles: frozenset[str] = _TEXT_ROLES
+) -> None:
     """A text field's value as the tree has it, compared with whitespace collapsed."""
     node = await _node(ctx, el)
-    if node is None or ax_value(node, "role") not in _TEXT_ROLES:
+    if node is None or ax_value(node, "role") not in roles:
         return
     theirs = ax_value(node, "value")
     if isinstance(theirs, str) and theirs and set(theirs) <= _MASKS:

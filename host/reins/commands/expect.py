@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from reins._errors import ReinsError, UsageError
+from reins.act.confirm import TEXT_FIELD_ROLES, confirm_checked, confirm_text
 from reins.act.expect import (
     ElementReading,
     Unmet,
@@ -25,6 +26,7 @@ from reins.act.expect import (
     url_matches,
     value_matches,
 )
+from reins.act.handles import Resolved
 from reins.act.locate import count_matches, resolve_target
 from reins.act.targets import text_matches
 from reins.bridge.command import Args, Command, command
@@ -70,13 +72,19 @@ async def _element(
     ctx: CommandContext, what: str, target: str, frame: str | None, expected: Any
 ) -> ElementReading:
     """TARGET's reading; a target not (yet) there is an unmet expectation."""
+    return (await _element_read(ctx, what, target, frame, expected))[1]
+
+
+async def _element_read(
+    ctx: CommandContext, what: str, target: str, frame: str | None, expected: Any
+) -> tuple[Resolved, ElementReading]:
     try:
         el = await resolve_target(ctx, target, frame=frame, settle=False)
     except ReinsError as exc:
         if exc.code in ("not_found", "ref_stale"):
             raise Unmet(what, expected, None, message=f"{target} is not on the page") from exc
         raise
-    return await read_element(ctx, el)
+    return el, await read_element(ctx, el)
 
 
 # ---- element forms ---------------------------------------------------------------------------
@@ -107,7 +115,8 @@ async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, 
     """Expect TARGET (a field) to hold VALUE, whole, as fill verifies what a field kept."""
 
     async def look() -> dict[str, Any]:
-        seen = (await _element(ctx, "value", args.target, args.frame, args.expected)).value
+        el, reading = await _element_read(ctx, "value", args.target, args.frame, args.expected)
+        seen = reading.value
         if seen is None:
             raise UsageError(
                 f"{args.target} is no field: it has no value",
@@ -116,6 +125,8 @@ async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, 
             )
         if not value_matches(seen, args.expected):
             raise Unmet("value", args.expected, seen, message=f"the field holds {seen!r}")
+        # A pass is the browser's word too (a select's tree value is its label: not compared).
+        await confirm_text(ctx, el, seen, roles=TEXT_FIELD_ROLES)
         return {"expectation": "value", "expected": args.expected, "seen": seen}
 
     return await _expect(ctx, look)
@@ -149,7 +160,8 @@ async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) ->
     what = "checked" if wanted else "unchecked"
 
     async def look() -> dict[str, Any]:
-        seen = (await _element(ctx, what, args.target, args.frame, wanted)).checked
+        el, reading = await _element_read(ctx, what, args.target, args.frame, wanted)
+        seen = reading.checked
         if seen is None:
             raise UsageError(
                 f"{args.target} is not a checkbox, radio or switch", code="not_editable"
@@ -157,6 +169,7 @@ async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) ->
         if seen != wanted:
             state = "checked" if seen else "unchecked"
             raise Unmet(what, wanted, seen, message=f"{args.target} is {state}")
+        await confirm_checked(ctx, el, wanted)
         return {"expectation": what, "expected": wanted, "seen": seen}
 
     return await _expect(ctx, look)
