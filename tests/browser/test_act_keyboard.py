@@ -85,9 +85,9 @@ def test_type_into_a_field_that_cancels_keydown_inserts_nothing(
     browser: Browser, page: Any
 ) -> None:
     tab = str(page("static/keyboard-events.html")[0])
-    code, body = browser.cli("type", "#blocked", "abc", "--tab", tab)
-    assert code == 1 and body["error"]["code"] == "fill_mismatch", body
-    assert body["error"]["kept"] == "" == _value(browser, "#blocked")
+    body = browser.ok("type", "#blocked", "abc", "--tab", tab)  # issue 32 item 8: as Playwright
+    assert body["value"] == "" == _value(browser, "#blocked"), body
+    assert body["expected"] == "abc" and "not_all_kept" in body["warnings"], body
     log = page_log(browser)
     assert log.count("blocked:prevented") == 3
     assert not [line for line in log if line.startswith("input:")]
@@ -95,9 +95,10 @@ def test_type_into_a_field_that_cancels_keydown_inserts_nothing(
 
 def test_type_keeps_only_what_the_page_lets_through(browser: Browser, page: Any) -> None:
     tab = str(page("static/keyboard-events.html")[0])
-    code, body = browser.cli("type", "#digits", "a1b2", "--tab", tab)
-    assert code == 1 and body["error"]["code"] == "fill_mismatch"
-    assert body["error"]["kept"] == "12" == _value(browser, "#digits")
+    body = browser.ok("type", "#digits", "a1b2", "--tab", tab)
+    assert body["value"] == "12" == _value(browser, "#digits"), body
+    assert body["effect"]["value"] == {"from": "", "to": "12"}
+    assert body["warnings"] == ["not_all_kept"], body
     assert [x for x in page_log(browser) if x.startswith("digits:")] == [
         "digits:refused:a",
         "digits:refused:b",
@@ -126,8 +127,8 @@ def test_type_and_press_on_a_hidden_tab(browser: Browser, page: Any, site: Any) 
     tab = str(first)
     browser.ok("type", "#plain", "Hidden+1", "--tab", tab, "--timeout-ms", "5000")
     browser.ok("press", "~", "#plain", "--tab", tab, "--timeout-ms", "5000")
-    code, body = browser.cli("type", "#blocked", "x", "--tab", tab, "--timeout-ms", "5000")
-    assert code == 1 and body["error"]["code"] == "fill_mismatch"
+    body = browser.ok("type", "#blocked", "x", "--tab", tab, "--timeout-ms", "5000")
+    assert body["value"] == "" and "not_all_kept" in body["warnings"], body
     browser.switch_to(url.rsplit("t=", 1)[-1])
     assert _value(browser, "#plain") == "Hidden+1~"
     assert _value(browser, "#blocked") == ""
