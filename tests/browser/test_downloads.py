@@ -35,6 +35,8 @@ def _settle(folder: Path, name: str, within: float = 5.0) -> Path:
     [
         ("#static-link", "statement.csv", "2026-11-30,17.50"),
         ("#export", "export-2026-12.csv", "2026-12-01,42.00"),
+        # A plain link the browser turns into a download: no `downloadRequest` in the page.
+        ("#plain-link", "download-data.csv", "2026-11-30,17.50"),
     ],
 )
 def test_a_click_that_downloads_answers_the_file_and_its_folder(

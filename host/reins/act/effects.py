@@ -405,6 +405,12 @@ async def _conclude(
         instead = await _arrival(ctx, before)
         if instead is not None:
             after = None
+        elif not downloads:
+            # No new document: the browser may have turned the navigation into a download (a
+            # server's `Content-Disposition: attachment`, a type no tab shows), said meanwhile.
+            downloads = await downloads_since(ctx, ctx.part(DownloadWatch))
+            if downloads:
+                after.pop("navigating", None)
     elif after is None and before:
         instead = await _instead(ctx, before, failure)
     effect, warnings = effect_of(before, after, instead)
