@@ -72,3 +72,18 @@ def test_the_target_itself_is_pressed_once(browser: Browser, page: Any) -> None:
     assert [line for line in log if line.endswith("click trusted=true")] == [
         "save:click trusted=true"
     ], log
+
+
+def test_a_drag_whose_source_the_page_covers_on_the_move_gets_no_press(
+    browser: Browser, page: Any
+) -> None:
+    """Issue 45: the drag's press had no hit test after the move; a page that moves another
+    element under the pointer when the mouse arrives got the press."""
+    tab = str(page(PAGE, attack="move")[0])
+    code, body = browser.cli("drag", "#save", "body", "--tab", tab, "--timeout-ms", "1500")
+    assert code == 1 and body["error"]["code"] == "obscured", body
+    assert body["error"]["covered_by"].startswith("button#delete"), body
+    time.sleep(0.3)
+    log = page_log(browser)
+    assert any(line.startswith("moved delete") for line in log), log
+    assert not [line for line in log if line.startswith(("delete:", "save:"))], log

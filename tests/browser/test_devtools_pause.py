@@ -186,3 +186,24 @@ def test_a_page_running_debugger_statements_is_not_reported_paused(
     assert code == 0 and body.get("ok"), body
     browser.ok("click", "#count-btn", *tab)
     assert [entry["kind"] for entry in _page_log(browser)] == ["click"]
+
+
+def test_a_compile_flood_on_one_tab_leaves_the_others_answering(
+    browser: Browser, page: Any
+) -> None:
+    """Issue 46: with the Debugger domain standing, a page compiling scripts in a loop sent every
+    script to the extension. Now the flood is the page's own business: the other tab, the
+    flooded tab itself and `status` answer, each within its default budget (their durations are
+    in `reins stats`, printed here; no time is asserted)."""
+    flood_tab, _ = page("static/paused.html")
+    browser.ok("click", "#count-btn", "--tab", str(flood_tab))  # reins has acted on it
+    browser.js(
+        "(function burst() { for (let i = 0; i < 2000; i++) (0, eval)('void ' + i + ';//' +"
+        " Math.random()); setTimeout(burst, 0); })()"
+    )
+    other, _ = page("static/paused.html")
+    for _ in range(10):
+        assert browser.ok("eval", "1 + 1", "--tab", str(other))["value"] == 2
+    assert browser.ok("eval", "document.title", "--tab", str(flood_tab))["value"]
+    assert browser.ok("status")["connected"] is True
+    print("eval under a flood:", browser.ok("stats")["stats"]["commands"].get("eval"))

@@ -33,7 +33,7 @@ from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
-from reins.act.pointer import MousePosition, mouse_event
+from reins.act.pointer import MousePosition, mouse_event, move_and_hit
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.call import call_function
@@ -118,7 +118,9 @@ async def _drag(ctx: CommandContext, source: Resolved, start: Point, end: Point)
     drag = _NativeDrag(ctx)
     released = False
     try:
-        await mouse_event(ctx, "mouseMoved", start.x, start.y)
+        # The move, then Chrome's hit test where the press would go (issue 45): a frame or an
+        # element laid over the source gets no press.
+        await move_and_hit(ctx, source, start)
         await mouse_event(ctx, "mousePressed", start.x, start.y, button="left", clickCount=1)
         for n, point in enumerate(_path(start, end)):
             if n:

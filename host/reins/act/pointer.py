@@ -45,6 +45,7 @@ __all__ = [
     "checked_point",
     "click_element",
     "mouse_event",
+    "move_and_hit",
     "pointer_press",
     "press_element",
 ]
@@ -194,6 +195,12 @@ async def _labels_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
     except ReinsError:
         return False
     return call_value(answer, what="label check") is True
+
+
+async def move_and_hit(ctx: CommandContext, el: Resolved, point: Point) -> None:
+    """The mouse moved to ``point`` and Chrome's hit test there, as before a click: raises
+    ``obscured`` (or ``ambiguous``) when a press there would not reach ``el`` (a drag's press)."""
+    await _move_and_hit(ctx, el, point, read_before=False)
 
 
 def _obscured(label: str | None) -> ResolutionError:
