@@ -14,7 +14,6 @@ from reins.bridge.link import ExtensionLink
 from reins.page.call import evaluate
 from reins.page.world import (
     RawContexts,
-    WorldIds,
     in_own_world,
     note_raw_answer,
     own_world,
@@ -50,10 +49,6 @@ class FakeContext:
         self.deadline = Deadline.after_ms(5_000)
         self.answers = list(answers)
         self.sent: list[tuple[str, dict[str, Any], str | None]] = []
-        self.world_ids = WorldIds()
-
-    def part(self, kind: type[WorldIds]) -> WorldIds:
-        return self.world_ids
 
     async def cdp(
         self,
@@ -106,7 +101,6 @@ def test_an_element_is_resolved_in_reins_world_of_the_top_frame_by_number() -> N
         "S",
     )
     assert link.asked == [("S", None)]
-    assert ctx.world_ids.ids == {5}  # kept out of the raw door (reaches_own_world)
 
 
 def test_a_node_of_an_in_process_frame_is_resolved_in_that_frame_s_world() -> None:

@@ -27,7 +27,6 @@ from reins.page.frames import frame_tree
 __all__ = [
     "OwnWorld",
     "RawContexts",
-    "WorldIds",
     "has_own_world",
     "in_own_world",
     "in_page_world",
@@ -48,16 +47,6 @@ class OwnWorld:
     context_id: int
     frame_id: str
     session_id: str | None = None
-
-
-@dataclass
-class WorldIds(TabPart):
-    """Every context id reins's world had in this tab that the host learned (``own_world``)."""
-
-    ids: set[int] = field(default_factory=set)
-
-    def on_detach(self) -> None:
-        self.ids.clear()
 
 
 @dataclass
@@ -134,7 +123,6 @@ async def own_world(
         ctx.tab, deadline=ctx.deadline, session_id=session_id, frame_id=frame_id
     )
     world = OwnWorld(int(answer["executionContextId"]), str(answer["frameId"]), session_id)
-    ctx.part(WorldIds).ids.add(world.context_id)
     return world
 
 
