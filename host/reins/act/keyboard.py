@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import EvaluateError, ReinsError, ResolutionError, UsageError
+from reins._pagetext import quote
 from reins.act.keymap import CHARACTERS, LOCATION_NUMPAD, MODIFIER_KEYS, Key, key_named
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import STOP_IF_THROWN
@@ -225,7 +226,8 @@ def _focus_moved(answer: dict[str, Any]) -> ResolutionError:
         marker = page_constant("FOCUS_ELSEWHERE")
         where = text.split(marker, 1)[1].strip() if marker in text else "another element"
         return ResolutionError(
-            f"keyboard focus is on {where}, not on the target: no key was sent from there on",
+            f"keyboard focus is on {quote(where, 160)}, not on the target: no key was sent from"
+            " there on",
             code="focus_elsewhere",
             transient=False,
             details={"focused": where},

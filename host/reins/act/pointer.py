@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
+from reins._pagetext import quote
 from reins.act.actionability import Point, actionable_point, frame_owner
 from reins.act.effects import (
     act_by_input,
@@ -212,8 +213,8 @@ def _obscured(label: str | None) -> ResolutionError:
             transient=True,
         )
     return ResolutionError(
-        f"the element is covered by {label} (Chrome's hit test at the press point, after the"
-        " mouse moved there): no press was given",
+        f"the element is covered by {quote(label, 160)} (Chrome's hit test at the press point,"
+        " after the mouse moved there): no press was given",
         code="obscured",
         transient=True,
         details={"covered_by": label},
