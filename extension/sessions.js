@@ -271,8 +271,10 @@ export class Sessions {
     }
     if (method === "Page.downloadWillBegin" && typeof params?.url === "string") {
       const begun = this.held.get(source.tabId)?.begun;
-      begun?.push({ url: params.url, at: Date.now() });
-      begun?.splice(0, Math.max(0, (begun?.length ?? 0) - MAX_BEGUN));
+      if (begun) {
+        begun.push({ url: params.url, at: Date.now() });
+        if (begun.length > MAX_BEGUN) begun.shift();
+      }
     }
     // A child session gone (its frame navigated or went): its ids mean nothing any more.
     if (method === "Target.detachedFromTarget") this.worlds.forgetSession(source.tabId, params?.sessionId);

@@ -53,13 +53,7 @@ def test_an_element_moved_under_the_pointer_on_the_move_gets_no_press(
 ) -> None:
     tab = str(page(PAGE, attack="move")[0])
     target = _target(browser, tab, how)
-    code, body = browser.cli("click", target, "--tab", tab, "--timeout-ms", "1500")
-    assert code == 1 and body["error"]["code"] == "obscured", body
-    assert body["error"]["covered_by"].startswith("button#delete"), body
-    time.sleep(0.3)
-    log = page_log(browser)
-    assert any(line.startswith("moved delete") for line in log), log
-    assert not [line for line in log if line.startswith(("delete:", "save:"))], log
+    _refused_on_the_move(browser, "click", target, "--tab", tab)
 
 
 def test_the_target_itself_is_pressed_once(browser: Browser, page: Any) -> None:
@@ -80,7 +74,13 @@ def test_a_drag_whose_source_the_page_covers_on_the_move_gets_no_press(
     """Issue 45: the drag's press had no hit test after the move; a page that moves another
     element under the pointer when the mouse arrives got the press."""
     tab = str(page(PAGE, attack="move")[0])
-    code, body = browser.cli("drag", "#save", "body", "--tab", tab, "--timeout-ms", "1500")
+    _refused_on_the_move(browser, "drag", "#save", "body", "--tab", tab)
+
+
+def _refused_on_the_move(browser: Browser, *command: str) -> None:
+    """``command`` answered `obscured` by what the page moved under the pointer ("move"
+    attack), and neither button got a press."""
+    code, body = browser.cli(*command, "--timeout-ms", "1500")
     assert code == 1 and body["error"]["code"] == "obscured", body
     assert body["error"]["covered_by"].startswith("button#delete"), body
     time.sleep(0.3)

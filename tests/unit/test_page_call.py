@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -194,29 +195,37 @@ def test_a_page_script_that_threw_is_eval_exception_naming_it() -> None:
     assert caught.value.details == {"line": 3, "column": 9}
 
 
+async def _state_answered_by(
+    result: Callable[[dict[str, Any]], Any],
+) -> tuple[Host, dict[str, Any] | ReinsError]:
+    """`reins state` on tab 7 through the dispatcher, every message to the extension answered ok
+    with ``result(message)``: the host, and the answer or the error."""
+    loop = asyncio.get_running_loop()
+    link: ExtensionLink
+
+    def send(message: dict[str, Any]) -> None:
+        answer = {"id": message["id"], "ok": True, "result": result(message)}
+        loop.call_soon(link.receive, answer)
+
+    link = ExtensionLink(send)
+    link.receive({"type": "hello", "version": "test"})
+    host = Host(profile="test", home=Path("/nonexistent"), link=link)
+    dispatcher = Dispatcher(host, all_commands())
+    try:
+        return host, await dispatcher.dispatch(Request(id=1, cmd="state", tab=7, timeout_ms=2_000))
+    except ReinsError as exc:
+        return host, exc
+
+
 def test_an_internal_script_stopped_marks_the_tab_suspect() -> None:
     """End to end through the dispatcher: `state`'s collection stopped by V8 answers `timeout`
     and the tab is probed before its next command."""
 
+    def result(message: dict[str, Any]) -> Any:
+        return TERMINATED if message.get("method") == "Runtime.evaluate" else {}
+
     async def scenario() -> tuple[dict[str, Any] | ReinsError, bool]:
-        loop = asyncio.get_running_loop()
-        link: ExtensionLink
-
-        def send(message: dict[str, Any]) -> None:
-            method = message.get("method")
-            result: dict[str, Any] = TERMINATED if method == "Runtime.evaluate" else {}
-            loop.call_soon(link.receive, {"id": message["id"], "ok": True, "result": result})
-
-        link = ExtensionLink(send)
-        link.receive({"type": "hello", "version": "test"})
-        host = Host(profile="test", home=Path("/nonexistent"), link=link)
-        dispatcher = Dispatcher(host, all_commands())
-        try:
-            answer: dict[str, Any] | ReinsError = await dispatcher.dispatch(
-                Request(id=1, cmd="state", tab=7, timeout_ms=2_000)
-            )
-        except ReinsError as exc:
-            answer = exc
+        host, answer = await _state_answered_by(result)
         return answer, host.tab(7).suspect
 
     answer, suspect = run(scenario())
@@ -324,27 +333,13 @@ def test_a_collection_answered_in_an_unreadable_form_is_page_answer_invalid() ->
     """`state` whose collection answers something that is not its JSON: a typed error with a
     next step (page_answer_invalid), never `internal` or a traceback."""
 
+    def result(message: dict[str, Any]) -> Any:
+        if message.get("method") == "Runtime.evaluate":
+            return {"result": {"type": "string", "value": "<not the collection>"}}
+        return [] if message.get("type") == "cdp_batch" else {}
+
     async def scenario() -> dict[str, Any] | ReinsError:
-        loop = asyncio.get_running_loop()
-        link: ExtensionLink
-
-        def send(message: dict[str, Any]) -> None:
-            if message.get("method") == "Runtime.evaluate":
-                result: Any = {"result": {"type": "string", "value": "<not the collection>"}}
-            elif message.get("type") == "cdp_batch":
-                result = []
-            else:
-                result = {}
-            loop.call_soon(link.receive, {"id": message["id"], "ok": True, "result": result})
-
-        link = ExtensionLink(send)
-        link.receive({"type": "hello", "version": "test"})
-        host = Host(profile="test", home=Path("/nonexistent"), link=link)
-        dispatcher = Dispatcher(host, all_commands())
-        try:
-            return await dispatcher.dispatch(Request(id=1, cmd="state", tab=7, timeout_ms=2_000))
-        except ReinsError as exc:
-            return exc
+        return (await _state_answered_by(result))[1]
 
     answer = run(scenario())
     assert isinstance(answer, ReinsError), answer

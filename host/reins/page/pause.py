@@ -76,7 +76,6 @@ class PauseWatch(TabPart):
     # The last look found the page paused: the next command looks first.
     paused: bool = False
     reason: str | None = None
-    looks: int = 0
 
 
 class PagePaused(BrowserError):
@@ -109,7 +108,6 @@ async def look(ctx: CommandContext, watch: PauseWatch) -> None:
     if watch.unavailable or not ctx.host.link.has("pauseProbe"):
         watch.unavailable = True
         return
-    watch.looks += 1
     watch.paused = False
     try:
         answer = await ctx.host.link.request(

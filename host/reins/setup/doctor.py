@@ -167,6 +167,20 @@ def _items(value: object) -> list[str]:
     return [str(item) for item in value] if isinstance(value, list | tuple) else []
 
 
+def _blocked(
+    policies: Mapping[str, object], kind: str, ours: str, consequence: str
+) -> tuple[str, str] | None:
+    """``{kind}Blocklist`` listing ``*`` or ``ours`` while ``{kind}Allowlist`` does not list
+    ``ours``: the policy's name and what it does to reins, else None."""
+    block_name, block = _value(policies, f"{kind}Blocklist")
+    allow_name, allow = _value(policies, f"{kind}Allowlist")
+    blocked = [item for item in ("*", ours) if item in _items(block)]
+    if not blocked or ours in _items(allow):
+        return None
+    listed = " and ".join(repr(b) for b in blocked)
+    return block_name, f"lists {listed} and {allow_name} does not list {ours}: {consequence}"
+
+
 def policy_findings(policies: Mapping[str, object]) -> list[tuple[str, str]]:
     """What in a browser's forced policies stops reins: (the policy's name, why), in the order a
     user meets them (the host, the extension, the debugger). Plain data in, nothing read here."""
@@ -180,28 +194,13 @@ def policy_findings(policies: Mapping[str, object]) -> list[tuple[str, str]]:
                 "user",
             )
         )
-    block_name, block = _value(policies, "NativeMessagingBlocklist")
-    allow_name, allow = _value(policies, "NativeMessagingAllowlist")
-    blocked = [item for item in ("*", HOST_NAME) if item in _items(block)]
-    if blocked and HOST_NAME not in _items(allow):
-        out.append(
-            (
-                block_name,
-                f"lists {' and '.join(repr(b) for b in blocked)} and {allow_name} does not list "
-                f"{HOST_NAME}: the browser will not start reins's host",
-            )
-        )
-    block_name, block = _value(policies, "ExtensionInstallBlocklist")
-    allow_name, allow = _value(policies, "ExtensionInstallAllowlist")
-    blocked = [item for item in ("*", EXTENSION_ID) if item in _items(block)]
-    if blocked and EXTENSION_ID not in _items(allow):
-        out.append(
-            (
-                block_name,
-                f"lists {' and '.join(repr(b) for b in blocked)} and {allow_name} does not list "
-                f"{EXTENSION_ID}: the browser will not load the reins extension",
-            )
-        )
+    for kind, ours, consequence in (
+        ("NativeMessaging", HOST_NAME, "the browser will not start reins's host"),
+        ("ExtensionInstall", EXTENSION_ID, "the browser will not load the reins extension"),
+    ):
+        found = _blocked(policies, kind, ours, consequence)
+        if found is not None:
+            out.append(found)
     tools = policies.get("DeveloperToolsAvailability")
     if not isinstance(tools, str) and tools == 2:
         out.append(
