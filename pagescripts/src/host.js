@@ -16,7 +16,7 @@ export {
   describeElement, findMatches, frameElementByChain, hasApi, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
-export { findText, hasText, textInside } from "./textmatch.js";
+export { findText, textHolder, textInside } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { candidateList, handlerHints, listenerCandidates } from "./listeners.js";
 export { captureHook, captureTick, traceBox } from "./capture.js";

@@ -84,17 +84,19 @@ export function findText(spec) {
   };
 }
 
-// Does a visible element of the document, or of a same-origin frame, hold the text (`wait
-// --text`)? The same rule as text targets: the DOM text, not its CSS rendering (a heading written
-// "March 2026" and shown uppercase matches "march"), whitespace-normalized, any case unless exact.
-export function hasText(spec) {
+// The first visible element of the document, or of a same-origin frame, that holds the text
+// (`wait --text`), or null. The same rule as text targets: the DOM text, not its CSS rendering (a
+// heading written "March 2026" and shown uppercase matches "march"), whitespace-normalized, any
+// case unless exact. The host asks Chrome's accessibility tree about the element it answers.
+export function textHolder(spec) {
   const exact = spec.exact === true;
   const wanted = exact ? collapse(spec.text) : collapse(spec.text).toLowerCase();
-  if (wanted === "") return false;
+  if (wanted === "") return null;
   const seen = (doc) => {
     const found = [];
     if (doc.body) visit(doc.body, { wanted, exact }, found);
-    if (found.some(isVisible)) return true;
+    const shown = found.find(isVisible);
+    if (shown) return shown;
     for (const f of doc.querySelectorAll("iframe,frame")) {
       let inner = null;
       try {
@@ -102,9 +104,10 @@ export function hasText(spec) {
       } catch (e) {
         inner = null; // a frame that will not be read: not seen
       }
-      if (inner && seen(inner)) return true;
+      const there = inner ? seen(inner) : null;
+      if (there) return there;
     }
-    return false;
+    return null;
   };
   return seen(document);
 }

@@ -154,3 +154,22 @@ def test_the_console_capture_keeps_nothing_on_the_page_s_window(
     symbols = _page(browser, "Object.getOwnPropertySymbols(window).map(String)")
     assert [s for s in symbols if "reins" in s] == [], symbols
     assert _page(browser, "console.error.name") == "error"
+
+
+def test_a_text_the_page_hides_inside_what_it_shows_is_not_seen(
+    browser: Browser, page: Any
+) -> None:
+    """The DOM text of `<p>Payment <span hidden>received</span></p>` reads "Payment received",
+    which is what reins's world reads; Chrome's tree (and the screen) shows "Payment". reins
+    answers `unverified`, never that the text is there."""
+    tab, _ = page("static/hidden-part.html")
+    browser.ok("tab", "select", str(tab))
+    assert _page(browser, "document.getElementById('status').innerText") == "Payment"
+    code, body = browser.cli("wait", "--text", "Payment received", "--timeout-ms", "1500")
+    assert code == 1 and body["error"]["code"] == "unverified", body
+    assert body["error"]["accessibility"] == "Payment", body
+    code, body = browser.cli("expect", "text", "#status", "Payment received")
+    assert code == 1 and body["error"]["code"] == "unverified", body
+    # What the page shows, split across elements, is seen by both.
+    assert browser.ok("wait", "--text", "invoice sent")["waited_for"] == "text"
+    assert browser.ok("expect", "text", "#shown", "Invoice sent")["expectation"] == "text"

@@ -201,3 +201,35 @@ def test_a_frame_owner_dressed_as_a_button_stays_a_frame() -> None:
     assert rec["role"] == "frame" and rec["name"] == "Save draft"
     for chrome_role in ("Iframe", "IframePresentational", "Embed", "PluginObject"):
         assert merged(record(), node(chrome_role, "Pay"))["role"] == "frame", chrome_role
+
+
+def _field(value: str) -> dict[str, Any]:
+    out = node("textbox", "IBAN")
+    out["value"] = {"type": "string", "value": value}
+    return out
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "flagged"),
+    [
+        ("DE89 3704", "DE89  3704\n", False),  # whitespace aside, the same
+        ("DE89 3704", "DE00 0000", True),  # the world read one value, Chrome shows another
+        ("********", "••••••••", False),  # a password: the tree shows it masked
+        ("x" * 1000, "x" * 5000, False),  # clipped page-side: compared with the tree's start
+        ("x" * 1000, "y" + "x" * 4999, True),
+    ],
+)
+def test_a_value_the_tree_shows_otherwise_is_flagged_unverified(
+    ours: str, theirs: str, flagged: bool
+) -> None:
+    r = record(value=ours)
+    merge_ax(r, {"nodes": [_field(theirs)]})
+    assert r["states"].get("unverified", False) is flagged
+
+
+def test_a_value_of_another_role_is_not_compared() -> None:
+    r = record(value="12")
+    out = node("spinbutton", "Count")
+    out["value"] = {"type": "number", "value": 13}
+    merge_ax(r, {"nodes": [out]})
+    assert "unverified" not in r["states"]

@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 from reins._errors import ActionError, BrowserError
-from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
+from reins.act.confirm import (
+    confirm_checked,
+    confirm_chosen,
+    confirm_selected,
+    confirm_shown,
+    confirm_text,
+)
 from reins.act.handles import Resolved
 from reins.bridge.deadline import Deadline
 
@@ -98,3 +104,46 @@ def test_expect_value_leaves_a_select_s_label_alone() -> None:
     asyncio.run(confirm_text(ctx, EL, "mango", roles=TEXT_FIELD_ROLES))  # type: ignore[arg-type]
     with pytest.raises(ActionError):
         asyncio.run(confirm_text(ctx, EL, "mango"))  # type: ignore[arg-type]
+
+
+def test_a_chosen_option_as_a_combobox_s_tree_value_shows_it() -> None:
+    _run(confirm_chosen, _Ctx(_node("combobox", "Category: SOFTWARE")), "Software")
+    _run(confirm_chosen, _Ctx(_node("combobox", "")), "Software")  # an emptied filter field
+    _run(confirm_chosen, _Ctx(_node("button", "Category")), "Software")  # no value of a choice
+    with pytest.raises(ActionError) as caught:
+        _run(confirm_chosen, _Ctx(_node("combobox", "Hardware")), "Software")
+    assert caught.value.code == "unverified"
+    assert caught.value.details == {"read": "Software", "accessibility": "Hardware"}
+
+
+def _texts(*names: str, ignored: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "nodes": [
+            {
+                "nodeId": str(i),
+                "ignored": n in ignored,
+                "role": {"value": "StaticText"},
+                "name": {"value": n},
+            }
+            for i, n in enumerate(names)
+        ]
+    }
+
+
+def test_a_text_as_the_tree_s_text_nodes_show_it() -> None:
+    ctx = _Ctx(_texts("Payment ", "RECEIVED", "\n today"))
+    _run(confirm_shown, ctx, "payment received")
+    assert ctx.asked == [
+        ("Accessibility.queryAXTree", {"objectId": "obj-1", "role": "StaticText"}, "S1")
+    ]
+    _run(confirm_shown, _Ctx(_texts()), "Payment received")  # no text node: no opinion
+    _run(confirm_shown, _Ctx(BrowserError("gone", code="cdp_error")), "Payment received")
+    with pytest.raises(ActionError) as caught:
+        _run(confirm_shown, _Ctx(_texts("Card declined")), "Payment received")
+    assert caught.value.details == {"read": "Payment received", "accessibility": "Card declined"}
+    with pytest.raises(ActionError):  # text the tree leaves out is not shown
+        _run(
+            confirm_shown,
+            _Ctx(_texts("Payment received", "x", ignored=("Payment received",))),
+            "Payment received",
+        )

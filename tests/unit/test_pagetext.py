@@ -49,7 +49,7 @@ maybe_text = st.one_of(st.none(), page_text)
 QUOTED = r'"(?:[^"\\]|\\.)*"'
 WORD = r"[A-Za-z][A-Za-z0-9_-]{0,39}"
 REF = rf"@(?:[A-Za-z0-9_-]{{1,64}}|{QUOTED})"
-FLAG = rf" \[(?:disabled|checked|unchecked|mixed|expanded|selected|focused|checked={QUOTED})\]"
+FLAG = rf" \[(?:unverified|disabled|checked|unchecked|mixed|expanded|selected|focused|checked={QUOTED})\]"
 LINE = re.compile(rf"({REF}) (?:{WORD}|{QUOTED}) {QUOTED}(?: value={QUOTED})?(?:{FLAG})*")
 HEADER = re.compile(
     rf"--- frame (?:{WORD}|{QUOTED}) (?:{QUOTED}|\(no url\))(?: origin {QUOTED})?"

@@ -26,6 +26,7 @@ def view(
     expanded: bool | None = None,
     selected: bool | None = None,
     focused: bool = False,
+    unverified: bool = False,
 ) -> RefView:
     return RefView(
         ref=ref,
@@ -39,6 +40,7 @@ def view(
         expanded=expanded,
         selected=selected,
         focused=focused,
+        unverified=unverified,
     )
 
 
@@ -51,6 +53,7 @@ def test_line_format_and_flags() -> None:
         view("@menu", "Menu", expanded=True, selected=False),
         view("@tab1", "Overview", role="tab", selected=True, expanded=False),
         view("@plain", "Plain", checked=None),
+        view("@iban", "IBAN", role="textbox", value="DE89", unverified=True),
     ]
     assert render_state(refs, [MAIN], max_tokens=None).text.splitlines() == [
         '@submitbtn button "Submit" [disabled]',
@@ -60,6 +63,7 @@ def test_line_format_and_flags() -> None:
         '@menu button "Menu" [expanded]',
         '@tab1 tab "Overview" [selected]',
         '@plain button "Plain"',
+        '@iban textbox "IBAN" value="DE89" [unverified]',
     ]
 
 
@@ -222,6 +226,7 @@ def test_state_json_in_document_order() -> None:
         "expanded": None,
         "selected": None,
         "focused": False,
+        "unverified": False,
     }
     assert out[2]["checked"] is False
     assert [r["ref"] for r in state_json(refs, include=["c", "@a"])] == ["@a", "@c"]

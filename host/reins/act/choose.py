@@ -3,7 +3,8 @@
 Open it with a real click, type to filter when it is a combobox (a text field with
 role=combobox or aria-autocomplete), find the option by its text among the visible options (the
 popup the trigger controls, else any on the page: they usually render in a portal), click it,
-then verify the trigger shows the choice (``choose_mismatch`` with what it shows otherwise). A
+then verify the trigger shows the choice (``choose_mismatch`` with what it shows otherwise) and,
+for a combobox, that Chrome's accessibility tree shows it too (``unverified`` otherwise). A
 native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.js.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError
+from reins.act.confirm import confirm_chosen
 from reins.act.effects import act_on
 from reins.act.forms import select_options
 from reins.act.keyboard import KeysFor, parse_keys, press_keys, send_keys
@@ -47,6 +49,7 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
         picked = await _open_option(ctx, trigger, option)
         await press_element(ctx, picked.element)
         shows = await _shows(ctx, trigger, picked.label)
+        await confirm_chosen(ctx, trigger, picked.label)
         return {"kind": kind, "chose": picked.label, "shows": shows}
 
     return await act_on(ctx, el, do)

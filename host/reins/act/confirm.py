@@ -1,12 +1,14 @@
-"""The browser's word beside reins's own: after `fill`, `check` and `select`, and before `expect
-value|checked|unchecked` passes, Chrome's accessibility tree is asked what the control holds,
-and an answer that differs from what reins's world read is `unverified`, never ok.
+"""The browser's word beside reins's own: after `fill`, `check`, `select` and `choose`, before
+`expect value|checked|unchecked` and `wait --text` pass, Chrome's accessibility tree is asked
+what the control holds (or the text shows), and an answer that differs from what reins's world
+read is `unverified`, never ok.
 
 reins's world reads values with built-ins the page cannot replace; the accessibility tree is
 Chrome's own model of the same control, which no page script takes part in. They agree on every
 honest page. Where the tree has no opinion (no node, an ignored one, no value for this kind of
-control, a password field, a date or color picker whose value it shows formatted), nothing is
-compared: the world's read stands, as before. One `Accessibility.getPartialAXTree` per action.
+control, a password field, a date or color picker whose value it shows formatted, a text it
+holds no visible text node of), nothing is compared: the world's read stands, as before. One
+`Accessibility.getPartialAXTree` (for a text, one `queryAXTree`) per action.
 """
 
 from __future__ import annotations
@@ -16,17 +18,20 @@ from typing import Any
 from reins._errors import ActionError, ReinsError
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
-from reins.observe.ax import ax_states, ax_value
+from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value
 
-__all__ = ["TEXT_FIELD_ROLES", "confirm_checked", "confirm_selected", "confirm_text"]
+__all__ = [
+    "TEXT_FIELD_ROLES",
+    "confirm_checked",
+    "confirm_chosen",
+    "confirm_selected",
+    "confirm_shown",
+    "confirm_text",
+]
 
-# The roles whose AX value is the text a person sees in the field (a text input with a list of
-# suggestions is a combobox; a <select> is one too, whose value is its label: `expect value`
-# leaves it out).
-TEXT_FIELD_ROLES = frozenset({"textbox", "searchbox"})
+# `expect value` leaves a combobox out: a <select> is one, whose AX value is its label.
 _TEXT_ROLES = TEXT_FIELD_ROLES | {"combobox"}
 _ASK_MS = 1000
-_MASKS = frozenset("•*●")
 
 
 async def _node(ctx: CommandContext, el: Resolved) -> dict[str, Any] | None:
@@ -47,6 +52,13 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
+def _squashed(text: str) -> str:
+    """Text as compared across the two readings: no whitespace at all (the tree splits text into
+    nodes where the DOM has none, and the DOM has line breaks the tree drops), case folded (the
+    tree shows `text-transform`'s rendering)."""
+    return "".join(text.split()).casefold()
+
+
 def _unverified(what: str, ours: Any, theirs: Any) -> ActionError:
     return ActionError(
         f"reins read {what} {ours!r} from the page, but the browser's accessibility tree says "
@@ -61,13 +73,9 @@ async def confirm_text(
 ) -> None:
     """A text field's value as the tree has it, compared with whitespace collapsed."""
     node = await _node(ctx, el)
-    if node is None or ax_value(node, "role") not in roles:
-        return
-    theirs = ax_value(node, "value")
-    if isinstance(theirs, str) and theirs and set(theirs) <= _MASKS:
-        return  # a password field: the tree shows it masked
-    if isinstance(theirs, str | int | float) and _words(str(theirs)) != _words(text):
-        raise _unverified("the value", text, str(theirs))
+    theirs = ax_text_differs(node, text, roles) if node is not None else None
+    if theirs is not None:
+        raise _unverified("the value", text, theirs)
 
 
 async def confirm_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> None:
@@ -87,3 +95,37 @@ async def confirm_selected(ctx: CommandContext, el: Resolved, selected: list[str
     theirs = ax_value(node, "value")
     if isinstance(theirs, str) and _words(theirs) != _words(selected[0]):
         raise _unverified("the selected option", selected[0], theirs)
+
+
+async def confirm_chosen(ctx: CommandContext, trigger: Resolved, label: str) -> None:
+    """`choose`: a combobox the tree gives a value (the text it shows) holds the chosen label.
+    A trigger of another role (a button whose name is its field's label) has no opinion."""
+    node = await _node(ctx, trigger)
+    if node is None or ax_value(node, "role") != "combobox":
+        return
+    theirs = ax_value(node, "value")
+    if isinstance(theirs, str) and theirs.strip() and _squashed(label) not in _squashed(theirs):
+        raise _unverified("the chosen option", label, theirs)
+
+
+async def confirm_shown(ctx: CommandContext, holder: Resolved, text: str) -> None:
+    """`wait --text`: the text nodes Chrome's tree has under the element that holds the text
+    (``Accessibility.queryAXTree`` for StaticText, ignored ones left out) show it too."""
+    try:
+        answer = await ctx.cdp(
+            "Accessibility.queryAXTree",
+            {"objectId": holder.object_id, "role": "StaticText"},
+            session_id=holder.session_id,
+            deadline=ctx.deadline.child(_ASK_MS),
+        )
+    except ReinsError:
+        return  # no opinion: the world's read stands
+    shown = "".join(
+        name
+        for n in answer.get("nodes") or []
+        if isinstance(n, dict)
+        and not n.get("ignored")
+        and isinstance(name := ax_value(n, "name"), str)
+    )
+    if shown and _squashed(text) not in _squashed(shown):
+        raise _unverified("the text", text, shown[:200])

@@ -11,6 +11,7 @@ from pydantic import ConfigDict, Field
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.choose import choose_option
+from reins.act.confirm import confirm_shown
 from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
@@ -22,7 +23,7 @@ from reins.act.targets import text_query
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
-from reins.page.call import evaluate, page_call
+from reins.page.call import evaluate, evaluate_handle, page_call
 from reins.page.navigation import settle
 from reins.page.poll import NotYet, poll_until
 
@@ -429,9 +430,13 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
     async def holds() -> dict[str, Any]:
         if args.text is not None:
             wanted, exact = text_query(args.text)
-            if await evaluate(ctx, page_call("hasText", {"text": wanted, "exact": exact})):
-                return {"waited_for": "text", "text": args.text}
-            raise NotYet("the text is not on the page")
+            holder = await evaluate_handle(
+                ctx, page_call("textHolder", {"text": wanted, "exact": exact}), what="wait"
+            )
+            if holder is None:
+                raise NotYet("the text is not on the page")
+            await confirm_shown(ctx, Resolved(holder, via="text"), wanted)
+            return {"waited_for": "text", "text": args.text}
         if args.url is not None:
             href = str(await evaluate(ctx, page_call("documentUrl")))
             if fnmatch.fnmatchcase(href, args.url) or href == args.url:
@@ -452,18 +457,23 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
         raise NotYet(f"{args.gone} is still there")
 
     def gave_up(last: ReinsError) -> ReinsError:
+        if last.code == "unverified":
+            return last  # the text was there all along, but the browser never showed it
         return DeadlineExceeded(
             f"wait: gave up at the end of the budget; last seen: {last.message}",
             details={"last_seen": last.message},
         )
 
+    # `unverified` is asked again: Chrome's tree may trail a text that appeared a moment ago.
     return await poll_until(
         ctx.deadline,
         holds,
         interval=0.1,
         reserve_s=0.15,
         gave_up=gave_up,
-        retry=lambda exc: exc.transient or exc.code in ("not_found", "not_visible", "obscured"),
+        retry=lambda exc: (
+            exc.transient or exc.code in ("not_found", "not_visible", "obscured", "unverified")
+        ),
     )
 
 

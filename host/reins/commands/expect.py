@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import Field
 
 from reins._errors import ReinsError, UsageError
-from reins.act.confirm import TEXT_FIELD_ROLES, confirm_checked, confirm_text
+from reins.act.confirm import TEXT_FIELD_ROLES, confirm_checked, confirm_shown, confirm_text
 from reins.act.expect import (
     ElementReading,
     Unmet,
@@ -28,7 +28,7 @@ from reins.act.expect import (
 )
 from reins.act.handles import Resolved
 from reins.act.locate import count_matches, resolve_target
-from reins.act.targets import text_matches
+from reins.act.targets import text_matches, text_query
 from reins.bridge.command import Args, Command, command
 from reins.bridge.context import CommandContext
 from reins.commands.trace import read_evidence, with_steps
@@ -143,9 +143,12 @@ async def expect_text(ctx: CommandContext, args: ExpectTextArgs) -> dict[str, An
     """Expect TARGET's text to match TEXT (any case, a part of it; "quoted": whole and exact)."""
 
     async def look() -> dict[str, Any]:
-        seen = (await _element(ctx, "text", args.target, args.frame, args.expected)).text
+        el, reading = await _element_read(ctx, "text", args.target, args.frame, args.expected)
+        seen = reading.text
         if not text_matches(seen, args.expected):
             raise Unmet("text", args.expected, seen[:300], message=f"the text is {seen[:300]!r}")
+        # A pass is the browser's word too: the text nodes its tree shows under the element.
+        await confirm_shown(ctx, el, text_query(args.expected)[0])
         return {"expectation": "text", "expected": args.expected, "seen": seen[:300]}
 
     return await _expect(ctx, look)

@@ -19,7 +19,22 @@ from reins.observe.sent import SentRecords, carry
 from reins.observe.store import ObserveState
 from reins.page.call import evaluate_handle, page_call
 
-__all__ = ["ax_records", "ax_states", "ax_value", "merge_ax"]
+__all__ = [
+    "TEXT_FIELD_ROLES",
+    "ax_records",
+    "ax_states",
+    "ax_text_differs",
+    "ax_value",
+    "merge_ax",
+]
+
+# The roles whose AX value is the text a person sees in the field (a text input with a list of
+# suggestions is a combobox; a <select> is one too, whose value is its label).
+TEXT_FIELD_ROLES = frozenset({"textbox", "searchbox"})
+_MASKS = frozenset("•*●")
+# The most characters of a value a record carries (pagescripts/src/text.js FIELD_LIMIT): a value
+# that long was clipped page-side, and is compared with the start of the tree's.
+FIELD_LIMIT = 1000
 
 
 async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
@@ -43,6 +58,24 @@ async def _object_ids(ctx: CommandContext, session: str | None) -> list[str]:
 def ax_value(node: dict[str, Any], key: str) -> Any:
     """One of an AX node's own values (role, name, value), as Chrome gave it."""
     return (node.get(key) or {}).get("value")
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def ax_text_differs(node: dict[str, Any], ours: str, roles: frozenset[str]) -> str | None:
+    """What the tree says a text field (of one of ``roles``) holds, when that differs from
+    ``ours`` (whitespace collapsed); None when they agree or the tree has no opinion (another
+    role, no value, a password field it shows masked)."""
+    if ax_value(node, "role") not in roles:
+        return None
+    theirs = ax_value(node, "value")
+    if isinstance(theirs, str) and theirs and set(theirs) <= _MASKS:
+        return None
+    if isinstance(theirs, str | int | float) and _words(str(theirs)) != _words(ours):
+        return str(theirs)
+    return None
 
 
 def ax_states(node: dict[str, Any]) -> dict[str, Any]:
@@ -181,4 +214,11 @@ def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> Non
         record["name"] = name.strip()
     states = dict(record.get("states") or {})
     states.update(ax_states(node))
+    value = record.get("value")
+    theirs = ax_value(node, "value")
+    if isinstance(value, str) and len(value) >= FIELD_LIMIT - 1 and isinstance(theirs, str):
+        node = {**node, "value": {"value": theirs[: len(value)]}}
+    if isinstance(value, str) and ax_text_differs(node, value, TEXT_FIELD_ROLES) is not None:
+        # reins's world read the value; Chrome's tree shows another: not confirmed (issue 44).
+        states["unverified"] = True
     record["states"] = states

@@ -70,6 +70,8 @@ class RefView:
     expanded: bool | None = None
     selected: bool | None = None
     focused: bool = False
+    # The value reins's world read differs from what Chrome's accessibility tree shows (AX source).
+    unverified: bool = False
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], ref: str) -> RefView:
@@ -91,9 +93,10 @@ class RefView:
                 states.get("selected"),
             )
             disabled, focused = states.get("disabled") is True, states.get("focused") is True
+            unverified = states.get("unverified") is True
         else:
             checked = expanded = selected = None
-            disabled = focused = False
+            disabled = focused = unverified = False
         return cls(
             ref,
             _opt_str(get("role")),
@@ -107,6 +110,7 @@ class RefView:
             expanded if isinstance(expanded, bool) else None,
             selected if isinstance(selected, bool) else None,
             focused,
+            unverified,
         )
 
 
@@ -178,6 +182,8 @@ def render_line(view: RefView) -> str:
     parts = [ref_field(view.ref), kind, _quote(view.name or "")]
     if view.value:
         parts.append("value=" + _quote(view.value))
+    if view.unverified:
+        parts.append("[unverified]")
     if view.disabled:
         parts.append("[disabled]")
     if view.checked is True:
@@ -375,6 +381,7 @@ def state_json(
                 "expanded": view.expanded,
                 "selected": view.selected,
                 "focused": view.focused,
+                "unverified": view.unverified,
             }
         )
     return out
