@@ -179,6 +179,28 @@ function detect(el, tag, style, pointer, parentPointer, explicitRole) {
   return reasons;
 }
 
+// The elements HTML lets carry a shadow root (besides custom elements, named with a dash).
+const SHADOW_HOSTS = new Set([
+  "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+  "header", "main", "nav", "p", "section", "span",
+]);
+// May `el` (which has a box) show a closed shadow root's tree? No script reaches a closed root,
+// reins's world included, so this is the outside view: an element that may carry one, has no
+// open one, and whose own children show nothing. The host asks the browser about those
+// (observe/sealed.py), which lists the controls such a root holds.
+function maySealATree(el, tag) {
+  if (el.shadowRoot !== null || !(SHADOW_HOSTS.has(tag) || tag.includes("-"))) return false;
+  for (let n = el.firstChild; n !== null; n = n.nextSibling) {
+    if (n.nodeType === 1 && n.getClientRects().length > 0) return false;
+    if (n.nodeType === 3 && n.data.trim() !== "") {
+      const range = n.ownerDocument.createRange();
+      range.selectNodeContents(n);
+      if (range.getClientRects().length > 0) return false;
+    }
+  }
+  return true;
+}
+
 function isEditingHost(el) {
   const attr = el.getAttribute("contenteditable");
   if (attr === null || attr === "false" || !el.isContentEditable) return false;
@@ -233,6 +255,7 @@ function describe(state, el, tag, style, scope, ancestry, sibling, reasons, expl
     best: null,
     attributes: state.compact ? null : attributesOf(el, states.disabled),
     context: { section: ancestry.section },
+    sealed: hasBox && maySealATree(el, tag),
     reasons,
   };
 }

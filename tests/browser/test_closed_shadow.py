@@ -28,3 +28,14 @@ def test_a_host_is_not_pressed_as_the_control_its_closed_root_holds(
     assert page_log(browser) == []
     browser.ok("click", "#plain", "--tab", tab)
     assert page_log(browser) == ["plain:click"]
+
+
+def test_state_lists_what_a_closed_root_holds_from_the_browser(browser: Browser, page: Any) -> None:
+    """Page scripts (reins's world too) see the host alone; Chrome's tree has the button."""
+    tab = str(page(PAGE)[0])
+    body = browser.ok("state", "--tab", tab)
+    draft = next(r for r in body["refs"] if r["name"] == "Save draft")
+    assert draft["holds"] == [{"role": "button", "name": "Delete my account"}], body
+    assert all(r["holds"] == [] for r in body["refs"] if r["name"] != "Save draft"), body
+    line = next(ln for ln in body["text"].splitlines() if '"Save draft"' in ln)
+    assert line.endswith('[holds button "Delete my account"]'), body["text"]

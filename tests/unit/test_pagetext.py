@@ -49,7 +49,10 @@ maybe_text = st.one_of(st.none(), page_text)
 QUOTED = r'"(?:[^"\\]|\\.)*"'
 WORD = r"[A-Za-z][A-Za-z0-9_-]{0,39}"
 REF = rf"@(?:[A-Za-z0-9_-]{{1,64}}|{QUOTED})"
-FLAG = rf" \[(?:unverified|disabled|checked|unchecked|mixed|expanded|selected|focused|checked={QUOTED})\]"
+FLAG = (
+    r" \[(?:unverified|disabled|checked|unchecked|mixed|expanded|selected|focused"
+    rf"|checked={QUOTED}|holds (?:{WORD}|{QUOTED}) {QUOTED})\]"
+)
 LINE = re.compile(rf"({REF}) (?:{WORD}|{QUOTED}) {QUOTED}(?: value={QUOTED})?(?:{FLAG})*")
 HEADER = re.compile(
     rf"--- frame (?:{WORD}|{QUOTED}) (?:{QUOTED}|\(no url\))(?: origin {QUOTED})?"
@@ -187,6 +190,8 @@ views = st.builds(
     expanded=st.one_of(st.none(), st.booleans()),
     selected=st.one_of(st.none(), st.booleans()),
     focused=st.booleans(),
+    unverified=st.booleans(),
+    holds=st.lists(st.tuples(page_text, page_text), max_size=3).map(tuple),
 )
 frames = st.builds(
     FrameView,

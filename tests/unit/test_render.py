@@ -227,6 +227,7 @@ def test_state_json_in_document_order() -> None:
         "selected": None,
         "focused": False,
         "unverified": False,
+        "holds": [],
     }
     assert out[2]["checked"] is False
     assert [r["ref"] for r in state_json(refs, include=["c", "@a"])] == ["@a", "@c"]

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from reins._errors import ReinsError, ResolutionError
 from reins.bridge.context import CommandContext, TabPart
+from reins.observe.sealed import is_control, node_attributes
 
 __all__ = [
     "HitPlan",
@@ -86,38 +87,6 @@ def judge(target: dict[str, Any], hit: int, *, owner: int | None = None) -> bool
     return hit == root or nodes[hit] not in FRAME_OWNERS
 
 
-# What a person would take for a control of its own: its tag (an <a> only with an href), or a
-# widget role or a tabindex on anything.
-_CONTROL_TAGS = frozenset({"BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY"})
-_CONTROL_ROLES = frozenset(
-    {
-        "button",
-        "link",
-        "checkbox",
-        "radio",
-        "switch",
-        "menuitem",
-        "menuitemcheckbox",
-        "menuitemradio",
-        "option",
-        "tab",
-        "textbox",
-        "combobox",
-        "slider",
-    }
-)
-
-
-def _is_control(node: dict[str, Any]) -> bool:
-    name = str(node.get("nodeName") or "").upper()
-    attrs = _attributes(node)
-    if name in _CONTROL_TAGS or (name == "A" and "href" in attrs):
-        return True
-    if attrs.get("role", "").strip().lower().split(" ")[0] in _CONTROL_ROLES:
-        return True
-    return "tabindex" in attrs and attrs["tabindex"].strip().lstrip("-").isdigit()
-
-
 def _text_of(node: dict[str, Any], limit: int = 40) -> str:
     parts: list[str] = []
     stack = [node]
@@ -153,22 +122,17 @@ def closed_control(target: dict[str, Any], hit: int) -> str | None:
     if closed_at is None:
         return None
     for n in reversed(path[closed_at + 1 :]):
-        if _is_control(n):
+        if is_control(n):
             text = _text_of(n)
             return name_node(n) + (f' "{text}"' if text else "")
     return None
-
-
-def _attributes(node: dict[str, Any]) -> dict[str, str]:
-    flat = node.get("attributes") or []
-    return {str(flat[i]): str(flat[i + 1]) for i in range(0, len(flat) - 1, 2)}
 
 
 def name_node(node: dict[str, Any]) -> str:
     """A short label for a node Chrome described: ``tag#id.class``, and for a frame owner the
     origin its frame shows (pure; printed as data by the renderers)."""
     tag = str(node.get("localName") or node.get("nodeName") or "node").lower()
-    attrs = _attributes(node)
+    attrs = node_attributes(node)
     label = tag
     if attrs.get("id"):
         label += "#" + attrs["id"][:40]

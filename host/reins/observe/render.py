@@ -72,6 +72,9 @@ class RefView:
     focused: bool = False
     # The value reins's world read differs from what Chrome's accessibility tree shows (AX source).
     unverified: bool = False
+    # The controls a closed shadow root of this element holds, (role, name) as Chrome's tree
+    # names them (observe/sealed.py): no page script can reach them.
+    holds: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], ref: str) -> RefView:
@@ -97,6 +100,16 @@ class RefView:
         else:
             checked = expanded = selected = None
             disabled = focused = unverified = False
+        raw_holds = get("holds")
+        holds = (
+            tuple(
+                (str(h.get("role") or ""), str(h.get("name") or ""))
+                for h in raw_holds
+                if isinstance(h, dict)
+            )
+            if isinstance(raw_holds, list)
+            else ()
+        )
         return cls(
             ref,
             _opt_str(get("role")),
@@ -111,6 +124,7 @@ class RefView:
             selected if isinstance(selected, bool) else None,
             focused,
             unverified,
+            holds,
         )
 
 
@@ -200,6 +214,9 @@ def render_line(view: RefView) -> str:
         parts.append("[selected]")
     if view.focused:
         parts.append("[focused]")
+    for role, name in view.holds:
+        # A control of a closed shadow root inside this element: pressing here may press it.
+        parts.append(f"[holds {word(role, ARIA_ROLES)} {_quote(name)}]")
     return " ".join(parts)
 
 
@@ -382,6 +399,7 @@ def state_json(
                 "selected": view.selected,
                 "focused": view.focused,
                 "unverified": view.unverified,
+                "holds": [{"role": role, "name": name} for role, name in view.holds],
             }
         )
     return out
