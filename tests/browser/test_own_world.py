@@ -162,3 +162,32 @@ def test_a_frame_is_named_by_the_browser_in_the_answer(
     # A srcdoc frame: Chrome names its URL and no origin of its own (it is its parent's).
     body = browser.ok("click", "#receipt", "--frame", "iframe#inner")
     assert body["frame"]["url"] == "about:srcdoc" and "origin" not in body["frame"], body
+
+
+def test_a_frame_the_page_s_lookup_swaps_does_not_get_the_input(
+    browser: Browser, page: Any, site: Any
+) -> None:
+    """`--frame 'iframe#pay'` where the page's querySelector answers its own look-alike frame:
+    the card number goes to the payment provider's frame (another site), named in the answer."""
+    from selenium.webdriver.common.by import By
+
+    from ._act_support import frame_loaded
+
+    tab, _ = page("static/frame-lookalike.html")
+    browser.ok("tab", "select", str(tab))
+    assert _page(browser, "document.querySelector('iframe#pay').id") == "fake"  # the page's lie
+    frame_loaded(browser, "pay")
+    body = browser.ok(
+        "fill", "#card", "5555 4444 3333 1111", "--frame", "iframe#pay", "--timeout-ms", "8000"
+    )
+    assert body["frame"]["origin"] == f"http://localhost:{site.xport}", body
+    fake = _page(
+        browser, "document.getElementById('fake').contentDocument.getElementById('card').value"
+    )
+    assert fake == ""
+    driver = browser.driver
+    driver.switch_to.frame(driver.find_element(By.ID, "pay"))
+    try:
+        assert browser.js("return document.getElementById('card').value") == "5555 4444 3333 1111"
+    finally:
+        driver.switch_to.default_content()
