@@ -56,6 +56,39 @@ def test_an_element_moved_under_the_pointer_on_the_move_gets_no_press(
     _refused_on_the_move(browser, "click", target, "--tab", tab)
 
 
+def test_a_frame_of_another_site_slid_under_the_pointer_on_the_move_gets_no_press(
+    browser: Browser, page: Any
+) -> None:
+    tab = str(page(PAGE, attack="slide")[0])
+    frame_loaded(browser, "pay")
+    code, body = browser.cli("click", "#save", "--tab", tab, "--timeout-ms", "1500")
+    assert code == 1 and body["error"]["code"] == "obscured", body
+    assert body["error"]["covered_by"].startswith("iframe#pay"), body
+    time.sleep(0.3)
+    assert any(line.startswith("slid frame") for line in page_log(browser))
+    assert _frame_log(browser) == []
+    assert not [line for line in page_log(browser) if line.startswith("save:")]
+
+
+def test_a_cover_that_comes_and_goes_on_a_timer_never_gets_the_press(
+    browser: Browser, page: Any
+) -> None:
+    """Whatever the race between reins's checks and its press, the press lands on Save or is
+    refused (`obscured`, or the receipt guard's `press_intercepted`), never on "Delete my account"."""
+    tab = str(page(PAGE, attack="flicker")[0])
+    pressed = 0
+    for _ in range(8):
+        code, body = browser.cli("click", "#save", "--tab", tab, "--timeout-ms", "1500")
+        if code == 0:
+            pressed += 1
+        else:
+            assert body["error"]["code"] in ("obscured", "press_intercepted"), body
+    time.sleep(0.3)
+    log = page_log(browser)
+    assert not [line for line in log if line.startswith("delete:")], log
+    assert len([line for line in log if line.startswith("save:click")]) == pressed, log
+
+
 def test_the_target_itself_is_pressed_once(browser: Browser, page: Any) -> None:
     tab = str(page(PAGE)[0])
     body = browser.ok("click", "#save", "--tab", tab)
