@@ -113,14 +113,35 @@ function optionsInPage(el, style) {
 // transparent (opacity 0 here or above), clipped away (the visually-hidden pattern), or not
 // rendered for a reason checkVisibility knows (a content-visibility:hidden ancestor). A native
 // control hidden that way behind a visible <label> is what a person uses through the label (the
-// styled checkbox): it stays.
+// styled checkbox): it stays. So does a transparent one laid over the styled twin it draws (MUI's
+// checkbox and switch: an <input> at opacity 0 over its icon): a person's click there reaches it.
 // rect: the element's getBoundingClientRect(), null for display:contents.
 function hiddenNow(el, tag, style, ancestry, rect) {
   if (rect === null) return false; // display:contents: no box of its own; its children have them
   if (rect.width <= 0 || rect.height <= 0 || style.visibility !== "visible") return true;
   if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return true;
-  if (!ancestry.faded && style.opacity !== "0" && !clippedAway(style)) return false;
-  return !(LABELLED_CONTROLS.has(tag) && hasVisibleLabel(el));
+  const clipped = clippedAway(style);
+  if (!ancestry.faded && style.opacity !== "0" && !clipped) return false;
+  if (!LABELLED_CONTROLS.has(tag)) return true;
+  return !(hasVisibleLabel(el) || (!clipped && overItsTwin(el, rect)));
+}
+
+// Is a transparent control what a press on its spot reaches? In view: the top of the hit test at
+// its centre, in its own tree (reins's world's elementFromPoint, which the page cannot replace).
+// Out of view: it lies within its parent's box, and that parent shows (the twin it covers).
+function overItsTwin(el, rect) {
+  const win = el.ownerDocument.defaultView;
+  const x = rect.left + rect.width / 2;
+  const y = rect.top + rect.height / 2;
+  if (win !== null && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight) {
+    const root = el.getRootNode();
+    return typeof root.elementFromPoint === "function" && root.elementFromPoint(x, y) === el;
+  }
+  const parent = el.parentElement;
+  if (parent === null || win === null || win.getComputedStyle(parent).opacity === "0") return false;
+  const p = parent.getBoundingClientRect();
+  return p.width > 0 && p.height > 0 && rect.left >= p.left - 1 && rect.top >= p.top - 1
+    && rect.right <= p.right + 1 && rect.bottom <= p.bottom + 1;
 }
 
 const LABELLED_CONTROLS = new Set(["input", "select", "textarea"]);
