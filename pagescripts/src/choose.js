@@ -63,8 +63,51 @@ export function optionAt(trigger, index) {
   return openOptions(trigger)[index] || null;
 }
 
-// What the trigger shows: a field's value, else its text.
+// What the list a control offers is made of: never what it shows as chosen (a menu rendered
+// inside its trigger would otherwise make the trigger "show" every option).
+const OFFERED = "[role=option], [role=listbox], [role=menu], [role=menuitem], [role=menuitemradio], "
+  + "[role=menuitemcheckbox], [role=tree], [role=treeitem], [role=dialog], label";
+
+// The text `el` shows, without what it offers, what it does not render, and `skip`'s subtree.
+function shownText(el, skip) {
+  const parts = [];
+  const popups = new Set(
+    [el.getAttribute("aria-controls"), el.getAttribute("aria-owns")].join(" ").split(/\s+/).filter(Boolean),
+  );
+  const visit = (node) => {
+    for (let n = node.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === 3) parts.push(n.data);
+      else if (n.nodeType === 1 && n !== skip && !n.matches(OFFERED) && !popups.has(n.id)
+        && (!n.checkVisibility || n.checkVisibility({ visibilityProperty: true }))) {
+        visit(n);
+        const display = n.ownerDocument.defaultView.getComputedStyle(n).display;
+        if (n.localName === "br" || display !== "inline") parts.push(" ");
+      }
+    }
+  };
+  visit(el);
+  return norm(parts.join(""));
+}
+
+const FIELDS = "input, select, textarea, [role=combobox], [contenteditable=true]";
+
+// What a text field shows as chosen when its own value does not hold it: a multi-select's chips
+// beside the input (which empties again), or a widget that shows its choice in another element
+// of the same control. The nearest ancestor (up to four) that shows text besides the field and
+// holds no other field.
+function besideField(el) {
+  let a = el.parentElement;
+  for (let k = 0; a !== null && k < 4; k++, a = a.parentElement) {
+    if (Array.from(a.querySelectorAll(FIELDS)).some((f) => f !== el && !el.contains(f))) return "";
+    const text = shownText(a, el);
+    if (text) return text;
+  }
+  return "";
+}
+
+// What the trigger shows: a field's value (else what it shows beside it), else its own text
+// without the options it offers.
 export function triggerShows(el) {
-  if (isTextual(el.localName, el.type)) return el.value;
-  return norm(el.innerText || el.textContent || el.getAttribute("aria-label") || "");
+  if (isTextual(el.localName, el.type)) return norm(el.value) ? el.value : besideField(el);
+  return shownText(el, null) || norm(el.getAttribute("aria-label") || "");
 }
