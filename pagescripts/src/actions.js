@@ -4,7 +4,9 @@
 import { FRAME_OWNER_TAGS } from "./rules.js";
 import { FOCUS_ELSEWHERE } from "./symbols.js";
 import { elementText, isVisible } from "./textmatch.js";
-import { contentBoxOrigin, frameOffset, insideClips, sameBox, throughFrame, visibleCenter } from "./geometry.js";
+import {
+  contentBoxOrigin, frameOffset, insideClips, pressReaches, sameBox, throughFrame, visibleCenter,
+} from "./geometry.js";
 
 // A short label for whatever covers an element: tag#id.class "text".
 export function nodeLabel(n) {
@@ -75,13 +77,6 @@ function scrollIntoView(el, align) {
   }
 }
 
-function isWithin(n, el) {
-  for (let c = n; c; c = c.parentNode || c.host) {
-    if (c === el) return true;
-  }
-  return false;
-}
-
 // The document itself answered a hit test: nothing there covers the element, the point is not
 // on it (pointer-events: none, clipped away). Never reported as a cover.
 function isRoot(n) {
@@ -102,15 +97,11 @@ function hitAt(doc, x, y) {
 // inside it) does, else {label, root} of what does. Same-origin frames: each outer document
 // must also let the point, carried through the frame's offset and scale, through to the frame.
 // A press inside a <label> goes to the label's control, as the browser forwards it (Playwright
-// retargets the hit the same way): a styled checkbox whose label's decoration covers the input.
-function forwardedTo(hit) {
-  const label = hit && hit.closest ? hit.closest("label") : null;
-  return label && label.control ? label.control : null;
-}
-
+// retargets the hit the same way), and one on a part drawn with the control in its widget (a
+// placeholder laid over the input) is a press on it: geometry.js, pressReaches.
 export function coverAt(el, win, x, y) {
   const hit = hitAt(el.ownerDocument, x, y);
-  if (!isWithin(hit, el) && forwardedTo(hit) !== el) return { label: nodeLabel(hit), root: isRoot(hit) };
+  if (!pressReaches(hit, el)) return { label: nodeLabel(hit), root: isRoot(hit) };
   let p = { x, y };
   for (let w = win; w.frameElement; w = w.parent) {
     const f = w.frameElement;

@@ -18,7 +18,9 @@ function shown(el) {
 // one types) or "trigger" (anything opened by a click).
 export function chooseKind(el) {
   if (el.localName === "select") return "native";
-  const typable = isTextual(el.localName, el.type) || el.isContentEditable;
+  // A read-only field with role=combobox is the select-only pattern (Element Plus): opened by a
+  // click, never typed into.
+  const typable = (isTextual(el.localName, el.type) && !el.readOnly) || el.isContentEditable;
   if (typable && (el.getAttribute("role") === "combobox" || el.hasAttribute("aria-autocomplete"))) return "combobox";
   return "trigger";
 }

@@ -1,6 +1,7 @@
 // What an action may change, read before and after it (the host compares the two reads).
 
 import { fieldValue, nodeLabel } from "./actions.js";
+import { pressReaches } from "./geometry.js";
 import { EFFECT, RECEIPT } from "./symbols.js";
 import { clipField } from "./text.js";
 
@@ -141,9 +142,7 @@ function frameFocus(el) {
 const PRESS_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick", "contextmenu"];
 
 function receivedBy(el, target) {
-  for (let n = target; n; n = n.parentNode || n.host) if (n === el) return true;
-  const label = target && target.closest ? target.closest("label") : null;
-  return !!label && label.control === el;
+  return pressReaches(target, el);
 }
 
 export function armReceipt(el) {

@@ -91,12 +91,56 @@ export function viewportBox(el) {
   return toTop(frameOffset(el.ownerDocument.defaultView), [r.x, r.y, r.width, r.height]);
 }
 
-// Is `hit` (the node Chrome's hit test found at the press point) the target's own label or inside
-// it? The browser hands a press on a label to its control, as it does a person's click: a
-// transparent native checkbox under its styled label is pressed through the label's decoration.
-export function labelsControl(hit, target) {
+// Does a press whose hit test found `hit` reach `target`, as a person's click there would? When
+// `hit` is the target or inside it (shadow-including); inside the target's own <label> (the
+// browser hands a press on a label to its control: a transparent native checkbox under its
+// styled label); or a part of the target's own widget that is no control itself (`partOfWidget`).
+// One rule for the page's probe, the receipt guard and the check after Chrome's hit test.
+export function pressReaches(hit, target) {
   // A ::before or ::after answers as a CSSPseudoElement: its element is the one it decorates.
   const el = !hit ? null : hit.nodeType === 1 ? hit : hit.parentElement || hit.element || null;
-  const label = el && typeof el.closest === "function" ? el.closest("label") : null;
-  return label !== null && label.control === target;
+  if (el === null) return false;
+  if (within(el, target)) return true;
+  const label = typeof el.closest === "function" ? el.closest("label") : null;
+  if (label !== null && label.control === target) return true;
+  return partOfWidget(el, target);
+}
+
+function within(n, el) {
+  for (let c = n; c; c = c.parentNode || c.host) if (c === el) return true;
+  return false;
+}
+
+const CONTROLS = "a[href], button, input, select, textarea, iframe, frame, embed, object, "
+  + "[contenteditable=''], [contenteditable=true], [tabindex]:not([tabindex='-1']), [role=button], "
+  + "[role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], "
+  + "[role=option], [role=combobox], [role=textbox], [role=searchbox], [role=slider], "
+  + "[role=spinbutton], [role=listbox], [role=menu], [role=dialog]";
+
+// The controls whose widgets draw parts over them: fields and comboboxes, which show their
+// placeholder, chosen value or chips over the element that carries the name.
+const FIELDS = "input, textarea, select, [role=combobox], [role=textbox], [role=searchbox], "
+  + "[contenteditable=''], [contenteditable=true]";
+
+// Is `el` a part drawn with the field `target` in one widget (its placeholder, chips, icon,
+// wrapper)? The nearest of the target's ancestors (up to four, never the body) that holds `el`
+// must hold no control but the target, those inside it and those it sits in: a person's click on
+// such a part is a click on the field (Element Plus lays its placeholder over its input). A
+// button's cover is never its part: a veil in the same wrapper still obscures it.
+function partOfWidget(el, target) {
+  if (typeof target.matches !== "function" || !target.matches(FIELDS)) return false;
+  let a = target;
+  for (let k = 0; k < 4; ) {
+    a = a.parentNode || a.host || null;
+    if (a === null) return false;
+    if (a.nodeType !== 1) continue; // a shadow root: its host is next
+    k++;
+    if (a === a.ownerDocument.body || a === a.ownerDocument.documentElement) return false;
+    if (!within(el, a)) continue;
+    for (const c of a.querySelectorAll(CONTROLS)) {
+      if (!within(c, target) && !within(target, c)) return false;
+    }
+    return true;
+  }
+  return false;
 }

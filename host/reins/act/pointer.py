@@ -165,16 +165,18 @@ async def _move_and_hit(
         )
     if hit is None or not (
         judge(target.get("node") or {}, hit, owner=plan.owner)
-        or (plan.owner is None and await _labels_target(ctx, el, hit))
+        or (plan.owner is None and await _reaches_target(ctx, el, hit))
     ):
         raise _obscured(None if hit is None else await what_is_at(ctx, hit))
     return before_value(answers[0]) if read_before else None
 
 
-async def _labels_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
-    """Is the node Chrome's hit test found the target's own ``<label>`` (or inside it)? Then the
-    browser hands the press to the target, as it does a person's click on a label. Same document
-    only: a label is never in another frame than its control."""
+async def _reaches_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
+    """Does a press on the node Chrome's hit test found reach the target all the same? Inside the
+    target's own ``<label>`` (the browser hands the press to its control), or a part drawn with
+    it in its widget that is no control itself (a placeholder laid over the input): reins's
+    world judges (``pressReaches``, the rule its probe and receipt guard use). Same document
+    only: neither is ever in another frame than its control."""
     if el.session_id is not None:
         return False
     try:
@@ -190,7 +192,7 @@ async def _labels_target(ctx: CommandContext, el: Resolved, hit: int) -> bool:
         hit_object = (node.get("object") or {}).get("objectId")
         if not hit_object:
             return False
-        params = call_params(str(hit_object), "labelsControl")
+        params = call_params(str(hit_object), "pressReaches")
         params["arguments"].append({"objectId": el.object_id})
         answer = await ctx.cdp("Runtime.callFunctionOn", params)
     except ReinsError:
