@@ -70,19 +70,39 @@ export function optionAt(trigger, index) {
 const OFFERED = "[role=option], [role=listbox], [role=menu], [role=menuitem], [role=menuitemradio], "
   + "[role=menuitemcheckbox], [role=tree], [role=treeitem], [role=dialog], label";
 
-// The text `el` shows, without what it offers, what it does not render, and `skip`'s subtree.
+// What a node renders as its children: an open shadow root's tree, a slot's assigned nodes.
+function renderedChildren(node) {
+  if (node.shadowRoot) return node.shadowRoot.childNodes;
+  if (node.localName === "slot") {
+    const assigned = node.assignedNodes();
+    return assigned.length > 0 ? assigned : node.childNodes;
+  }
+  return node.childNodes;
+}
+
+// The text `el` shows as rendered (open shadow roots, slots filled, a text field's value),
+// without what it offers, what it does not render, and `skip`'s subtree.
 function shownText(el, skip) {
   const parts = [];
   const popups = new Set(
     [el.getAttribute("aria-controls"), el.getAttribute("aria-owns")].join(" ").split(/\s+/).filter(Boolean),
   );
   const visit = (node) => {
-    for (let n = node.firstChild; n !== null; n = n.nextSibling) {
+    for (const n of renderedChildren(node)) {
       if (n.nodeType === 3) parts.push(n.data);
-      else if (n.nodeType === 1 && n !== skip && !n.matches(OFFERED) && !popups.has(n.id)
-        && (!n.checkVisibility || n.checkVisibility({ visibilityProperty: true }))) {
-        visit(n);
+      else if (n.nodeType === 1 && n !== skip && isTextual(n.localName, n.type)) {
+        // A field drawn inside the trigger shows its value (a transparent form-value one does not).
+        if (!n.checkVisibility || n.checkVisibility({ opacityProperty: true, visibilityProperty: true })) {
+          parts.push(` ${n.value} `);
+        }
+      }
+      else if (n.nodeType === 1 && n !== skip && !n.matches(OFFERED) && !popups.has(n.id)) {
+        // display: contents has no box of its own (checkVisibility says no); its children do.
         const display = n.ownerDocument.defaultView.getComputedStyle(n).display;
+        if (display !== "contents" && n.checkVisibility && !n.checkVisibility({ visibilityProperty: true })) {
+          continue;
+        }
+        visit(n);
         if (n.localName === "br" || display !== "inline") parts.push(" ");
       }
     }

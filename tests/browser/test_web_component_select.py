@@ -1,0 +1,53 @@
+"""Shoelace's `<sl-select>` (web components: the combobox, the value shown and the listbox live in
+the element's shadow root; the `<sl-option>`s are slotted into it), as a new user drives it (issue
+47): by the combobox `state` lists, by the custom element itself, and through the agent loop.
+`choose` on the element verifies by what its shadow tree shows (before, it read only the light
+DOM and answered `choose_mismatch` though the page had committed). The page is the oracle: its
+sl-change log and the value it shows committed."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from ._act_support import refs_by_name
+from .conftest import Browser
+
+pytestmark = pytest.mark.browser
+
+PAGE = "app/shoelace-select.html"
+
+
+def _open(page: Any, browser: Browser) -> str:
+    tab = str(page(PAGE)[0])
+    until = time.monotonic() + 10
+    while not browser.js("return !!customElements.get('sl-select')"):
+        assert time.monotonic() < until, "Shoelace never defined sl-select"
+        time.sleep(0.05)
+    return tab
+
+
+def _committed(browser: Browser) -> tuple[str, list[str]]:
+    return (
+        str(browser.js("return document.getElementById('committed').textContent")),
+        list(browser.js("return window.__events.slice()")),
+    )
+
+
+def test_choose_by_the_combobox_and_by_the_element(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    body = browser.ok("choose", "role=combobox[name='Category']", "Software", "--tab", tab)
+    assert body["shows"] == "Software", body
+    body = browser.ok("choose", "#category", "Meals", "--tab", tab)
+    assert body["shows"] == "Meals", body
+    assert _committed(browser) == ("meals", ["category:software", "category:meals"])
+
+
+def test_the_agent_loop_on_a_web_component_select(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
+    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
+    browser.ok("click", option, "--tab", tab)
+    assert _committed(browser) == ("hardware", ["category:hardware"])
