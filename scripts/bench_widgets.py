@@ -1,6 +1,7 @@
 """The widget commands next to Playwright doing the same on the same page: scroll a virtualized
 list until a row shows, drag a dnd-kit card to another column, drag an HTML5 `draggable` item,
-attach a file, pick an option in a Radix select. A part of `scripts/bench` (`--only widgets`).
+attach a file, pick an option in a Radix select, an Element Plus (Vue) select, a Shoelace (web
+component) select and a MUI multi-select. A part of `scripts/bench` (`--only widgets`).
 
 Each repetition opens the page afresh for both tools (untimed), then times the one action: reins as
 a whole CLI process, Playwright in-process (the floor). The page is the oracle after every timed
@@ -138,6 +139,62 @@ def widgets(files_dir: Path) -> list[Widget]:
             ),
             "document.querySelector('#radix-value').textContent === 'Meals'",
         ),
+        Widget(
+            "choose (Element Plus select, Vue 3: placeholder over a read-only input)",
+            "app/element-select.html",
+            "!!document.querySelector('#category-select')",
+            ("choose", "#category-select", "Software"),
+            (
+                (
+                    "click the select's wrapper, click option, wait for the value",
+                    lambda page: (
+                        page.locator(".el-select__wrapper").first.click(),
+                        page.get_by_role("option", name="Software").first.click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === 'Software|'",
+                            timeout=10_000,
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === 'Software|'",
+        ),
+        Widget(
+            "choose (Shoelace sl-select, web component in a shadow root)",
+            "app/shoelace-select.html",
+            "!!customElements.get('sl-select') && !!customElements.get('sl-option')",
+            ("choose", "#category", "Software"),
+            (
+                (
+                    "click the combobox, click option, wait for the value",
+                    lambda page: (
+                        page.get_by_role("combobox", name="Category").click(),
+                        page.get_by_role("option", name="Software").click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === 'software'"
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === 'software'",
+        ),
+        Widget(
+            "choose (MUI Autocomplete multiple: add a chip)",
+            "app/mui-multi.html",
+            "!!document.querySelector('#mui-multi')",
+            ("choose", "#mui-multi", "Software"),
+            (
+                (
+                    "click the field, click option, wait for the chip",
+                    lambda page: (
+                        page.click("#mui-multi"),
+                        page.get_by_role("option", name="Software").click(),
+                        page.locator(".MuiChip-label", has_text="Software").wait_for(),
+                    ),
+                ),
+            ),
+            "document.getElementById('mui-multi-value').textContent === 'Travel,Software'",
+        ),
     ]
 
 
@@ -196,7 +253,7 @@ def run_widgets(bench: Any) -> None:
     bench.say(
         "A run is a failure unless the page then shows the result (the row in the list's view, "
         "the card in Done, the item in the Archive, the file in the input, the trigger showing "
-        "Meals); failures keep their error."
+        "Meals, the page's committed value for the other selects); failures keep their error."
     )
     bench.say()
     bench.data["widgets"] = medians
