@@ -13,12 +13,15 @@ holds no visible text node of), nothing is compared: the world's read stands, as
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from reins._errors import ActionError, ReinsError
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
 from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value
+from reins.page.call import evaluate_handle, page_call
+from reins.page.poll import NotYet
 
 __all__ = [
     "TEXT_FIELD_ROLES",
@@ -27,11 +30,15 @@ __all__ = [
     "confirm_selected",
     "confirm_shown",
     "confirm_text",
+    "text_shown",
 ]
 
 # `expect value` leaves a combobox out: a <select> is one, whose AX value is its label.
 _TEXT_ROLES = TEXT_FIELD_ROLES | {"combobox"}
 _ASK_MS = 1000
+# How long `wait --text` asks Chrome's tree again when it does not show a text reins's world
+# found (the tree may trail a text that appeared a moment ago).
+_TREE_CATCH_UP_S = 0.5
 
 
 async def _node(ctx: CommandContext, el: Resolved) -> dict[str, Any] | None:
@@ -129,3 +136,22 @@ async def confirm_shown(ctx: CommandContext, holder: Resolved, text: str) -> Non
     )
     if shown and _squashed(text) not in _squashed(shown):
         raise _unverified("the text", text, shown[:200])
+
+
+async def text_shown(ctx: CommandContext, wanted: str, exact: bool, disagreed: list[float]) -> None:
+    """One look of `wait --text`: the element reins's world finds holding the text
+    (``textHolder``), confirmed by Chrome's tree (``confirm_shown``). ``NotYet`` while the text
+    is not there, or while the tree has disagreed for less than half a second (``disagreed``:
+    when it did, kept across looks); then ``unverified``."""
+    holder = await evaluate_handle(
+        ctx, page_call("textHolder", {"text": wanted, "exact": exact}), what="wait"
+    )
+    if holder is None:
+        raise NotYet("the text is not on the page")
+    try:
+        await confirm_shown(ctx, Resolved(holder, via="text"), wanted)
+    except ActionError as exc:
+        disagreed.append(time.monotonic())
+        if disagreed[-1] - disagreed[0] < _TREE_CATCH_UP_S:
+            raise NotYet(exc.message) from None
+        raise

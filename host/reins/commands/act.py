@@ -4,7 +4,6 @@ uncheck, scroll, wait, mouse move|down|up|wheel."""
 from __future__ import annotations
 
 import fnmatch
-import time
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -12,7 +11,7 @@ from pydantic import ConfigDict, Field
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.choose import choose_option
-from reins.act.confirm import confirm_shown
+from reins.act.confirm import text_shown
 from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
@@ -24,7 +23,7 @@ from reins.act.targets import text_query
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
-from reins.page.call import evaluate, evaluate_handle, page_call
+from reins.page.call import evaluate, page_call
 from reins.page.navigation import settle
 from reins.page.poll import NotYet, poll_until
 
@@ -407,11 +406,6 @@ async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
     return await scroll_by(ctx, el, by=args.by, to=args.to)
 
 
-# How long `wait --text` asks Chrome's tree again when it does not show a text reins's world
-# found (the tree may trail a text that appeared a moment ago).
-_TREE_CATCH_UP_S = 0.5
-
-
 class WaitArgs(Args):
     text: str | None = Field(default=None, description="Until this text is on the page.")
     target: str | None = Field(default=None, description="Until TARGET is there and visible.")
@@ -433,26 +427,11 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
     if args.idle:
         return {"waited_for": "idle", **(await settle(ctx))}
 
-    unverified_since: list[float] = []
+    disagreed: list[float] = []
 
     async def holds() -> dict[str, Any]:
         if args.text is not None:
-            wanted, exact = text_query(args.text)
-            holder = await evaluate_handle(
-                ctx, page_call("textHolder", {"text": wanted, "exact": exact}), what="wait"
-            )
-            if holder is None:
-                raise NotYet("the text is not on the page")
-            try:
-                await confirm_shown(ctx, Resolved(holder, via="text"), wanted)
-            except ReinsError as exc:
-                # Chrome's tree may trail a text that appeared a moment ago: asked again for
-                # half a second, then the disagreement is the answer.
-                now = time.monotonic()
-                unverified_since.append(now)
-                if exc.code == "unverified" and now - unverified_since[0] < _TREE_CATCH_UP_S:
-                    raise NotYet(exc.message) from None
-                raise
+            await text_shown(ctx, *text_query(args.text), disagreed)
             return {"waited_for": "text", "text": args.text}
         if args.url is not None:
             href = str(await evaluate(ctx, page_call("documentUrl")))
