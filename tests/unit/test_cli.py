@@ -297,3 +297,19 @@ def test_usage_errors_without_json_print_click_usage(empty_home: Path) -> None:
     result = invoke("fill", "#name")
     assert result.exit_code == 2
     assert "Usage:" in result.output and not result.stdout.lstrip().startswith("{")
+
+
+def test_a_check_file_with_a_bad_line_runs_nothing_and_names_the_line(
+    empty_home: Path, tmp_path: Path
+) -> None:
+    checkfile = tmp_path / "flow.reins"
+    checkfile.write_text("status\nfill #amount ${amount}\n")
+    result = invoke("run", str(checkfile), "--json")
+    assert result.exit_code == 2, result.output
+    error = json_of(result)["error"]
+    assert isinstance(error, dict) and "line 2: ${amount} is not set" in str(error["message"])
+    # Given the variable, the file is read and the host is asked for: none runs here (exit 3).
+    result = invoke("run", str(checkfile), "--var", "amount=12", "--json")
+    assert result.exit_code == 3, result.output
+    result = invoke("run", str(checkfile), "--var", "amount=12", "--report", "--json")
+    assert result.exit_code == 2 and "--trace" in str(json_of(result)["error"]), result.output

@@ -32,11 +32,12 @@ LOCAL = {
     "launch",
     "mcp",
     "report",
+    "run",
     "shutdown",
     "uninstall",
 }
 # `reins --help`: as it was when the CLI was written by hand, `mcp`, the trace commands and the
-# Act II commands since.
+# Act II commands since, and `run` (a check file).
 TOP_LEVEL = (
     {
         "back",
@@ -77,6 +78,7 @@ TOP_LEVEL = (
     }
     | {"console", "network", "report", "trace"}
     | {"choose", "drag", "mouse", "scroll", "upload"}
+    | {"run"}
 )
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {

@@ -13,11 +13,11 @@ from reins._errors import ReinsError, UsageError
 from reins.cli.options import GLOBALS, global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 
-__all__ = ["batch", "stop_trace"]
+__all__ = ["NOT_A_LINE", "batch", "run_line", "split_line", "start_trace", "stop_trace"]
 
 
 # Commands that read stdin themselves: on a batch line they would take the rest of the batch.
-_NOT_A_LINE = {
+NOT_A_LINE = {
     "batch": "batch does not nest",
     "mcp": "mcp is a server on stdin/stdout, not a batch line",
 }
@@ -89,7 +89,7 @@ def _bad_line(message: str) -> None:
     )
 
 
-def _trace(conn: Any, directory: str | None, screenshots: bool, json_out: bool) -> None:
+def start_trace(conn: Any, directory: str | None, screenshots: bool, json_out: bool) -> None:
     """`--trace DIR`: start a trace before the first line (said on stderr: stdout answers the
     lines)."""
     if directory is None:
@@ -134,24 +134,18 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
         fail(exc.to_wire(), True)
     failures = 0
     with conn:
-        _trace(conn, trace_dir, screenshots, bool(opts.get("json_out")))
+        start_trace(conn, trace_dir, screenshots, bool(opts.get("json_out")))
         for raw in sys.stdin:
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
             try:
                 argv = split_line(line)
-                if argv and argv[0] in _NOT_A_LINE:
-                    _bad_line(_NOT_A_LINE[argv[0]])
+                if argv and argv[0] in NOT_A_LINE:
+                    _bad_line(NOT_A_LINE[argv[0]])
                     failures += 1
                     continue
-                base = {k: v for k, v in opts.items() if k in GLOBALS}
-                root.main(
-                    args=argv,
-                    prog_name="reins",
-                    standalone_mode=False,
-                    obj={**base, "json_out": True, "_batch": conn},
-                )
+                run_line(root, argv, opts, conn)
             except BatchLineFailed:
                 failures += 1
             except (click.ClickException, UsageError, ValueError) as exc:
@@ -169,6 +163,21 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
         if trace_dir is not None and not stop_trace(conn):
             failures += 1
     sys.exit(EXIT_FAILED if failures else EXIT_OK)
+
+
+def run_line(
+    root: click.Command,
+    argv: list[str],
+    opts: dict[str, Any],
+    conn: Any,
+    sink: Any = None,
+) -> None:
+    """One line's command over ``conn``, as the CLI parses it, the global options of the whole
+    run applying. Its answer is printed as a JSON line, or handed to ``sink`` (a callable taking
+    the answer) when one is given. Raises BatchLineFailed when it failed."""
+    base = {k: v for k, v in opts.items() if k in GLOBALS}
+    obj = {**base, "json_out": True, "_batch": conn, "_sink": sink}
+    root.main(args=argv, prog_name="reins", standalone_mode=False, obj=obj)
 
 
 def stop_trace(conn: Any) -> bool:

@@ -27,6 +27,7 @@ __all__ = ["main"]
 # The commands the CLI runs itself, and the module that defines each (under the same name).
 _LOCAL = {
     "batch": "reins.cli.batch",
+    "run": "reins.cli.runfile",
     "report": "reins.cli.report",
     **dict.fromkeys(
         ("config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"),

@@ -114,7 +114,11 @@ def run(
         answer = {"ok": False, "error": exc.to_wire()}
     answer.pop("request_id", None)
     if batch is not None:
-        click.echo(json_text(answer))
+        sink = opts.get("_sink")
+        if sink is not None:
+            sink(answer)  # `reins check`: it says how the step went
+        else:
+            click.echo(json_text(answer))
         if not answer.get("ok"):
             raise BatchLineFailed("printed", code=str(answer.get("error", {}).get("code")))
         return answer

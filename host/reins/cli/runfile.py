@@ -1,0 +1,169 @@
+"""`reins run FILE`: run a check file (``checkfile.py``) in the chosen profile and tab, stop at
+the first failed step (or go on with ``--keep-going``), and exit 0 only when every step passed."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from reins._errors import ReinsError, UsageError
+from reins._pagetext import json_text, visible
+from reins.cli.batch import run_line, start_trace, stop_trace
+from reins.cli.checkfile import Step, parse_check, parse_vars
+from reins.cli.options import global_options, merged_options
+from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
+
+__all__ = ["run"]
+
+
+def _failure(answer: dict[str, Any]) -> str:
+    error = answer.get("error") or {}
+    return f"{visible(str(error.get('code')))}: {visible(str(error.get('message')))}"
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, exists=True))
+@click.option(
+    "--var",
+    "variables",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A variable the file uses as ${NAME} (else taken from the environment). Repeatable.",
+)
+@click.option("--keep-going", is_flag=True, help="Run every step, even after a failed one.")
+@click.option(
+    "--trace",
+    "trace_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Record the run into DIR (a new directory).",
+)
+@click.option(
+    "--screenshots", is_flag=True, help="With --trace: pictures before and after each action."
+)
+@click.option("--report", is_flag=True, help="With --trace: write DIR/report.html at the end.")
+@global_options
+@click.pass_context
+def run(
+    ctx: click.Context,
+    /,
+    file: str,
+    variables: tuple[str, ...],
+    keep_going: bool,
+    trace_dir: str | None,
+    screenshots: bool,
+    report: bool,
+    **local: Any,
+) -> None:
+    """Run the check FILE: `reins batch` lines with `expect` lines, # comments, `# name: …`, and
+    ${NAME} variables (--var NAME=VALUE, else the environment). Stops at the first failed step
+    unless --keep-going; exits 0 when every step passed, 1 otherwise.
+
+    Example: reins run expense.reins --var base=http://localhost:8000 --trace runs/today --report
+    """
+    from reins.bridge.client import connect
+
+    opts = merged_options(ctx, local)
+    json_out = bool(opts.get("json_out"))
+    try:
+        if report and trace_dir is None:
+            raise UsageError("--report writes the trace's report: give --trace DIR too")
+        text = Path(file).read_text(encoding="utf-8")
+        parsed = parse_check(
+            text, name=Path(file).stem, given=parse_vars(variables), environ=os.environ
+        )
+    except (ReinsError, OSError, UnicodeDecodeError) as exc:
+        error = (
+            exc.to_wire()
+            if isinstance(exc, ReinsError)
+            else {"code": "bad_request", "message": f"cannot read {file}: {exc}"}
+        )
+        fail(error, json_out)
+    try:
+        conn = connect(opts.get("profile"))
+    except ReinsError as exc:
+        fail(exc.to_wire(), json_out)
+    root = ctx.find_root().command
+    results: list[tuple[Step, dict[str, Any], float]] = []
+    if not json_out:
+        click.echo(f"check {json_text(parsed.name)}: {len(parsed.steps)} steps")
+    with conn:
+        start_trace(conn, trace_dir, screenshots, json_out)
+        for step in parsed.steps:
+            answers: list[dict[str, Any]] = []
+            started = time.monotonic()
+            try:
+                run_line(root, list(step.argv), opts, conn, sink=answers.append)
+            except (BatchLineFailed, SystemExit):
+                pass
+            except (click.ClickException, UsageError) as exc:
+                message = (
+                    exc.format_message() if isinstance(exc, click.ClickException) else (exc.message)
+                )
+                answers.append({"ok": False, "error": {"code": "bad_request", "message": message}})
+            answer = (
+                answers[-1]
+                if answers
+                else {
+                    "ok": False,
+                    "error": {"code": "internal", "message": "the step answered nothing"},
+                }
+            )
+            ms = (time.monotonic() - started) * 1000
+            results.append((step, answer, ms))
+            _say(step, answer, ms, json_out)
+            if not answer.get("ok") and not keep_going:
+                break
+        trace_ok = True
+        if trace_dir is not None:
+            trace_ok = stop_trace(conn)
+            if report:
+                _report(trace_dir)
+    passed = sum(1 for _, a, _ in results if a.get("ok"))
+    failed = len(results) - passed
+    not_run = len(parsed.steps) - len(results)
+    ok = failed == 0 and not_run == 0 and trace_ok
+    if json_out:
+        click.echo(
+            json_text(
+                {
+                    "ok": ok,
+                    "check": parsed.name,
+                    "passed": passed,
+                    "failed": failed,
+                    "not_run": not_run,
+                    "trace_complete": trace_ok,
+                }
+            )
+        )
+    else:
+        verdict = "PASSED" if ok else "FAILED"
+        click.echo(f"{verdict}: {passed} passed, {failed} failed, {not_run} not run")
+    sys.exit(EXIT_OK if ok else EXIT_FAILED)
+
+
+def _say(step: Step, answer: dict[str, Any], ms: float, json_out: bool) -> None:
+    if json_out:
+        click.echo(json_text({"step": step.line, "command": step.text, "ms": round(ms), **answer}))
+        return
+    mark = "ok  " if answer.get("ok") else "FAIL"
+    line = f"  {mark} line {step.line}: {visible(step.text)}  ({ms:.0f} ms)"
+    if not answer.get("ok"):
+        line += f"\n         {_failure(answer)}"
+    click.echo(line)
+
+
+def _report(trace_dir: str) -> None:
+    from reins.trace.report import write_report
+
+    try:
+        written, run = write_report(Path(trace_dir), None, fmt="html")
+    except (ReinsError, OSError) as exc:
+        click.echo(f"report: not written: {exc}", err=True)
+        return
+    click.echo(f"report: {written} ({', '.join(run.verdict)})", err=True)

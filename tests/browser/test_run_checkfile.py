@@ -1,0 +1,70 @@
+"""`reins run FILE` on the expense form (app/expense.html, a Radix select): a check file a
+person writes — batch lines, `expect` lines, comments, a name and ${variables} — runs in the
+test profile's tab, exits 0 when every step passed, and stops at the first failed `expect` with
+exit 1 and that step's evidence. The page is the oracle: what it saved (`window.__saved`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Browser
+from .support import run_cli
+
+pytestmark = pytest.mark.browser
+
+FLOW = """\
+# name: an expense is saved with its category
+navigate "${page}"
+fill "role=textbox[name='Merchant']" "${merchant}"
+fill "#amount" 12.50
+choose "#category" Meals
+click "role=button[name='Save']"
+expect text "#saved" "Saved: ${merchant}"
+expect text "#saved" "${expected}"
+# never reached when the expectation above fails
+click "role=button[name='Save']"
+"""
+
+
+def _run(browser: Browser, path: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    run = run_cli(browser.home, "run", str(path), *args)
+    lines = [json.loads(x) for x in run.stdout.splitlines() if x.startswith("{")]
+    return run.code, lines
+
+
+def test_a_check_file_passes_then_fails_at_its_expectation(
+    browser: Browser, page: Any, site: Any, tmp_path: Path
+) -> None:
+    tab, url = page("app/expense.html")
+    browser.ok("tab", "select", str(tab))
+    flow = tmp_path / "expense.reins"
+    flow.write_text(FLOW)
+    variables = ["--var", f"page={url}", "--var", "merchant=Blue Bottle"]
+
+    code, lines = _run(browser, flow, *variables, "--var", "expected=Meals")
+    assert code == 0, lines
+    assert [line["step"] for line in lines[:-1]] == [2, 3, 4, 5, 6, 7, 8, 10], lines
+    assert lines[-1] == {
+        "ok": True,
+        "check": "an expense is saved with its category",
+        "passed": 8,
+        "failed": 0,
+        "not_run": 0,
+        "trace_complete": True,
+    }
+    entry = {"merchant": "Blue Bottle", "amount": "12.50", "category": "Meals"}
+    assert list(browser.js("return window.__saved")) == [entry, entry]  # lines 6 and 10
+
+    code, lines = _run(browser, flow, *variables, "--var", "expected=Travel")
+    assert code == 1, lines
+    failed = lines[-2]
+    assert failed["step"] == 8 and not failed["ok"], lines
+    assert failed["error"]["code"] == "expectation_failed", failed
+    assert lines[-1]["passed"] == 6 and lines[-1]["failed"] == 1 and lines[-1]["not_run"] == 1
+    # The step after the failed expectation never ran: the page (loaded again by line 2) saved
+    # once, at line 6.
+    assert list(browser.js("return window.__saved")) == [entry]
