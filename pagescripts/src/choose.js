@@ -2,6 +2,7 @@
 // (often rendered in a portal under <body>), and what the trigger shows once one is chosen.
 
 import { isTextual } from "./actions.js";
+import { renderedChildren } from "./textmatch.js";
 
 const OPTIONS = '[role=option], [role=menuitem], [role=menuitemradio], [role=treeitem], [role=listbox] li';
 
@@ -69,16 +70,6 @@ export function optionAt(trigger, index) {
 // inside its trigger would otherwise make the trigger "show" every option).
 const OFFERED = "[role=option], [role=listbox], [role=menu], [role=menuitem], [role=menuitemradio], "
   + "[role=menuitemcheckbox], [role=tree], [role=treeitem], [role=dialog], label";
-
-// What a node renders as its children: an open shadow root's tree, a slot's assigned nodes.
-function renderedChildren(node) {
-  if (node.shadowRoot) return node.shadowRoot.childNodes;
-  if (node.localName === "slot") {
-    const assigned = node.assignedNodes();
-    return assigned.length > 0 ? assigned : node.childNodes;
-  }
-  return node.childNodes;
-}
 
 // The text `el` shows as rendered (open shadow roots, slots filled, a text field's value),
 // without what it offers, what it does not render, and `skip`'s subtree.

@@ -28,8 +28,7 @@ function visit(el, query, out) {
   }
   const parts = [];
   let inner = false;
-  const children = el.shadowRoot ? el.shadowRoot.childNodes : el.localName === "slot" ? slotted(el) : el.childNodes;
-  for (const n of children) {
+  for (const n of renderedChildren(el)) {
     if (n.nodeType === 3) parts.push(n.data);
     else if (n.nodeType === 1) {
       const r = visit(n, query, out);
@@ -43,9 +42,15 @@ function visit(el, query, out) {
   return { text, matched: self || inner };
 }
 
-function slotted(slot) {
-  const assigned = slot.assignedNodes();
-  return assigned.length > 0 ? assigned : slot.childNodes;
+// What a node renders as its children: an open shadow root's tree, a slot's assigned nodes (its
+// own children when nothing is assigned), else its children.
+export function renderedChildren(node) {
+  if (node.shadowRoot) return node.shadowRoot.childNodes;
+  if (node.localName === "slot") {
+    const assigned = node.assignedNodes();
+    return assigned.length > 0 ? assigned : node.childNodes;
+  }
+  return node.childNodes;
 }
 
 // An element's text as the text rules read it (the DOM text through open shadow roots, slots

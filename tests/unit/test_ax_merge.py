@@ -233,3 +233,16 @@ def test_a_value_of_another_role_is_not_compared() -> None:
     out["value"] = {"type": "number", "value": 13}
     merge_ax(r, {"nodes": [out]})
     assert "unverified" not in r["states"]
+
+
+def test_the_clip_length_is_the_page_script_s() -> None:
+    """merge_ax compares a clipped value with the start of the tree's: its FIELD_LIMIT must be
+    the one the page script clips at (pagescripts/src/text.js)."""
+    import re
+    from pathlib import Path
+
+    from reins.observe.ax import FIELD_LIMIT
+
+    source = (Path(__file__).parents[2] / "pagescripts" / "src" / "text.js").read_text()
+    found = re.search(r"export const FIELD_LIMIT = (\d+);", source)
+    assert found is not None and int(found.group(1)) == FIELD_LIMIT

@@ -19,7 +19,7 @@ from typing import Any
 from reins._errors import ActionError, ReinsError
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
-from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value
+from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value, words
 from reins.page.call import evaluate_handle, page_call
 from reins.page.poll import NotYet
 
@@ -53,10 +53,6 @@ async def _node(ctx: CommandContext, el: Resolved) -> dict[str, Any] | None:
         return None  # no opinion: the world's read stands
     nodes = [n for n in answer.get("nodes") or [] if isinstance(n, dict)]
     return next((n for n in nodes if not n.get("ignored")), None)
-
-
-def _words(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _squashed(text: str) -> str:
@@ -100,7 +96,7 @@ async def confirm_selected(ctx: CommandContext, el: Resolved, selected: list[str
     if node is None or ax_value(node, "role") != "combobox":
         return
     theirs = ax_value(node, "value")
-    if isinstance(theirs, str) and _words(theirs) != _words(selected[0]):
+    if isinstance(theirs, str) and words(theirs) != words(selected[0]):
         raise _unverified("the selected option", selected[0], theirs)
 
 

@@ -13,7 +13,15 @@ from reins._errors import ReinsError, UsageError
 from reins.cli.options import GLOBALS, global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 
-__all__ = ["NOT_A_LINE", "batch", "run_line", "split_line", "start_trace", "stop_trace"]
+__all__ = [
+    "NOT_A_LINE",
+    "batch",
+    "line_error",
+    "run_line",
+    "split_line",
+    "start_trace",
+    "stop_trace",
+]
 
 
 # Commands that read stdin themselves: on a batch line they would take the rest of the batch.
@@ -150,19 +158,22 @@ def batch(ctx: click.Context, /, trace_dir: str | None, screenshots: bool, **loc
                 failures += 1
             except (click.ClickException, UsageError, ValueError) as exc:
                 failures += 1
-                if isinstance(exc, click.ClickException):
-                    message = exc.format_message()
-                elif isinstance(exc, UsageError):
-                    message = exc.message  # with its hint
-                else:
-                    message = str(exc)
-                _bad_line(f"{line!r}: {message}")
+                _bad_line(f"{line!r}: {line_error(exc)}")
             except SystemExit as exc:
                 failures += 1 if exc.code else 0
             sys.stdout.flush()
         if trace_dir is not None and not stop_trace(conn):
             failures += 1
     sys.exit(EXIT_FAILED if failures else EXIT_OK)
+
+
+def line_error(exc: click.ClickException | UsageError | ValueError) -> str:
+    """What a line that could not be run says: click's usage message, reins's (with its hint)."""
+    if isinstance(exc, click.ClickException):
+        return exc.format_message()
+    if isinstance(exc, UsageError):
+        return exc.message
+    return str(exc)
 
 
 def run_line(

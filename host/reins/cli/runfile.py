@@ -13,7 +13,7 @@ import click
 
 from reins._errors import ReinsError, UsageError
 from reins._pagetext import json_text, visible
-from reins.cli.batch import run_line, start_trace, stop_trace
+from reins.cli.batch import line_error, run_line, start_trace, stop_trace
 from reins.cli.checkfile import Step, parse_check, parse_vars
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
@@ -102,10 +102,8 @@ def run(
             except (BatchLineFailed, SystemExit):
                 pass
             except (click.ClickException, UsageError) as exc:
-                message = (
-                    exc.format_message() if isinstance(exc, click.ClickException) else (exc.message)
-                )
-                answers.append({"ok": False, "error": {"code": "bad_request", "message": message}})
+                error = {"code": "bad_request", "message": line_error(exc)}
+                answers.append({"ok": False, "error": error})
             answer = (
                 answers[-1]
                 if answers

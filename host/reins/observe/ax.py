@@ -20,12 +20,14 @@ from reins.observe.store import ObserveState
 from reins.page.call import evaluate_handle, page_call
 
 __all__ = [
+    "FIELD_LIMIT",
     "TEXT_FIELD_ROLES",
     "ax_records",
     "ax_states",
     "ax_text_differs",
     "ax_value",
     "merge_ax",
+    "words",
 ]
 
 # The roles whose AX value is the text a person sees in the field (a text input with a list of
@@ -60,21 +62,28 @@ def ax_value(node: dict[str, Any], key: str) -> Any:
     return (node.get(key) or {}).get("value")
 
 
-def _words(text: str) -> str:
+def words(text: str) -> str:
+    """``text`` with its whitespace collapsed, as both readings of a value are compared."""
     return " ".join(text.split())
 
 
-def ax_text_differs(node: dict[str, Any], ours: str, roles: frozenset[str]) -> str | None:
+def ax_text_differs(
+    node: dict[str, Any], ours: str, roles: frozenset[str], *, clipped: bool = False
+) -> str | None:
     """What the tree says a text field (of one of ``roles``) holds, when that differs from
     ``ours`` (whitespace collapsed); None when they agree or the tree has no opinion (another
-    role, no value, a password field it shows masked)."""
+    role, no value, a password field it shows masked). ``clipped``: ``ours`` is the start of
+    the value (clipped page-side), compared with as much of the tree's."""
     if ax_value(node, "role") not in roles:
         return None
     theirs = ax_value(node, "value")
     if isinstance(theirs, str) and theirs and set(theirs) <= _MASKS:
         return None
-    if isinstance(theirs, str | int | float) and _words(str(theirs)) != _words(ours):
-        return str(theirs)
+    if not isinstance(theirs, str | int | float):
+        return None
+    shown = str(theirs)
+    if words(shown[: len(ours)] if clipped else shown) != words(ours):
+        return shown
     return None
 
 
@@ -215,10 +224,11 @@ def merge_ax(record: dict[str, Any], answer: dict[str, Any] | ReinsError) -> Non
     states = dict(record.get("states") or {})
     states.update(ax_states(node))
     value = record.get("value")
-    theirs = ax_value(node, "value")
-    if isinstance(value, str) and len(value) >= FIELD_LIMIT - 1 and isinstance(theirs, str):
-        node = {**node, "value": {"value": theirs[: len(value)]}}
-    if isinstance(value, str) and ax_text_differs(node, value, TEXT_FIELD_ROLES) is not None:
+    if (
+        isinstance(value, str)
+        and ax_text_differs(node, value, TEXT_FIELD_ROLES, clipped=len(value) >= FIELD_LIMIT - 1)
+        is not None
+    ):
         # reins's world read the value; Chrome's tree shows another: not confirmed (issue 44).
         states["unverified"] = True
     record["states"] = states

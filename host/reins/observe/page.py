@@ -19,7 +19,6 @@ from reins.bridge.memory import gc_paused
 from reins.observe.ax import ax_records
 from reins.observe.collect import PageSnapshot, snapshot_page
 from reins.observe.imap import build_map, find_with_fallback
-from reins.observe.sealed import sealed
 from reins.observe.sent import SentRecords, keys_for
 from reins.observe.store import (
     BIG_OBSERVATION,
@@ -56,7 +55,6 @@ async def observe_page(
     records = snap.elements
     if source == "ax":
         records, snap.ax_coverage = await ax_records(ctx, snap)
-    records = await sealed(ctx, snap, records)
     with gc_paused():
         return _register(ctx, snap, records, source)
 

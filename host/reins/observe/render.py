@@ -100,16 +100,6 @@ class RefView:
         else:
             checked = expanded = selected = None
             disabled = focused = unverified = False
-        raw_holds = get("holds")
-        holds = (
-            tuple(
-                (str(h.get("role") or ""), str(h.get("name") or ""))
-                for h in raw_holds
-                if isinstance(h, dict)
-            )
-            if isinstance(raw_holds, list)
-            else ()
-        )
         return cls(
             ref,
             _opt_str(get("role")),
@@ -124,7 +114,7 @@ class RefView:
             selected if isinstance(selected, bool) else None,
             focused,
             unverified,
-            holds,
+            holds_of(record),
         )
 
 
@@ -170,6 +160,17 @@ class RenderResult:
 
 def approx_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
+
+
+def holds_of(record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The (role, name) of each control a closed shadow root of the record's element holds
+    (``holds``, observe/sealed.py)."""
+    raw = record.get("holds")
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        (str(h.get("role") or ""), str(h.get("name") or "")) for h in raw if isinstance(h, dict)
+    )
 
 
 def _opt_str(value: object) -> str | None:

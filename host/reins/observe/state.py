@@ -20,10 +20,12 @@ from reins.observe.render import (
     FrameView,
     RefView,
     approx_tokens,
+    holds_of,
     render_line,
     render_state,
     state_json,
 )
+from reins.observe.sealed import sealed
 from reins.observe.sent import SentRecords, carry
 from reins.observe.store import ObserveState
 
@@ -111,6 +113,8 @@ async def state_view(
     kept = ctx.part(ObserveState)
     before = kept.lines  # taken first: an observation of a new document drops it
     snap, records, refs = await observe_page(ctx, source=source, viewport_only=viewport_only)
+    # What closed shadow roots hold, for the lines (not for lookups: observe_page serves those).
+    records = await sealed(ctx, snap, records)
     with gc_paused():  # a view and a line per element (``bridge.memory``)
         return _answer(
             ctx,
@@ -148,7 +152,9 @@ def _answer(
         snap.carried if source == "dom" else None,
         ctx.part(SentRecords),
         lambda i: _view_and_line(records[i], refs[i]),
-        lambda kept_view, i: kept_view[0].ref == refs[i],
+        lambda kept_view, i: (
+            kept_view[0].ref == refs[i] and kept_view[0].holds == holds_of(records[i])
+        ),
     )
     views = [view for view, _ in shown]
     lines = [line for _, line in shown]
