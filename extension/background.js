@@ -30,7 +30,7 @@ import { worldName } from "./worlds.js";
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // What this extension does that an older one did not, said in hello: the host relies only on those.
-const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld", "pauseProbe"];
+const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld", "pauseProbe", "hitGuard"];
 const WAKE_ALARM = "reins-wake";
 
 let paused = false;
@@ -97,7 +97,8 @@ const HANDLERS = {
   cdp: (msg) => sessions.command(msg.tabId, msg.sessionId, msg.method, msg.params ?? {}),
   cdp_batch: (msg, windowsNoted) => {
     const send = (c) => sessions.command(msg.tabId, c.sessionId ?? msg.sessionId, c.method, c.params ?? {});
-    if (msg.sequential) return sequence(msg, { send, errorOf, windowsNoted });
+    const dialogs = () => sessions.dialogsOpened(msg.tabId);
+    if (msg.sequential) return sequence(msg, { send, errorOf, windowsNoted, dialogs });
     return Promise.all(msg.commands.map((c) => answered(send(c), errorOf)));
   },
   subscribe: async (msg) => {

@@ -13,7 +13,12 @@
 // that answer (an extension that does this says so in hello: FEATURES in background.js).
 // `windowsNoted` (userfocus.js): awaited before the first press is sent (the commands before it
 // run meanwhile).
+// `fill` and `onlyIf` (hitguard.js): a command's parameters taken from an earlier answer, and the
+// conditions it is sent under (the answers before it all in): the batch ends before a command
+// whose conditions do not hold, with the answer `heldBack` says. `dialogs` (optional): how many
+// JavaScript dialogs the tab has opened so far.
 
+import { filled, guardRefuses, heldBack } from "./hitguard.js";
 import { presses } from "./userfocus.js";
 
 // One command's answer as the host reads it: {ok: true, result} or {ok: false, error}.
@@ -24,8 +29,9 @@ export function answered(sent, errorOf) {
   );
 }
 
-export async function sequence({ commands, answerWithinMs }, { send, errorOf, windowsNoted = null }) {
+export async function sequence({ commands, answerWithinMs }, { send, errorOf, windowsNoted = null, dialogs = () => 0 }) {
   const out = [];
+  const dialogsBefore = dialogs();
   let inFlight = [];
   let noted = windowsNoted;
   const limit = Number(answerWithinMs) > 0 ? Date.now() + Number(answerWithinMs) : null;
@@ -41,7 +47,19 @@ export async function sequence({ commands, answerWithinMs }, { send, errorOf, wi
     clearTimeout(timer);
     return answers ?? [{ ok: false, error: { code: "timeout", message: "no answer within the time the host gave the batch" } }];
   };
-  for (const c of commands) {
+  for (const given of commands) {
+    let c = given;
+    if (given.fill || given.onlyIf) {
+      out.push(...(await settle()));
+      if (out.some((a) => !a.ok)) return out.slice(0, out.findIndex((a) => !a.ok) + 1);
+      const why = guardRefuses(given.onlyIf, out, dialogs() - dialogsBefore);
+      if (why !== null) return [...out, heldBack(why)];
+      try {
+        c = filled(given, out);
+      } catch (err) {
+        return [...out, { ok: false, error: errorOf(err) }];
+      }
+    }
     if (noted !== null && presses(c)) {
       await noted;
       noted = null;

@@ -264,6 +264,10 @@ export class Sessions {
   // with only the parameters policy.js keeps. reins never holds a paused page: the domain goes
   // off the moment the page pauses (a pause a probe hears before its answer is noted there).
   event(source, method, params) {
+    if (method === "Page.javascriptDialogOpening") {
+      const state = this.held.get(source.tabId);
+      if (state) state.dialogs = (state.dialogs ?? 0) + 1;
+    }
     if (method === "Debugger.paused") {
       this.dbg.sendCommand(source, "Debugger.disable", {}).catch(() => {});
       const probes = source.sessionId ? [] : this.held.get(source.tabId)?.probes ?? [];
@@ -281,6 +285,12 @@ export class Sessions {
     if (!this.subscribed(source.tabId, method)) return;
     const kept = eventParams(method, params);
     if (kept !== null) this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
+  }
+
+  // How many JavaScript dialogs the tab's pages opened while reins held it (a sequential batch
+  // sends no guarded press after one opened: hitguard.js).
+  dialogsOpened(tabId) {
+    return this.held.get(tabId)?.dialogs ?? 0;
   }
 
   // A download the page of a held tab began (Page.downloadWillBegin, above), as the browser's

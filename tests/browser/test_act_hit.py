@@ -120,3 +120,24 @@ def _refused_on_the_move(browser: Browser, *command: str) -> None:
     log = page_log(browser)
     assert any(line.startswith("moved delete") for line in log), log
     assert not [line for line in log if line.startswith(("delete:", "save:"))], log
+
+
+@pytest.mark.parametrize("how", ["css", "ref"])
+def test_the_press_rides_with_its_hit_test_and_the_extension_guards_it(
+    browser: Browser, page: Any, how: str
+) -> None:
+    """The move, Chrome's hit test and the press go down as one batch (act/guarded.py): the
+    page counts one click, and the host's counters say the extension let the press through
+    (``press_guarded``) rather than the host judging a hit it held back. On the "move" attack
+    the same batch is held back by the extension: the tests above see no press reach Delete."""
+    tab = str(page(PAGE)[0])
+    target = _target(browser, tab, how)
+    before = browser.events()
+    browser.ok("click", target, "--tab", tab)
+    after = browser.events()
+    assert after.get("press_guarded", 0) == before.get("press_guarded", 0) + 1, after
+    assert after.get("press_guard_held_back", 0) == before.get("press_guard_held_back", 0)
+    time.sleep(0.2)
+    log = page_log(browser)
+    assert [line for line in log if line.startswith("save:click")] == ["save:click trusted=true"]
+    assert not [line for line in log if line.startswith("delete:")], log

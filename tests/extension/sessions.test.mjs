@@ -431,6 +431,19 @@ describe("event: Chrome's events of a session", () => {
   });
 });
 
+describe("dialogsOpened: what a guarded press looks at (hitguard.js)", () => {
+  test("counts the dialogs a held tab's pages opened, subscribed or not, and none for others", async () => {
+    await sessions.ensure(7);
+    assert.equal(sessions.dialogsOpened(7), 0);
+    sessions.event({ tabId: 7 }, "Page.javascriptDialogOpening", { type: "alert", message: "x" });
+    sessions.event({ tabId: 7, sessionId: "S1" }, "Page.javascriptDialogOpening", { type: "confirm" });
+    sessions.event({ tabId: 7 }, "Page.javascriptDialogClosed", {});
+    sessions.event({ tabId: 8 }, "Page.javascriptDialogOpening", {});
+    assert.equal(sessions.dialogsOpened(7), 2);
+    assert.equal(sessions.dialogsOpened(8), 0);
+  });
+});
+
 describe("a popup of a tab reins drives", () => {
   test("is armed as Chrome creates it: attached, Page on, its dialog events forwarded", async () => {
     await inFlight(7);

@@ -33,7 +33,8 @@ from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
-from reins.act.pointer import MousePosition, mouse_event, move_and_hit
+from reins.act.mouse import MousePosition, mouse_event
+from reins.act.pointer import move_and_hit
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.call import call_function

@@ -53,6 +53,8 @@ class Press:
     before: dict[str, Any] | None = None
     answers: list[dict[str, Any] | ReinsError] | None = None
     dialog: dict[str, Any] | None = None
+    # The receipt guard was armed before the input (its read after holds what received it).
+    armed: bool = False
 
     @property
     def given(self) -> bool:

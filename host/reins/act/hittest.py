@@ -19,8 +19,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from reins._errors import ReinsError, ResolutionError
+from reins._pagetext import quote
 from reins.bridge.context import CommandContext, TabPart
 from reins.observe.sealed import is_control, node_attributes
+from reins.page.call import OWN_WORLD, call_params, call_value
 
 __all__ = [
     "HitPlan",
@@ -29,6 +31,7 @@ __all__ = [
     "hit_after_move",
     "hit_commands",
     "judge",
+    "judge_hit",
     "name_node",
     "what_is_at",
     "subtree",
@@ -224,3 +227,80 @@ async def what_is_at(ctx: CommandContext, hit: int) -> str:
     except ReinsError:
         return "another element"
     return name_node(described.get("node") or {})
+
+
+async def judge_hit(
+    ctx: CommandContext,
+    object_id: str,
+    session_id: str | None,
+    plan: HitPlan,
+    tree: dict[str, Any],
+    answers: list[dict[str, Any] | ReinsError],
+    at: int,
+) -> None:
+    """Raises ``obscured`` (or ``ambiguous``) unless a press where the hit test at ``at`` of
+    ``answers`` looked reaches the element ``object_id`` names (``tree``: its ``describeNode`` tree)."""
+    hit = await hit_after_move(ctx, plan, answers, at)
+    inner = closed_control(tree, hit) if hit is not None else None
+    if inner is not None:
+        raise ResolutionError(
+            f"the element holds controls of its own in a closed shadow root: the press would go"
+            f" to {inner}, not to the element as one control; no press was given",
+            code="ambiguous",
+            details={"inner_control": inner},
+        )
+    if hit is None or not (
+        judge(tree, hit, owner=plan.owner)
+        or (plan.owner is None and await _reaches_target(ctx, object_id, session_id, hit))
+    ):
+        raise _obscured(None if hit is None else await what_is_at(ctx, hit))
+
+
+async def _reaches_target(
+    ctx: CommandContext, object_id: str, session_id: str | None, hit: int
+) -> bool:
+    """Does a press on the node Chrome's hit test found reach the target all the same? Inside the
+    target's own ``<label>`` (the browser hands the press to its control), or a part drawn with
+    it in its widget that is no control itself (a placeholder laid over the input): reins's
+    world judges (``pressReaches``, the rule its probe and receipt guard use). Same document
+    only: neither is ever in another frame than its control."""
+    if session_id is not None:
+        return False
+    try:
+        described = (await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})).get("node") or {}
+        if str(described.get("nodeName") or "").upper() in FRAME_OWNERS:
+            return False  # a frame inside a label takes the click itself: never passed through
+        # In reins's world of the top document, where the target's handle is: a node of another
+        # document (a same-site frame) does not resolve there, so it is never taken for a label.
+        node = await ctx.cdp(
+            "DOM.resolveNode",
+            {"backendNodeId": hit, "executionContextId": OWN_WORLD, "objectGroup": "reins"},
+        )
+        hit_object = (node.get("object") or {}).get("objectId")
+        if not hit_object:
+            return False
+        params = call_params(str(hit_object), "pressReaches")
+        params["arguments"].append({"objectId": object_id})
+        answer = await ctx.cdp("Runtime.callFunctionOn", params)
+    except ReinsError:
+        return False
+    return call_value(answer, what="label check") is True
+
+
+def _obscured(label: str | None) -> ResolutionError:
+    """Chrome's hit test found ``label`` (None: nothing) where the press would go."""
+    if label is None:
+        return ResolutionError(
+            "nothing of the page is at the press point (Chrome's hit test)",
+            code="obscured",
+            transient=True,
+        )
+    return ResolutionError(
+        f"the element is covered by {quote(label, 160)} (Chrome's hit test at the press point,"
+        " after the mouse moved there): no press was given",
+        code="obscured",
+        transient=True,
+        details={"covered_by": label},
+        hint="`reins state` shows what the page offers now; a frame laid over the element takes"
+        " the click, not the element",
+    )

@@ -1,20 +1,38 @@
 """The host's side of a press checked with its ref's lookup (``pressSame``, refcheck.js): what
-the page must still show, and what the batch's answers say (pure, over the answers)."""
+the page must still show, how the press rides in the lookup's batch (``PressPlan``), and what
+the batch's answers say."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from reins._errors import ReinsError
+from reins.act.handles import Press
 from reins.bridge.context import CommandContext
 from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
-from reins.page.call import HeldFunctions, call_value
+from reins.observe.store import SeenAt
+from reins.page.call import (
+    HeldFunctions,
+    call_value,
+    define_params,
+    evaluate_params,
+    held_call_params,
+    page_call,
+)
 
-__all__ = ["HELD", "expected_identity", "findings", "keep_defined", "remote_handle"]
+__all__ = [
+    "HELD",
+    "PressPlan",
+    "expected_identity",
+    "findings",
+    "held_plan",
+    "keep_defined",
+    "remote_handle",
+]
 
 # The record fields Identity.from_record reads (named as its fields): the page compares them for a
 # Press (refcheck.js, pressSame, goes by the keys it is given).
@@ -92,3 +110,88 @@ def findings(answer: dict[str, Any]) -> dict[str, Any] | None:
     except ValueError:
         return None
     return found if isinstance(found, dict) and "why" in found else None
+
+
+@dataclass
+class PressPlan:
+    """How a Press rides in the lookup batch: where its input goes, and what the batch holds
+    after the check (``pressSame``, the batch's second command)."""
+
+    point: tuple[float, float]
+    events: list[tuple[str, dict[str, Any]]]
+    check: tuple[str, dict[str, Any]]
+    after: tuple[str, dict[str, Any]]
+    after_ms: int
+    # The first press in this document: the batch ends by compiling ``HELD`` to be held.
+    defining: bool
+    # A press: the element's handle after the check, then the move, Chrome's hit test and the
+    # press with the extension as the guard (``guarded``: act/guarded.py), or without such an
+    # extension nothing more (they follow in act/pointer.py).
+    handle: tuple[str, dict[str, Any]] | None = None
+    guarded: tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]] | None = None
+
+    @property
+    def defs_at(self) -> int:
+        """Where the definitions start among the commands after the check."""
+        if self.handle is not None:
+            return 1 + (len(self.guarded[0]) if self.guarded is not None else 0)
+        return len(self.events) + 1
+
+    def tail(self) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
+        """The commands after the check (the input and the read after, or the handle; the
+        definitions), and what each of them adds to its command."""
+        each: list[dict[str, Any]]
+        if self.handle is not None:
+            commands, each = [self.handle], [{}]
+            if self.guarded is not None:
+                commands, each = commands + self.guarded[0], each + self.guarded[1]
+        else:
+            commands = [*self.events, self.after]
+            each = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
+        if self.defining:
+            commands += [("Runtime.evaluate", define_params(name)) for name in HELD]
+            each += [{"noWait": True}, {}]
+        return commands, each
+
+
+def held_plan(
+    ctx: CommandContext,
+    press: Press,
+    seen: SeenAt,
+    point: tuple[float, float],
+    check_args: tuple[Any, ...],
+    after_args: tuple[Any, ...],
+    after_ms: int,
+    timeout: int,
+) -> PressPlan:
+    """The check and the read after, by the functions held in the document when they are."""
+    held = ctx.part(HeldFunctions)
+    if held.held(seen.document_id, *HELD):
+        return PressPlan(
+            point,
+            press.events(*point),
+            (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["pressSame"], *check_args, await_promise=True),
+            ),
+            (
+                "Runtime.callFunctionOn",
+                held_call_params(held.handles["readHeld"], *after_args, await_promise=True),
+            ),
+            after_ms,
+            defining=False,
+        )
+    return PressPlan(  # the first in this document: sent whole, then compiled to be held
+        point,
+        press.events(*point),
+        (
+            "Runtime.evaluate",
+            evaluate_params(page_call("pressSame", *check_args), timeout, await_promise=True),
+        ),
+        (
+            "Runtime.evaluate",
+            evaluate_params(page_call("readHeld", *after_args), after_ms, await_promise=True),
+        ),
+        after_ms,
+        defining=True,
+    )

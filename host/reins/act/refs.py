@@ -5,16 +5,22 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins._pagetext import quote, word
 from reins._pagetext import ref as quote_ref
 from reins.act.effects import ASK_AFTER_MS
+from reins.act.guarded import guard_ready, guarded_part, took_press
 from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
-from reins.act.presscheck import HELD as _HELD
-from reins.act.presscheck import expected_identity, findings, keep_defined, remote_handle
+from reins.act.presscheck import (
+    PressPlan,
+    expected_identity,
+    findings,
+    held_plan,
+    keep_defined,
+    remote_handle,
+)
 from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
@@ -26,10 +32,8 @@ from reins.observe.store import ObserveState, SeenAt, current_url, registry_for,
 from reins.page.call import (
     HeldFunctions,
     call_value,
-    define_params,
     evaluate_handle,
     evaluate_params,
-    held_call_params,
     page_call,
 )
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
@@ -57,42 +61,6 @@ async def _by_locator(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
     return Resolved(await match_handle(ctx, 0, session), session, via="ref", ref=entry.ref)
 
 
-@dataclass
-class _PressPlan:
-    """How a Press rides in the lookup batch: where its input goes, and what the batch holds
-    after the check (``pressSame``, the batch's second command)."""
-
-    point: tuple[float, float]
-    events: list[tuple[str, dict[str, Any]]]
-    check: tuple[str, dict[str, Any]]
-    after: tuple[str, dict[str, Any]]
-    after_ms: int
-    # The first press in this document: the batch ends by compiling ``_HELD`` to be held.
-    defining: bool
-    # A press: the batch gives no input, only the element's handle after the check (the move,
-    # Chrome's hit test and the press follow in act/pointer.py).
-    handle: tuple[str, dict[str, Any]] | None = None
-
-    @property
-    def given_here(self) -> int:
-        """How many commands after the check are the input and the read after it (0: none)."""
-        return 0 if self.handle is not None else len(self.events) + 1
-
-    def tail(self) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
-        """The commands after the check (the input and the read after, or the handle; the
-        definitions), and what each of them adds to its command."""
-        each: list[dict[str, Any]]
-        if self.handle is not None:
-            commands, each = [self.handle], [{}]
-        else:
-            commands = [*self.events, self.after]
-            each = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
-        if self.defining:
-            commands += [("Runtime.evaluate", define_params(name)) for name in _HELD]
-            each += [{"noWait": True}, {}]
-        return commands, each
-
-
 def _plan_press(
     ctx: CommandContext,
     press: Press,
@@ -101,7 +69,7 @@ def _plan_press(
     index: int,
     options: dict[str, Any] | None,
     timeout: int,
-) -> _PressPlan | None:
+) -> PressPlan | None:
     """The Press in this lookup's batch, or None when it cannot ride (an extension that cannot
     stop the batch, an element of a frame, no record that passes the identity check)."""
     gen = seen.gens.get("main")
@@ -127,44 +95,19 @@ def _plan_press(
         if press.hit_test
         else None
     )
-    held = ctx.part(HeldFunctions)
-    if held.held(seen.document_id, *_HELD):
-        return _PressPlan(
-            point,
-            press.events(*point),
-            (
-                "Runtime.callFunctionOn",
-                held_call_params(held.handles["pressSame"], *check_args, await_promise=True),
-            ),
-            (
-                "Runtime.callFunctionOn",
-                held_call_params(held.handles["readHeld"], *after_args, await_promise=True),
-            ),
-            after_ms,
-            defining=False,
-            handle=handle,
-        )
-    return _PressPlan(  # the first in this document: sent whole, then compiled to be held
-        point,
-        press.events(*point),
-        (
-            "Runtime.evaluate",
-            evaluate_params(page_call("pressSame", *check_args), timeout, await_promise=True),
-        ),
-        (
-            "Runtime.evaluate",
-            evaluate_params(page_call("readHeld", *after_args), after_ms, await_promise=True),
-        ),
-        after_ms,
-        defining=True,
-        handle=handle,
-    )
+    plan = held_plan(ctx, press, seen, point, check_args, after_args, after_ms, timeout)
+    if handle is not None:
+        plan.handle = handle
+        if guard_ready(ctx, None):  # the check at 0, the handle at 1, then the guarded part
+            move, *events = plan.events
+            plan.guarded = guarded_part(ctx, move, events, handle=1, after=plan.after, at=2)
+    return plan
 
 
 def _given(
     ctx: CommandContext,
     press: Press,
-    plan: _PressPlan,
+    plan: PressPlan,
     tail: list[dict[str, Any] | ReinsError],
     checked: dict[str, Any],
     document_id: str,
@@ -179,7 +122,7 @@ def _given(
     found = value if isinstance(value, dict) else {}
     count = len(plan.events)
     if plan.defining:
-        keep_defined(ctx.part(HeldFunctions), document_id, tail[max(1, plan.given_here) :])
+        keep_defined(ctx.part(HeldFunctions), document_id, tail[plan.defs_at :])
     else:
         ctx.note("press_by_held_functions")
     before = found.get("before")
@@ -270,7 +213,7 @@ async def _press_with_lookup(
     ctx: CommandContext,
     entry: RegistryEntry,
     press: Press,
-    plan: _PressPlan,
+    plan: PressPlan,
     seen: SeenAt,
     index: int,
     seen_box: list[float] | None,
@@ -311,6 +254,8 @@ async def _press_with_lookup(
         return None
     if not checked.get("exceptionDetails"):
         record_now = _given(ctx, press, plan, answers[1:], checked, seen.document_id)
+        if plan.guarded is not None and took_press(ctx, press, answers, 2, len(plan.events) - 1):
+            return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
         if plan.handle is not None:
             # No input yet: the element's handle goes on to the move, the hit test and the
             # press (and through the identity check like any lookup's).

@@ -20,6 +20,7 @@ from reins.bridge.jsonwire import load
 
 __all__ = [
     "EXTENSION_FEATURES",
+    "HIT_GUARD",
     "MAX_REQUEST_BYTES",
     "STOP_IF_THROWN",
     "ExtensionAnswer",
@@ -106,7 +107,10 @@ _TOKEN = r"^[A-Za-z0-9-]{1,64}$"
 # extension without one of these is older than the host (`reins doctor` says so).
 # "stopIfThrown": a sequential batch ends where the page threw (an input waits on a check).
 STOP_IF_THROWN = "stopIfThrown"
-EXTENSION_FEATURES = (STOP_IF_THROWN,)
+# "hitGuard": a sequential batch fills parameters from earlier answers (``fill``) and holds a
+# command back unless Chrome's hit test reached the target (``onlyIf``): extension/hitguard.js.
+HIT_GUARD = "hitGuard"
+EXTENSION_FEATURES = (STOP_IF_THROWN, HIT_GUARD)
 
 
 class Hello(BaseModel):

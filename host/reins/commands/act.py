@@ -17,7 +17,8 @@ from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
 from reins.act.keyboard import KeysFor, parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
-from reins.act.pointer import MousePosition, click_element, mouse_event, pointer_press
+from reins.act.mouse import MousePosition, mouse_event
+from reins.act.pointer import click_element, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
 from reins.act.targets import text_query
 from reins.act.upload import upload_files

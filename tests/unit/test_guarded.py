@@ -1,0 +1,220 @@
+"""A click's move, hit test and press in one round trip (act/guarded.py): what the host sends for
+the extension to guard, and what it makes of the answers.
+
+The batch's part names the hit test's and the tree's answers for the extension's guard by their
+place in the batch, takes the element's handle from the lookup's answer when it has none, and a
+batch that the extension held back is never read as a press given. A ref's lookup carries the
+whole of it only with an extension that says ``hitGuard``. The host runs for real; the extension
+is a function answering each batch as Chrome would (tests/unit/test_press.py's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reins._errors import BrowserError, ReinsError, ResolutionError
+from reins.act.guarded import (
+    ARM,
+    EVENTS,
+    HIT,
+    METRICS,
+    TREE,
+    HeldBack,
+    Pressed,
+    guarded_part,
+    read_guarded,
+    took_press,
+)
+from reins.act.handles import Press
+from reins.act.hittest import ScrollSeen
+from reins.act.refs import _by_last_snapshot
+from reins.bridge.context import CommandContext, Host
+from reins.bridge.deadline import Deadline
+from reins.bridge.protocol import Request
+from reins.observe.store import ObserveState, SeenAt
+
+from .test_press import RECORD, Extension, _entry
+
+TAB = 3
+MOVE = ("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 60.0, "y": 35.0})
+PRESS = [
+    ("Input.dispatchMouseEvent", {"type": "mousePressed", "x": 60.0, "y": 35.0}),
+    ("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": 60.0, "y": 35.0}),
+]
+AFTER = ("Runtime.callFunctionOn", {"objectId": "fn-read", "arguments": []})
+
+
+def _ctx(ext: Extension | None = None) -> CommandContext:
+    link = (ext or Extension(["stopIfThrown", "hitGuard"], {})).link
+    host = Host("test", Path("/nonexistent"), link)
+    return CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
+
+
+def test_the_part_names_its_answers_by_their_place_in_the_whole_batch() -> None:
+    async def main() -> None:
+        ctx = _ctx()
+        ctx.part(ScrollSeen).y = 100.0
+        commands, each = guarded_part(ctx, MOVE, PRESS, handle="node-7", after=AFTER, at=2)
+        assert [m for m, _ in commands] == [
+            "DOM.describeNode",
+            "Input.dispatchMouseEvent",
+            "DOM.getNodeForLocation",
+            "Page.getLayoutMetrics",
+            "Runtime.callFunctionOn",  # the receipt guard, sent only if the guard holds
+            "Input.dispatchMouseEvent",
+            "Input.dispatchMouseEvent",
+            "Runtime.callFunctionOn",
+        ]
+        assert commands[TREE][1] == {"objectId": "node-7", "depth": -1, "pierce": True}
+        # The hit test asks at the point in document coordinates (the scroll offset guessed).
+        assert (commands[HIT][1]["x"], commands[HIT][1]["y"]) == (60, 135)
+        assert each[ARM]["onlyIf"] == {
+            "tree": 2 + TREE,
+            "hit": 2 + HIT,
+            "metrics": 2 + METRICS,
+            "scroll": [0.0, 100.0],
+            "noDialog": True,
+        }
+        assert "fill" not in each[TREE] and "fill" not in each[ARM]
+        assert each[EVENTS] == {"noWait": True} and each[-2] == {} and each[-1] == {}
+        assert sum("onlyIf" in e for e in each) == 1
+
+    asyncio.run(main())
+
+
+def test_a_handle_from_an_earlier_answer_is_filled_in_by_the_extension() -> None:
+    async def main() -> None:
+        commands, each = guarded_part(_ctx(), MOVE, PRESS, handle=1, after=AFTER, at=2)
+        path = [1, "result", "objectId"]
+        assert each[TREE]["fill"] == {"objectId": path}
+        assert each[ARM]["fill"] == {"objectId": path, "arguments.0.objectId": path}
+        assert commands[TREE][1]["objectId"] == "" and commands[ARM][1]["objectId"] == ""
+
+    asyncio.run(main())
+
+
+def _answers(arm: Any, *rest: Any) -> list[Any]:
+    tree = {"node": {"backendNodeId": 5, "nodeName": "BUTTON"}}
+    metrics = {"cssLayoutViewport": {"pageX": 0, "pageY": 0}}
+    return [{"lead": 1}, tree, {}, {"backendNodeId": 5}, metrics, arm, *rest]
+
+
+def test_a_batch_held_back_is_never_read_as_a_press() -> None:
+    held = BrowserError("not sent", code="cdp_error")
+    held.chrome = "held_back"
+
+    async def main() -> None:
+        ctx = _ctx()
+        outcome = read_guarded(ctx, _answers(held), 1)
+        assert isinstance(outcome, HeldBack)
+        assert outcome.tree["backendNodeId"] == 5 and outcome.at == 1 + HIT
+        # Cut short after the hit test (no arm answer at all): held back too.
+        assert isinstance(read_guarded(ctx, _answers(held)[:5], 1), HeldBack)
+
+    asyncio.run(main())
+
+
+def test_a_press_given_answers_from_its_first_event_and_says_if_the_receipt_was_armed() -> None:
+    async def main() -> None:
+        ctx = _ctx()
+        outcome = read_guarded(ctx, _answers({"result": {}}, {}, {}, {"after": 1}), 1)
+        assert outcome == Pressed(True, [{}, {}, {"after": 1}])
+        gone = BrowserError("object gone", code="cdp_error")  # not held back: the press went on
+        outcome = read_guarded(ctx, _answers(gone, {}, {}, {"after": 1}), 1)
+        assert isinstance(outcome, Pressed) and not outcome.armed
+
+    asyncio.run(main())
+
+
+def test_a_failure_before_the_hit_test_is_raised_and_nothing_was_pressed() -> None:
+    async def main() -> None:
+        ctx = _ctx()
+        stale = ResolutionError("gone", code="ref_stale")
+        answers = _answers({})
+        answers[1] = stale
+        with pytest.raises(ResolutionError):
+            read_guarded(ctx, answers, 1)
+        with pytest.raises(ReinsError) as cut:
+            read_guarded(ctx, _answers({})[:2], 1)  # the move never answered
+        assert cut.value.code == "cdp_error" and cut.value.transient
+
+    asyncio.run(main())
+
+
+def _guarded_lookup(ext: Extension) -> tuple[Press, Any]:
+    async def main() -> tuple[Press, Any]:
+        ctx = _ctx(ext)
+        ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
+        from reins.observe.sent import SentRecords
+
+        ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", [RECORD]
+        press = Press(lambda x, y: [MOVE, *PRESS], hit_test=True)
+        answer = await _by_last_snapshot(ctx, _entry(), probe=True, press=press)
+        return press, answer
+
+    return asyncio.run(main())
+
+
+_READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "before": {"u": 1}}}}
+
+
+def test_a_refs_click_is_one_round_trip_from_its_lookup_to_the_read_after() -> None:
+    ext = Extension(["stopIfThrown", "hitGuard"], _READY)
+    press, (resolved, _record) = _guarded_lookup(ext)
+    [batch] = ext.batches
+    assert [c["method"] for c in batch] == [
+        "Runtime.evaluate",  # the check, where the batch stops if the page refuses
+        "Runtime.evaluate",  # the element's handle
+        "DOM.describeNode",
+        "Input.dispatchMouseEvent",
+        "DOM.getNodeForLocation",
+        "Page.getLayoutMetrics",
+        "Runtime.callFunctionOn",  # the receipt guard, under the extension's guard
+        "Input.dispatchMouseEvent",
+        "Input.dispatchMouseEvent",
+        "Runtime.evaluate",  # the read after
+        "Runtime.evaluate",  # the two functions compiled, to be held for the next press
+        "Runtime.evaluate",
+    ]
+    assert batch[6]["onlyIf"]["hit"] == 4 and batch[6]["onlyIf"]["tree"] == 2
+    assert batch[2]["fill"] == {"objectId": [1, "result", "objectId"]}
+    assert press.given and press.armed and press.count == 2 and press.point == (60, 35)
+    assert len(press.answers or []) == 3  # the press, the release, the read after
+    assert resolved.object_id == ""  # the press was given: no handle goes on
+
+
+class _HeldBack(Extension):
+    """Answers as Chrome would, and holds the press back as the extension's guard does."""
+
+    def _batch(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        answers = super()._batch(commands)
+        for i, command in enumerate(commands):
+            if "onlyIf" in command:
+                error = {"code": "obscured", "chrome": "held_back", "message": "not sent"}
+                return [*answers[:i], {"ok": False, "error": error}]
+        return answers
+
+
+def test_a_press_held_back_goes_on_from_the_handle_and_counts_as_not_given() -> None:
+    press, (resolved, _record) = _guarded_lookup(_HeldBack(["stopIfThrown", "hitGuard"], _READY))
+    assert not press.given and not press.armed
+    assert press.checked_at == (60, 35) and resolved.object_id == "node-1"
+
+
+def test_without_the_guard_the_lookup_gives_no_input() -> None:
+    ext = Extension(["stopIfThrown"], _READY)
+    press, (resolved, _record) = _guarded_lookup(ext)
+    assert [c["method"] for c in ext.batches[0][:2]] == ["Runtime.evaluate"] * 2
+    assert not any(c["method"].startswith("Input.") for c in ext.batches[0])
+    assert not press.given and resolved.object_id == "node-1"
+
+
+def test_took_press_needs_the_point_the_check_set() -> None:
+    async def main() -> None:
+        press = Press(lambda x, y: [])
+        assert not took_press(_ctx(), press, _answers({}, {}, {}, {}), 1, 2)
+
+    asyncio.run(main())
