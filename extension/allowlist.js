@@ -5,8 +5,9 @@
 // extension's own pause probe does, for an instant, sessions.js), download-behaviour changes
 // (Page.setDownloadBehavior, Browser.setDownloadBehavior), and
 // Runtime.enable (its console and context events hand out objects living in other extensions'
-// content-script worlds; reins never needs them). Parameters of these methods that would reach
-// further, and the pages a tab may be on, are checked in policy.js.
+// content-script worlds: the extension turns it on itself for the page's console and forwards
+// only that, as text, from the page's own worlds: console.js). Parameters of these methods that
+// would reach further, and the pages a tab may be on, are checked in policy.js.
 
 export const ALLOWED_METHODS = Object.freeze([
   // Page: navigation, history, pictures, frames, events the host subscribes to

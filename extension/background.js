@@ -101,10 +101,7 @@ const HANDLERS = {
     if (msg.sequential) return sequence(msg, { send, errorOf, windowsNoted, dialogs });
     return Promise.all(msg.commands.map((c) => answered(send(c), errorOf)));
   },
-  subscribe: async (msg) => {
-    (await sessions.ensure(msg.tabId)).events = new Set(msg.events);
-    return { tabId: msg.tabId, events: msg.events };
-  },
+  subscribe: (msg) => sessions.subscribe(msg.tabId, Array.isArray(msg.events) ? msg.events : []),
   world: (msg) => sessions.world(msg.tabId, msg.sessionId, msg.frameId),
   pause_probe: (msg) => sessions.pauseProbe(msg.tabId),
   "downloads.find": (msg) => sessions.findDownload(msg.tabId, msg.url),

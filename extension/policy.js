@@ -193,7 +193,9 @@ export function checkCommand(method, params = {}, options = DEFAULT_OPTIONS, own
 const LOG_FIELDS = Object.freeze(["source", "level", "text", "category", "timestamp", "url", "lineNumber", "networkRequestId"]);
 
 export function eventParams(method, params) {
-  if (typeof method === "string" && method.startsWith("Debugger.")) return null;
+  // Debugger's would hand out a paused page's scopes; Runtime's name every world in the tab
+  // (other extensions' content scripts too): console.js forwards its own two, as text.
+  if (typeof method === "string" && (method.startsWith("Debugger.") || method.startsWith("Runtime."))) return null;
   if (method !== "Log.entryAdded") return params;
   const entry = params && typeof params.entry === "object" && params.entry !== null ? params.entry : {};
   const kept = {};

@@ -9,6 +9,7 @@
 // or the user paused, the tab moved to a refused page, Chrome detached it (the user's Cancel, the
 // tab closing or replaced), the tab was closed, the user took it back.
 
+import { Budget, CONSOLE_EVENTS, consoleEvent, noteContext } from "./console.js";
 import { checkCommand, checkHistoryEntry, checkTab, eventParams, namedContext, NAVIGATING_METHODS, OWN_WORLD, BY_WORD } from "./policy.js";
 import { enforce, Refusal } from "./refusal.js";
 import { Worlds } from "./worlds.js";
@@ -77,11 +78,27 @@ export class Sessions {
     enforce(this.ownership.check(tabId));
     let state = this.held.get(tabId);
     if (!state) {
-      state = { events: new Set(), inflight: new Set(), probes: new Set(), begun: [] };
+      state = { events: new Set(), inflight: new Set(), probes: new Set(), begun: [], contexts: new Map(), budget: new Budget() };
       state.ready = this.#attach(tabId, state);
       this.held.set(tabId, state);
     }
     return state.ready.then(() => state);
+  }
+
+  // The events the host wants of a tab. One of CONSOLE_EVENTS has the extension turn Runtime on
+  // in the tab's top session, once per attachment (console.js: only those two events are ever
+  // forwarded, from the page's own worlds, as text).
+  async subscribe(tabId, events) {
+    const state = await this.ensure(tabId);
+    state.events = new Set(events);
+    if (!state.runtimeOn && events.some((e) => CONSOLE_EVENTS.includes(e))) {
+      state.runtimeOn = true;
+      await this.send(state, { tabId }, "Runtime.enable", {}).catch((err) => {
+        state.runtimeOn = false;
+        throw err;
+      });
+    }
+    return { tabId, events };
   }
 
   // A page reins drives may open a tab and show a dialog in it at once (window.open, then alert;
@@ -282,9 +299,26 @@ export class Sessions {
     }
     // A child session gone (its frame navigated or went): its ids mean nothing any more.
     if (method === "Target.detachedFromTarget") this.worlds.forgetSession(source.tabId, params?.sessionId);
+    if (typeof method === "string" && method.startsWith("Runtime.")) return this.#runtimeEvent(source, method, params);
     if (!this.subscribed(source.tabId, method)) return;
     const kept = eventParams(method, params);
     if (kept !== null) this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: kept });
+  }
+
+  // Runtime's events (on since a console subscription): the page's contexts noted, a console
+  // message or uncaught exception of a page's own world forwarded as text within the tab's
+  // budget (what the budget dropped is told with the next one), nothing else ever.
+  #runtimeEvent(source, method, params) {
+    const state = this.held.get(source.tabId);
+    if (!state) return;
+    const key = source.sessionId ?? "";
+    if (!state.contexts.has(key)) state.contexts.set(key, new Set());
+    const contexts = state.contexts.get(key);
+    if (noteContext(contexts, method, params) || !this.subscribed(source.tabId, method)) return;
+    const kept = consoleEvent(method, params, contexts);
+    if (kept === null || !state.budget.take(Date.now())) return;
+    const dropped = state.budget.tell();
+    this.post({ type: "event", tabId: source.tabId, sessionId: source.sessionId, method, params: dropped ? { ...kept, dropped } : kept });
   }
 
   // How many JavaScript dialogs the tab's pages opened while reins held it (a sequential batch

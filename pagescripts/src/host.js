@@ -19,6 +19,6 @@ export {
 export { findText, textHolder, textInside } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { candidateList, handlerHints, listenerCandidates } from "./listeners.js";
-export { captureHook, captureTick, traceBox } from "./capture.js";
+export { captureTick, traceBox } from "./capture.js";
 export { contentOrigin, pressReaches, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

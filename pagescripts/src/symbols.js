@@ -25,7 +25,7 @@ export const PARKED = Symbol.for("reins.eval");
 export const UNREACHABLE = "reins: the element is not reachable from its frame's main document";
 // Thrown by keysGoTo when keyboard focus is not on the element (the host reads what follows).
 export const FOCUS_ELSEWHERE = "reins: focus is on ";
-// The page-side capture of console errors, uncaught exceptions and resource timings
+// The page-side capture of resource timings
 // (capture.js): ring buffers the host drains at the end of each command.
 export const CAPTURE = Symbol.for("reins.capture");
 // The dragstart watch a drag arms on the source's window (drag.js).

@@ -431,6 +431,38 @@ describe("event: Chrome's events of a session", () => {
   });
 });
 
+describe("the page's console (console.js): Runtime turned on by the extension itself", () => {
+  const created = (id, isDefault) => ({ context: { id, origin: "x", name: "", auxData: { isDefault, frameId: "F" } } });
+
+  test("a console subscription turns Runtime on once; others do not", async () => {
+    const first = sessions.subscribe(7, ["Log.entryAdded"]);
+    await first;
+    assert.deepEqual(answers.map((a) => a.method), []);
+    const second = sessions.subscribe(7, ["Log.entryAdded", "Runtime.consoleAPICalled", "Runtime.exceptionThrown"]);
+    await settled();
+    assert.deepEqual(answers.map((a) => a.method), ["Runtime.enable"]);
+    answers[0].ok({});
+    await second;
+    await sessions.subscribe(7, ["Runtime.consoleAPICalled"]);
+    assert.deepEqual(answers.map((a) => a.method), ["Runtime.enable"]);
+  });
+
+  test("forwards a page world's error as text, never a context event or another world's message", async () => {
+    const subscribed = sessions.subscribe(7, ["Runtime.consoleAPICalled", "Runtime.executionContextCreated"]);
+    await settled();
+    answers[0].ok({});
+    await subscribed;
+    sessions.event({ tabId: 7 }, "Runtime.executionContextCreated", created(1, true));
+    sessions.event({ tabId: 7 }, "Runtime.executionContextCreated", created(2, false));
+    const error = (executionContextId) => ({ type: "error", executionContextId, timestamp: 9, args: [{ type: "object", objectId: "o-1", description: "Error: x" }] });
+    sessions.event({ tabId: 7 }, "Runtime.consoleAPICalled", error(2));
+    sessions.event({ tabId: 7 }, "Runtime.consoleAPICalled", error(1));
+    sessions.event({ tabId: 7, sessionId: "S1" }, "Runtime.consoleAPICalled", error(1)); // another session's context 1: unknown
+    assert.deepEqual(posted, [{ type: "event", tabId: 7, sessionId: undefined, method: "Runtime.consoleAPICalled",
+      params: { time: 9, level: "error", kind: "console", text: "Error: x", source: null, line: null } }]);
+  });
+});
+
 describe("dialogsOpened: what a guarded press looks at (hitguard.js)", () => {
   test("counts the dialogs a held tab's pages opened, subscribed or not, and none for others", async () => {
     await sessions.ensure(7);

@@ -147,6 +147,45 @@ def test_a_replayed_log_entry_is_not_taken_twice() -> None:
     assert evidence.take_pending() == {"console": [], "network": []}
 
 
+def _console(method: str, session: str | None = None, **params: object) -> CdpEvent:
+    return CdpEvent(type="event", tabId=1, sessionId=session, method=method, params=params)
+
+
+def test_the_page_s_console_from_the_extension_becomes_evidence_each_message_once() -> None:
+    """The extension forwards the page's console errors and uncaught exceptions as text
+    (extension/console.js); the host checks each field again and keeps every message, two alike
+    as two, while Chrome's log telling the same error again is not taken twice."""
+    evidence = PageEvidence()
+    error = {"time": 5000, "level": "error", "kind": "console", "text": "declined", "line": 3}
+    evidence.handle(
+        _console("Runtime.consoleAPICalled", **error, source="https://x.test/a.js?k=s3cret")
+    )
+    evidence.handle(_console("Runtime.consoleAPICalled", **error))
+    evidence.handle(_console("Runtime.consoleAPICalled", "child-session", **error))
+    boom = {"time": 5001, "level": "error", "kind": "exception", "text": "Error: boom"}
+    evidence.handle(_console("Runtime.exceptionThrown", **boom, dropped=4))
+    log = {
+        "source": "javascript",
+        "level": "error",
+        "timestamp": 5002.0,
+        "text": "Uncaught Error: boom",
+    }
+    evidence.handle(_console("Log.entryAdded", entry=log))
+    odd = {"time": "x", "level": "fatal", "kind": "<b>", "text": "y" * 5000, "line": True}
+    evidence.handle(_console("Runtime.consoleAPICalled", **odd))
+    console = evidence.take_pending()["console"]
+    assert [(c["kind"], c["text"][:11]) for c in console] == [
+        ("console", "declined"),
+        ("console", "declined"),
+        ("exception", "Error: boom"),
+        ("console", "yyyyyyyyyyy"),
+    ]
+    assert console[0]["source"] == "https://x.test/a.js?k=…" and console[0]["line"] == 3
+    assert console[3]["level"] == "error" and console[3]["line"] is None
+    assert len(console[3]["text"]) == 2001 and console[3]["time"] > 0
+    assert evidence.dropped == 4
+
+
 def test_select_filters_by_time_and_kind() -> None:
     entries = [
         {"time": 1, "level": "warn"},

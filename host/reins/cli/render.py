@@ -125,9 +125,9 @@ def _clock(entry: dict[str, Any]) -> str:
 
 def _capture_note(a: Answer, empty: str) -> str:
     if a.get("started_now"):
-        return (
-            f"{empty} (capture started just now on this page: what happened before it is not known)"
-        )
+        # What the page logged and requested before is read back from Chrome's console and the
+        # page's timing buffer (docs/tracing.md says what either keeps).
+        return f"{empty} (capture started just now on this page)"
     return f"{empty} (capturing since {a.get('capturing_since') or '?'})"
 
 

@@ -377,7 +377,7 @@ async def expect_no_errors(ctx: CommandContext, args: ExpectNoErrorsArgs) -> dic
         "seen": seen,
         "since": since,
     }
-    if installed:  # the capture began with this command: nothing before it is known
+    if installed:  # the capture began with this command (earlier entries are Chrome's replay)
         answer["warnings"] = ["capture_started_now"]
     return answer
 

@@ -1,21 +1,20 @@
-"""What a page logged and which of its requests failed: per-tab ring buffers, fed from the page.
+"""What a page logged and which of its requests failed: per-tab ring buffers, fed from Chrome.
 
-The page side (pagescripts/src/capture.js): ``captureTick``, in reins's own world, keeps ring
-buffers there and watches resource timings (with ``buffered: true``, so requests made before it
-was installed are still seen); ``captureHook``, run once per document in the page's world, wraps
-``console.error``/``console.warn`` and listens for uncaught exceptions and unhandled rejections
-(Chrome dispatches those to the page's world only), handing each entry to reins's world as a DOM
-event of a random name, and keeps nothing on the page's window. ``tick`` installs both and, when
-asked, drains the buffers into the tab's ``PageEvidence`` here.
+The page's console errors and warnings, uncaught exceptions and unhandled rejections come from
+Chrome's Runtime domain, which the extension turns on in the tab when the host subscribes to its
+two console events (``CONSOLE_EVENTS``) and forwards as text, from the page's own worlds only
+(extension/console.js); switching it on replays what the page logged before. Nothing of reins
+runs in the page's world for them. The resource timings come from ``captureTick``
+(pagescripts/src/capture.js), in reins's own world (``buffered: true``, so requests made before
+it was installed are still seen); ``tick`` installs it and, when asked, drains it, with what
+Chrome's own log (``Log.entryAdded``) and the console events brought, into ``PageEvidence``.
 
-Nothing else crosses: no headers, bodies or cookies (the page side never reads them), and every
+Nothing else crosses: no headers, bodies or cookies (neither side reads them), and every
 URL is cut down at this boundary (``redact_url``: no credentials, no fragment, no query values,
 no path segment or query key that looks like a credential). Capture is switched on for the host
 by a running trace or the first `reins console` / `reins network`; until then no page is touched.
 
-What is missed (said in docs/tracing.md): anything logged before the capture was installed in a
-document (the first reins command there after it was switched on), what Chrome prints itself
-(CORS and CSP messages, "Failed to load resource"), other frames' consoles, request methods
+What is missed (said in docs/tracing.md): the consoles of out-of-process frames, request methods
 (resource timing has none), and the status of cross-origin resources a page loads without CORS.
 """
 
@@ -37,6 +36,7 @@ from reins.bridge.protocol import CdpEvent
 from reins.page.call import evaluate, page_call
 
 __all__ = [
+    "CONSOLE_EVENTS",
     "LOG_EVENT",
     "CaptureSwitch",
     "PageEvidence",
@@ -240,6 +240,29 @@ def log_entry(params: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     }
 
 
+# What the extension forwards of the page's console (extension/console.js): its errors and
+# warnings and its uncaught exceptions and rejections, as text, from the page's own worlds.
+CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown")
+_KINDS = frozenset({"console", "exception", "rejection"})
+
+
+def console_entry(params: dict[str, Any]) -> dict[str, Any]:
+    """A console event the extension forwarded, as the evidence keeps it (each field checked
+    again: the extension cut it down, the host does not take its word for the shape)."""
+    text = str(params.get("text") or "")
+    kind = params.get("kind")
+    line = params.get("line")
+    return {
+        "time": _int(params.get("time")),
+        "level": "warn" if params.get("level") == "warn" else "error",
+        "kind": kind if kind in _KINDS else "console",
+        "text": text if len(text) <= TEXT_MAX else text[:TEXT_MAX] + "…",
+        "source": redact_url(params["source"]) if params.get("source") else None,
+        "line": _int(line) if isinstance(line, int) and not isinstance(line, bool) else None,
+        "document": None,
+    }
+
+
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """One event seen twice: by the page capture and in Chrome's log (or replayed by the log)."""
     if abs(a.get("time", 0) - b.get("time", 0)) > _SAME_MS:
@@ -297,13 +320,22 @@ class PageEvidence(TabPart):
     recent: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=200))
 
     def handle(self, event: CdpEvent) -> None:
-        if event.method != LOG_EVENT or event.sessionId is not None:
+        if event.sessionId is not None:
             return
-        found = log_entry(event.params)
+        if event.method in CONSOLE_EVENTS:
+            found: tuple[str, dict[str, Any]] | None = ("console", console_entry(event.params))
+            self.dropped += _int(event.params.get("dropped"))
+        elif event.method == LOG_EVENT:
+            found = log_entry(event.params)
+        else:
+            return
         if found is None:
             return
         kind, entry = found
-        if any(_same(entry, seen) for seen in self.recent):
+        # Chrome's log replays what it has when switched on again, and may tell an uncaught error
+        # the console events told: seen once. Two console messages alike are two messages.
+        chrome_only = event.method in CONSOLE_EVENTS
+        if any(_same(entry, seen) for seen in self.recent if not chrome_only or seen.get("via")):
             return
         self.recent.append(entry)
         if entry["time"] == 0:
@@ -333,12 +365,12 @@ class CaptureSwitch(HostPart):
 
 
 async def _watch_log(ctx: CommandContext) -> None:
-    """Chrome's own log for the tab (once per attachment): what the page capture cannot see."""
+    """The page's console (the extension turns Runtime on for these events) and Chrome's own log
+    for the tab, once per attachment. Both replay what the page logged so far when switched on;
+    those events travel apart from the answers: given a moment to arrive before the drain."""
     if LOG_EVENT not in ctx.tab_state.events:
-        await ctx.subscribe(LOG_EVENT)
+        await ctx.subscribe(LOG_EVENT, *CONSOLE_EVENTS)
         await ctx.cdp("Log.enable")
-        # Enabling replays what Chrome logged on this page so far; those events travel apart
-        # from the answer: give them a moment to arrive before the drain.
         await asyncio.sleep(0.05)
 
 
@@ -347,8 +379,7 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
     meanwhile) into the tab's ``PageEvidence`` when ``drain``. One page call (two more the first
     time on a tab: the log's subscription)."""
     await _watch_log(ctx)
-    # The buffers live in reins's world; the page's world gets only the hook that sees its
-    # console and uncaught errors (once per document), which hands entries over as DOM events.
+    # The timings' buffer lives in reins's world; nothing of reins runs in the page's.
     raw = await evaluate(ctx, page_call("captureTick", drain), what="capture")
     if not isinstance(raw, dict):
         raise BrowserError(
@@ -356,10 +387,6 @@ async def tick(ctx: CommandContext, *, drain: bool) -> Tick:
             code="page_answer_invalid",
             transient=True,
         )
-    hook = raw.get("hook")
-    if isinstance(hook, str) and hook.startswith("reins-"):
-        # A failure is the command's (a trace notes "console and network not read").
-        await evaluate(ctx, page_call("captureHook", hook), what="capture", main_world=True)
     document_url = redact_url(raw.get("url"))
     got = Tick(
         document=repr(raw.get("document")),

@@ -63,8 +63,8 @@ SOURCE_URL = "reins-eval"
 
 # `contextId` of a Runtime.evaluate that runs in reins's own world of the session's top frame: the
 # extension puts in the world's number, found or made then (extension/sessions.js). reins's page
-# scripts run there; only the user's `reins eval` and what only the page's world can tell (the
-# console capture, framework handler hints) run in the page's world (``main_world``).
+# scripts run there; only the user's `reins eval` and what only the page's world can tell
+# (framework handler hints) run in the page's world (``main_world``).
 OWN_WORLD = "reins"
 
 
