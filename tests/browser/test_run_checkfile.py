@@ -68,3 +68,30 @@ def test_a_check_file_passes_then_fails_at_its_expectation(
     # The step after the failed expectation never ran: the page (loaded again by line 2) saved
     # once, at line 6.
     assert list(browser.js("return window.__saved")) == [entry]
+
+
+def test_a_local_command_is_a_step_judged_by_its_own_answer(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """A line that runs in the CLI itself (`config`, `report`, `guide` …) prints its answer
+    rather than handing it to the run: it passes when that answer says ok and it exited 0, and
+    fails with that answer's error otherwise (it was counted failed, "the step answered
+    nothing", whatever it did)."""
+    tab, url = page("app/expense.html")
+    browser.ok("tab", "select", str(tab))
+    flow = tmp_path / "local.reins"
+    flow.write_text(
+        f'navigate "{url}"\nconfig evaluate\nexpect url "*expense*"\n'
+        f'report "{tmp_path / "no-such-trace"}"\nexpect url "*expense*"\n'
+    )
+    code, lines = _run(browser, flow)
+    assert code == 1, lines
+    assert [(line["step"], line["ok"]) for line in lines[:-1]] == [
+        (1, True),
+        (2, True),
+        (3, True),
+        (4, False),
+    ], lines
+    assert lines[1]["evaluate"] in (True, False), lines[1]
+    assert lines[3]["error"]["code"] not in ("internal", None), lines[3]
+    assert lines[-1]["passed"] == 3 and lines[-1]["failed"] == 1 and lines[-1]["not_run"] == 1

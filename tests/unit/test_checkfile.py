@@ -69,3 +69,18 @@ def test_vars_are_name_value_pairs() -> None:
     for bad in (["novalue"], ["1a=2"], ["=x"]):
         with pytest.raises(UsageError):
             parse_vars(bad)
+
+
+def test_a_local_step_is_judged_by_the_answer_it_printed_and_its_exit_status() -> None:
+    from reins.cli.runfile import local_answer
+
+    said = '{"ok": true, "profile": "p", "evaluate": true}\n'
+    assert local_answer(said, 0) == {"ok": True, "profile": "p", "evaluate": True}
+    assert local_answer(said, None)["ok"] is True
+    # ok printed, yet a non-zero exit: failed, never passed on its word alone.
+    assert local_answer(said, 1)["ok"] is False
+    refused = '{"ok": false, "error": {"code": "bad_request", "message": "no"}}'
+    assert local_answer("noise\n" + refused, 2)["error"]["code"] == "bad_request"
+    assert local_answer("plain text output\n", 0) == {"ok": True}
+    failed = local_answer("", 3)
+    assert failed["ok"] is False and "status 3" in failed["error"]["message"]

@@ -3,6 +3,9 @@ the first failed step (or go on with ``--keep-going``), and exit 0 only when eve
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import sys
 import time
@@ -18,7 +21,7 @@ from reins.cli.checkfile import Step, parse_check, parse_vars
 from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
 
-__all__ = ["run"]
+__all__ = ["local_answer", "run"]
 
 
 def _failure(answer: dict[str, Any]) -> str:
@@ -97,21 +100,20 @@ def run(
         for step in parsed.steps:
             answers: list[dict[str, Any]] = []
             started = time.monotonic()
+            printed, status = io.StringIO(), 0
             try:
-                run_line(root, list(step.argv), opts, conn, sink=answers.append)
-            except (BatchLineFailed, SystemExit):
+                # A local command (config, report, guide …) prints its answer rather than
+                # handing it over: kept, and judged by that answer and its exit status.
+                with contextlib.redirect_stdout(printed):
+                    run_line(root, list(step.argv), opts, conn, sink=answers.append)
+            except BatchLineFailed:
                 pass
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else 1
             except (click.ClickException, UsageError) as exc:
                 error = {"code": "bad_request", "message": line_error(exc)}
                 answers.append({"ok": False, "error": error})
-            answer = (
-                answers[-1]
-                if answers
-                else {
-                    "ok": False,
-                    "error": {"code": "internal", "message": "the step answered nothing"},
-                }
-            )
+            answer = answers[-1] if answers else local_answer(printed.getvalue(), status)
             ms = (time.monotonic() - started) * 1000
             results.append((step, answer, ms))
             _say(step, answer, ms, json_out)
@@ -143,6 +145,25 @@ def run(
         verdict = "PASSED" if ok else "FAILED"
         click.echo(f"{verdict}: {passed} passed, {failed} failed, {not_run} not run")
     sys.exit(EXIT_OK if ok else EXIT_FAILED)
+
+
+def local_answer(printed: str, status: int | None) -> dict[str, Any]:
+    """A local command's step: the JSON answer it printed last (it ran with --json), passed only
+    when that says ok and the command exited 0; without one, its exit status alone decides."""
+    lines = [line for line in printed.splitlines() if line.strip()]
+    try:
+        said = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        said = None
+    passed = status in (0, None)
+    if isinstance(said, dict) and isinstance(said.get("ok"), bool):
+        if said["ok"] and not passed:
+            said = {"ok": False, "error": {"code": "internal", "message": f"exit status {status}"}}
+        return said
+    if passed:
+        return {"ok": True}
+    message = f"the command exited with status {status}"
+    return {"ok": False, "error": {"code": "internal", "message": message}}
 
 
 def _say(step: Step, answer: dict[str, Any], ms: float, json_out: bool) -> None:
