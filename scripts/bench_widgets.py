@@ -179,6 +179,25 @@ def widgets(files_dir: Path) -> list[Widget]:
             "document.getElementById('committed').textContent === 'software'",
         ),
         Widget(
+            "choose (Angular Material mat-select, options in an overlay)",
+            "app/angular-select.html",
+            "!!document.querySelector('mat-select#category')",
+            ("choose", "#category", "Software"),
+            (
+                (
+                    "click the select, click option, wait for the value",
+                    lambda page: (
+                        page.get_by_role("combobox", name="Category", exact=True).click(),
+                        page.get_by_role("option", name="Software").click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === 'Software||'"
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === 'Software||'",
+        ),
+        Widget(
             "choose (MUI Autocomplete multiple: add a chip)",
             "app/mui-multi.html",
             "!!document.querySelector('#mui-multi')",
