@@ -250,8 +250,32 @@ export function prepareField(el, mode) {
   return { ok: true, textual };
 }
 
-// The text a field keeps (a contenteditable's without the trailing newline it renders).
+// A date or time field drawn as segments (MUI X's pickers, React Aria's DateField): parts with
+// role=spinbutton in one role=group, the field moving focus from one part to the next as digits
+// are typed. {group, parts} for a part of one or the group itself, else null.
+export function segmentsOf(el) {
+  const group = el.getAttribute("role") === "group" ? el : el.parentElement?.closest('[role="group"]');
+  if (!group) return null;
+  const parts = Array.from(group.querySelectorAll('[role="spinbutton"]'));
+  if (parts.length < 2 || (el !== group && !parts.includes(el))) return null;
+  return { group, parts };
+}
+
+// Bidirectional isolates and marks a segmented field wraps its parts in.
+const BIDI = /[\u200e\u200f\u2066-\u2069]/g;
+
+// The text a field keeps (a contenteditable's without the trailing newline it renders); a
+// segmented field's (or one of its parts'): the text from its first part to its last, "03/15/2026"
+// (not the group's whole text, which may hold its label).
 export function fieldValue(el) {
+  const segmented = segmentsOf(el);
+  if (segmented !== null) {
+    const { parts } = segmented;
+    const range = parts[0].ownerDocument.createRange();
+    range.setStartBefore(parts[0]);
+    range.setEndAfter(parts[parts.length - 1]);
+    return range.toString().replace(BIDI, "").replace(/\s+/g, " ").trim();
+  }
   return el.isContentEditable && !("value" in el) ? el.innerText.replace(/\n$/, "") : el.value;
 }
 
@@ -359,6 +383,9 @@ export function keysGoTo(el) {
     at = inner.activeElement;
   }
   for (let n = at; n; n = n.parentNode || n.host) if (n === el) return true;
+  // A segmented field moves focus to its next part by itself as digits are typed: a part of the
+  // same field (the target's group) takes the keys too, nothing else.
+  if (segmentsOf(el)?.parts.includes(at)) return true;
   throw new Error(FOCUS_ELSEWHERE + nodeLabel(at));
 }
 

@@ -2,7 +2,7 @@
 // at its end) for the keys and text the host sends next; an input whose value a picker sets (date,
 // time, datetime-local, month, week, color, range) is given its value as the picker would give it.
 
-import { fieldValue, prepareField } from "./actions.js";
+import { fieldValue, prepareField, segmentsOf } from "./actions.js";
 
 export const PICKER_TYPES = ["date", "time", "datetime-local", "month", "week", "color", "range"];
 
@@ -58,6 +58,20 @@ export function enterField(el, mode, value) {
     }
     return setPickerValue(el, value.trim());
   }
+  const segmented = segmentsOf(el);
+  if (segmented !== null) return enterSegments(el, mode, segmented);
   const ready = prepareField(el, mode);
   return ready.ok ? { ...ready, original: fieldValue(el) } : ready;
+}
+
+// A segmented field (segmentsOf): focus goes to the part given, or for the whole field (fill) to
+// its first part; the host types the digits, and the field moves on by itself. `labels` name
+// the parts in their order (Month, Day, Year …), which puts a whole date in the field's order.
+function enterSegments(el, mode, { group, parts }) {
+  if (parts.some((p) => p.getAttribute("aria-disabled") === "true")) return { ok: false, why: "disabled" };
+  if (parts.some((p) => p.getAttribute("aria-readonly") === "true")) return { ok: false, why: "read-only" };
+  const first = el === group || mode === "all" ? parts[0] : el;
+  first.focus();
+  const labels = parts.map((p) => p.getAttribute("aria-label") || "");
+  return { ok: true, segmented: true, labels, original: fieldValue(group) };
 }

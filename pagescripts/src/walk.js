@@ -122,9 +122,15 @@ function hiddenNow(el, tag, style, ancestry, rect) {
   if (typeof el.checkVisibility === "function" && !el.checkVisibility()) return true;
   const clipped = clippedAway(style);
   if (!ancestry.faded && style.opacity !== "0" && !clipped) return false;
-  if (!LABELLED_CONTROLS.has(tag)) return true;
-  return !(hasVisibleLabel(el) || (!clipped && overItsTwin(el, rect)));
+  if (LABELLED_CONTROLS.has(tag)) return !(hasVisibleLabel(el) || (!clipped && overItsTwin(el, rect)));
+  // A field drawn transparent over what stands in for it until it is used (MUI X's date field:
+  // its Month/Day/Year sections, at opacity 0 under the field's label while empty): what a press
+  // on its spot reaches, and a person types there after that press.
+  return !(FIELD_ROLES.has(el.getAttribute("role")) && !clipped && overItsTwin(el, rect));
 }
+
+// The roles of a field a person types into (a transparent one is listed by the rule above).
+const FIELD_ROLES = new Set(["spinbutton", "textbox", "searchbox", "combobox"]);
 
 // Is a transparent control what a press on its spot reaches? In view: the top of the hit test at
 // its centre, in its own tree (reins's world's elementFromPoint, which the page cannot replace).

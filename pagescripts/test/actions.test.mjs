@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { checkedState, fieldValue, isTextual, nodeLabel, pickOptions } from "../src/actions.js";
+import { checkedState, fieldValue, isTextual, nodeLabel, pickOptions, segmentsOf } from "../src/actions.js";
 
 test("a covering node is named by tag, id, two classes and its text", () => {
   assert.equal(nodeLabel(null), "nothing");
@@ -63,6 +63,29 @@ test("checkable state of inputs and ARIA widgets", () => {
 });
 
 test("a contenteditable's value is its text without the last newline", () => {
-  assert.equal(fieldValue({ isContentEditable: true, innerText: "one\ntwo\n" }), "one\ntwo");
-  assert.equal(fieldValue({ isContentEditable: false, value: "typed\n" }), "typed\n");
+  const plain = { getAttribute: () => null, parentElement: null };
+  assert.equal(fieldValue({ ...plain, isContentEditable: true, innerText: "one\ntwo\n" }), "one\ntwo");
+  assert.equal(fieldValue({ ...plain, isContentEditable: false, value: "typed\n" }), "typed\n");
+});
+
+test("a segmented date field: its parts, and its value the whole field's text", () => {
+  const role = (r) => (name) => (name === "role" ? r : null);
+  const parts = [];
+  const group = { getAttribute: role("group"), querySelectorAll: () => parts };
+  const between = [];
+  const ownerDocument = {
+    createRange: () => ({
+      setStartBefore: (n) => between.push(n), setEndAfter: (n) => between.push(n),
+      toString: () => "\u206603\u2069/\u2066DD\u2069/\n\u2066YYYY\u2069",
+    }),
+  };
+  for (let i = 0; i < 3; i++) parts.push({ getAttribute: role("spinbutton"), parentElement: { closest: () => group }, ownerDocument });
+  assert.deepEqual(segmentsOf(parts[1]), { group, parts });
+  assert.deepEqual(segmentsOf(group), { group, parts });
+  assert.equal(fieldValue(parts[0]), "03/DD/ YYYY");
+  assert.deepEqual(between, [parts[0], parts[2]]); // from the first part to the last, not the label
+  // One spinbutton alone in a group is no segmented field; another element of the group is no part.
+  const lone = { getAttribute: role("group"), querySelectorAll: () => [parts[0]] };
+  assert.equal(segmentsOf({ getAttribute: role("spinbutton"), parentElement: { closest: () => lone } }), null);
+  assert.equal(segmentsOf({ getAttribute: role("textbox"), parentElement: { closest: () => group } }), null);
 });

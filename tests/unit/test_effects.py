@@ -170,3 +170,18 @@ def test_elements_that_became_visible_are_an_effect() -> None:
 def test_a_navigation_that_had_not_arrived_is_reported_as_started() -> None:
     to = "http://app.test/next"
     assert effect_of(read(), read(counts={}, navigating=to)) == ({"navigation_started": to}, [])
+
+
+def test_a_date_goes_into_a_segmented_field_in_the_field_s_order() -> None:
+    from reins.act.forms import segment_keys
+
+    assert segment_keys("2026-03-15", ["Month", "Day", "Year"]) == "03152026"
+    assert segment_keys("2026-03-15", ["Day", "Month", "Year"]) == "15032026"
+    assert segment_keys("2026-03-15T14:05", ["Year", "Month", "Day", "Hours", "Minutes"]) == (
+        "202603151405"
+    )
+    assert segment_keys("14:05", ["Hours", "Minutes"]) == "1405"
+    # Not ISO, or a part the value does not name: typed as written, letters and digits only.
+    assert segment_keys("03/15/2026", ["Month", "Day", "Year"]) == "03152026"
+    assert segment_keys("2026-03-15", ["Month", "Day", "Year", "Hours"]) == "20260315"
+    assert segment_keys("2026-03-15", ["Mes", "Día", "Año"]) == "20260315"

@@ -8,6 +8,7 @@ checkedState)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
@@ -72,6 +73,8 @@ async def fill_element(
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
         if ready.get("picker"):
             return before, _picked(ready, text)
+        if ready.get("segmented"):
+            return before, await _type_segments(ctx, target, text, ready, whole=not append)
         original = str(ready.get("original") or "")
         events: list[tuple[str, dict[str, Any]]] = []
         if append:
@@ -123,6 +126,70 @@ async def fill_element(
             )
         await confirm_text(ctx, el, settled if settled is not None else str(result["value"]))
     return result
+
+
+# The parts of a segmented date or time field by their labels, and what each takes of an ISO
+# date or time (2026-03-15, 14:05, 2026-03-15T14:05): the year, month, day, hours, minutes, seconds.
+_ISO = re.compile(
+    r"^(?:(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2}))?(?:[T ]?(?P<hour>\d{2}):(?P<minute>\d{2})"
+    r"(?::(?P<second>\d{2}))?)?$"
+)
+_PART_WORDS = ("year", "month", "day", "hour", "minute", "second")
+
+
+def segment_keys(text: str, labels: list[str]) -> str:
+    """What to type into a segmented field, from its first part on (pure): an ISO date or time
+    put in the field's own order of parts (their labels: "Month", "Day", "Year" …); any other
+    text as written. Only letters and digits: the field moves from part to part by itself."""
+    match = _ISO.match(text.strip())
+    if match is not None and any(match.groupdict().values()):
+        values = match.groupdict()
+        order: list[str] = []
+        for label in labels:
+            word = next((w for w in _PART_WORDS if w in label.lower()), None)
+            if word is None or values.get(word) is None:
+                order = []
+                break
+            order.append(str(values[word]))
+        if order:
+            return "".join(order)
+    return "".join(c for c in text if c.isalnum())
+
+
+def _alnum(text: str) -> str:
+    return "".join(c for c in text if c.isalnum()).lower()
+
+
+async def _type_segments(
+    ctx: CommandContext, target: Resolved, text: str, ready: dict[str, Any], *, whole: bool
+) -> dict[str, Any]:
+    """A segmented date or time field (MUI X, React Aria): typed key by key from the part
+    enterField focused, the field moving focus to its next part by itself (the focus check lets
+    the keys follow it within the field, nowhere else). `fill` types the whole value from the
+    first part (an ISO date in the field's order); `type` what it is given. The value is the
+    whole field's text: fill must show every character typed, type the ones it typed."""
+    labels = [str(label) for label in ready.get("labels") or []]
+    keys = segment_keys(text, labels) if whole else "".join(c for c in text if c.isalnum())
+    answer = await send_keys(
+        ctx,
+        typing_events(keys),
+        keys_for=KeysFor(target.object_id, target.session_id),
+        then=(
+            "Runtime.callFunctionOn",
+            call_params(target.object_id, "fieldValue"),
+            target.session_id,
+        ),
+    )
+    kept = str(call_value(answer or {}, what="field value") or "")
+    if (_alnum(kept) == _alnum(keys)) if whole else (_alnum(keys) in _alnum(kept)):
+        return {"value": kept}
+    if not whole:
+        return {"value": kept, "expected": keys, "warnings": ["not_all_kept"]}
+    raise ActionError(
+        f"the field shows {kept!r} after {keys!r} was typed into its parts ({', '.join(labels)})",
+        code="fill_mismatch",
+        details={"kept": kept, "expected": keys},
+    )
 
 
 async def _enter(
