@@ -67,6 +67,29 @@ export function wheelPoint(el) {
   };
 }
 
+// Elements that stand for one row of a list or grid (a virtual list's rows carry their index).
+const ROW_LIKE = '[role="row"], [role="listitem"], [role="option"], [role="treeitem"], [data-index], [aria-rowindex]';
+
+// What `el`'s scroller shows now, for `scroll --until`'s search of a long list: the text of each
+// row it shows (row-like elements whose middle lies inside the scroller's box, top to bottom,
+// header rows left out; 60 at most, 120 characters each), with wheelPoint's answer.
+export function rowsShown(el) {
+  const at = wheelPoint(el);
+  const s = scrollerOf(el);
+  const box = isPage(s) ? { top: 0, bottom: s.ownerDocument.defaultView.innerHeight } : s.getBoundingClientRect();
+  const rows = [];
+  for (const row of s.querySelectorAll(ROW_LIKE)) {
+    if (row.parentElement?.closest(ROW_LIKE) || row.querySelector('[role="columnheader"]')) continue;
+    const r = row.getBoundingClientRect();
+    const mid = r.top + r.height / 2;
+    if (r.height === 0 || mid < box.top || mid > box.bottom) continue;
+    const text = (row.innerText || "").replace(/\s+/g, " ").trim().slice(0, 120);
+    if (text) rows.push({ top: r.top, text });
+  }
+  rows.sort((a, b) => a.top - b.top);
+  return { ...at, rows: rows.slice(0, 60).map((r) => r.text) };
+}
+
 // Resolves once the page drew two frames (the scroll a wheel started reached the page, and its
 // scroll handlers ran); bounded, since a hidden tab runs no animation frames.
 export function framesPassed(el) {

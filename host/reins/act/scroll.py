@@ -4,7 +4,9 @@ scroller until a target is there and in view.
 "What scrolls" is the element itself when it scrolls, else its nearest scrolling ancestor, else
 the page (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` uses wheel events
 (``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop``, because
-virtualized lists and infinite feeds render from the scroll events a person's wheel makes.
+virtualized lists and infinite feeds render from the scroll events a person's wheel makes. A
+turn is a screen, except for a ``text=`` target in a list whose rows read as sorted: then each
+turn goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
+from reins.act.listsearch import ListSearch
 from reins.act.locate import Resolved, resolve_target
+from reins.act.targets import parse_target
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function, evaluate_handle
 from reins.page.poll import NotYet, poll_until
@@ -23,6 +27,21 @@ __all__ = ["scroll_by", "scroll_until"]
 # A wheel turn moves this share of the scroller's height: rows that were at the bottom edge stay
 # in view after it, so nothing between two turns is skipped.
 _WHEEL_SHARE = 0.8
+
+
+def _turn(point: dict[str, Any]) -> int:
+    """One screen-sized wheel turn down."""
+    return round(float(point["height"]) * _WHEEL_SHARE)
+
+
+def _delta(search: ListSearch, point: dict[str, Any]) -> int:
+    """The wheel turn to where the list search looks next (a screen-sized turn when it is over)."""
+    rows = [str(row) for row in point.get("rows") or []]
+    top, height = float(point["scroll_top"]), float(point["height"])
+    ahead = search.next_position(
+        top, height, float(point["max"]), rows, at_end=bool(point["at_end"])
+    )
+    return _turn(point) if ahead is None else round(ahead - top)
 
 
 async def _page_scroller(ctx: CommandContext) -> Resolved:
@@ -60,6 +79,8 @@ async def scroll_until(
             code="frame_unreachable",
         )
     seen: dict[str, Any] = {"wheels": 0}
+    parsed = parse_target(target, frame=frame)
+    search = ListSearch.for_text(parsed.value) if parsed.kind == "text" else None
 
     async def in_view() -> dict[str, Any]:
         try:
@@ -71,7 +92,10 @@ async def scroll_until(
         except ReinsError as exc:
             if exc.code not in ("not_found", "ref_stale"):
                 raise
-        point = await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll")
+        looking = search is not None and search.on
+        point = await call_function(
+            ctx, wheel_over.object_id, "rowsShown" if looking else "wheelPoint", what="scroll"
+        )
         seen.setdefault("before", point["scroll_top"])
         seen.update(
             scroller=point["scroller"],
@@ -87,7 +111,7 @@ async def scroll_until(
                 "y": point["y"],
                 "button": "none",
                 "deltaX": 0,
-                "deltaY": round(float(point["height"]) * _WHEEL_SHARE),
+                "deltaY": _delta(search, point) if looking and search else _turn(point),
             },
         )
         seen["wheels"] += 1
