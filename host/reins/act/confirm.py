@@ -13,6 +13,7 @@ holds no visible text node of), nothing is compared: the world's read stands, as
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -151,3 +152,8 @@ async def text_shown(ctx: CommandContext, wanted: str, exact: bool, disagreed: l
         if disagreed[-1] - disagreed[0] < _TREE_CATCH_UP_S:
             raise NotYet(exc.message) from None
         raise
+    finally:
+        # A look every tenth of a second: its handle is let go at once, not kept with the
+        # lookups' group until the next observation releases it.
+        with contextlib.suppress(ReinsError):
+            await ctx.cdp("Runtime.releaseObject", {"objectId": holder})
