@@ -96,3 +96,15 @@ export function describeElement(el) {
   const api = window[API];
   return api ? api.describe(el) : null;
 }
+
+// Of elements that all hold a text target's text, the positions of those holding none of the
+// others (in the composed tree: a shadow root's host holds what is inside it): the ones that show
+// the text themselves, as the deepest element holding a text does (a grid cell and the link inside
+// it both named by its text: the link).
+export function innermostOf(...els) {
+  const holds = (outer, inner) => {
+    for (let n = inner.parentNode || inner.host; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  return els.flatMap((el, i) => (els.some((other) => other !== el && holds(el, other)) ? [] : [i]));
+}

@@ -13,7 +13,7 @@ export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
-  describeElement, findMatches, frameElementByChain, hasApi, matchAt, sameNode,
+  describeElement, findMatches, frameElementByChain, hasApi, innermostOf, matchAt, sameNode,
   storedElement, storedElements,
 } from "./find.js";
 export { findText, textHolder, textInside } from "./textmatch.js";

@@ -27,7 +27,14 @@ from reins.bridge.context import CommandContext
 from reins.observe.evidence import redact_url
 from reins.observe.page import find_elements, observe_page
 from reins.observe.store import ObserveState
-from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.call import (
+    call_function,
+    call_params,
+    call_value,
+    evaluate,
+    evaluate_handle,
+    page_call,
+)
 from reins.page.frames import frame_tree, owned_frame_id, session_for_frame
 from reins.page.poll import poll_until
 
@@ -156,6 +163,9 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
             + (f" named {target.name!r}" if target.name else ""),
             transient=True,
         )
+    handles: dict[int, Resolved] = {}
+    if len(pool) > 1 and target.kind == "text":  # the deepest holding the text (Playwright's)
+        pool, handles = await _innermost(ctx, snap, refs, pool)
     if len(pool) > 1:
         listed = ", ".join(refs[i] for i in pool[:8])
         raise ResolutionError(
@@ -164,10 +174,39 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
             details={"candidates": [refs[i] for i in pool[:8]]},
         )
     i = pool[0]
-    found = await handle_for_record(ctx, snap.homes[i], via=target.kind, ref=refs[i])
+    found = handles.get(i) or await handle_for_record(
+        ctx, snap.homes[i], via=target.kind, ref=refs[i]
+    )
     if target.kind == "text" and records[i].get("role") not in _CONTROL_ROLES:
         found = await _where_the_text_is(ctx, found, target)
     return found
+
+
+async def _innermost(
+    ctx: CommandContext, snap: Any, refs: list[str], pool: list[int]
+) -> tuple[list[int], dict[int, Resolved]]:
+    """Of a text target's matches (at most eight looked at), those holding none of the others,
+    asked of reins's world (``innermostOf``), with their handles; the pool as it is when they are
+    not all in one document."""
+    if len(pool) > 8:
+        return pool, {}
+    handles = {
+        i: await handle_for_record(ctx, snap.homes[i], via="text", ref=refs[i]) for i in pool
+    }
+    if len({h.session_id for h in handles.values()}) != 1:
+        return pool, {}
+    first, *rest = (handles[i] for i in pool)
+    params = call_params(first.object_id, "innermostOf")
+    params["arguments"].extend({"objectId": h.object_id} for h in rest)
+    try:
+        answer = await ctx.cdp("Runtime.callFunctionOn", params, session_id=first.session_id)
+        kept = call_value(answer, what="text target")
+    except ReinsError:
+        return pool, {}
+    if not isinstance(kept, list) or not kept:
+        return pool, {}
+    inner = [pool[k] for k in kept if isinstance(k, int) and 0 <= k < len(pool)]
+    return (inner or pool), handles
 
 
 # Roles whose element is itself the control to press: a text target on one presses it whole.
