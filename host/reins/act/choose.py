@@ -16,7 +16,7 @@ from reins._errors import ActionError, ReinsError, ResolutionError
 from reins.act.confirm import confirm_chosen
 from reins.act.effects import act_on
 from reins.act.forms import select_options
-from reins.act.keyboard import KeysFor, parse_keys, press_keys, send_keys
+from reins.act.keyboard import KeysFor, send_keys
 from reins.act.locate import Resolved
 from reins.act.pointer import press_element
 from reins.bridge.context import CommandContext
@@ -66,9 +66,10 @@ async def _type_filter(ctx: CommandContext, field: Resolved, text: str) -> None:
     )
     if not isinstance(ready, dict) or not ready.get("ok"):
         raise ResolutionError(f"cannot type into the combobox: {ready}", code="not_editable")
+    # The field's text is selected (prepareField "all"): the filter is typed over it, as a
+    # person types over a selection, never emptied first (a combobox commits an emptied field:
+    # Headless UI's sets its value to null).
     keys_for = KeysFor(field.object_id, field.session_id)
-    if await call_function(ctx, field.object_id, "fieldValue", session_id=field.session_id):
-        await press_keys(ctx, parse_keys("Delete"), keys_for)
     await send_keys(ctx, [("Input.insertText", {"text": text})], keys_for=keys_for)
 
 
