@@ -11,7 +11,8 @@ and the answer says so; `REINS_CLICK=js` forces it as an emergency switch.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point, frame_owner
@@ -52,6 +53,8 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function, call_params
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 from reins.page.poll import poll_until
+
+T = TypeVar("T")
 
 __all__ = [
     "checked_point",
@@ -121,6 +124,39 @@ async def move_and_hit(ctx: CommandContext, el: Resolved, point: Point) -> None:
     await _move_and_hit(ctx, el, point, read_before=False)
 
 
+async def _at_checked_points(
+    ctx: CommandContext,
+    el: Resolved,
+    step: Callable[[Point], Awaitable[T]],
+    *,
+    first: Point | None = None,
+    need_enabled: bool = True,
+) -> T | None:
+    """``step`` at an actionable point of ``el`` (made integral; ``first``, a point the page
+    checked already, tried before any probe), retried from a new probe while it answers
+    ``obscured`` until the budget ends; None when the element has no box."""
+    tries = 0
+
+    async def attempt() -> T | None:
+        nonlocal tries
+        tries += 1
+        point = first if first is not None and tries == 1 else None
+        if point is None:
+            point = await actionable_point(ctx, el, need_enabled=need_enabled)
+        if point is None:
+            return None
+        return await step(Point(float(round(point.x)), float(round(point.y))))
+
+    return await poll_until(
+        ctx.deadline,
+        attempt,
+        interval=0.1,
+        reserve_s=0.15,
+        retry=lambda exc: exc.code == "obscured",
+        explain_timeout=True,
+    )
+
+
 async def checked_point(
     ctx: CommandContext,
     el: Resolved,
@@ -134,29 +170,11 @@ async def checked_point(
     checked by the page (a ref's lookup), tried before any probe. A hit elsewhere is retried
     from a new probe until the budget ends, then answers ``obscured``; None when the element has
     no box (the caller may use ``el.click()``)."""
-    tries = 0
 
-    async def attempt() -> tuple[Point, dict[str, Any] | None] | None:
-        nonlocal tries
-        tries += 1
-        if first is not None and tries == 1:
-            point: Point | None = first
-        else:
-            point = await actionable_point(ctx, el, need_enabled=need_enabled)
-        if point is None:
-            return None
-        point = Point(float(round(point.x)), float(round(point.y)))
-        before = await _move_and_hit(ctx, el, point, read_before=read_before)
-        return point, before
+    async def moved(point: Point) -> tuple[Point, dict[str, Any] | None]:
+        return point, await _move_and_hit(ctx, el, point, read_before=read_before)
 
-    return await poll_until(
-        ctx.deadline,
-        attempt,
-        interval=0.1,
-        reserve_s=0.15,
-        retry=lambda exc: exc.code == "obscured",
-        explain_timeout=True,
-    )
+    return await _at_checked_points(ctx, el, moved, first=first, need_enabled=need_enabled)
 
 
 async def _click_checked(
@@ -175,29 +193,13 @@ async def _click_checked(
     probe while ``obscured``, as ``checked_point``; None when the element has no box. ``first``
     and ``before``: a point the page checked and the state it read before (a ref's lookup);
     ``read_before``: the state before is read in the batch instead."""
-    tries = 0
 
-    async def attempt() -> dict[str, Any] | None:
-        nonlocal tries
-        tries += 1
-        point = first if first is not None and tries == 1 else None
-        if point is None:
-            point = await actionable_point(ctx, el)
-        if point is None:
-            return None
-        point = Point(float(round(point.x)), float(round(point.y)))
+    async def clicked(point: Point) -> dict[str, Any]:
         return await _click_guarded(
             ctx, el, point, before, read_before=read_before, clicks=clicks, button=button
         )
 
-    return await poll_until(
-        ctx.deadline,
-        attempt,
-        interval=0.1,
-        reserve_s=0.15,
-        retry=lambda exc: exc.code == "obscured",
-        explain_timeout=True,
-    )
+    return await _at_checked_points(ctx, el, clicked, first=first)
 
 
 async def _click_guarded(
