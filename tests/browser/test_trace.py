@@ -286,3 +286,28 @@ def test_a_trace_whose_file_becomes_unwritable_reports_incomplete(
     md = run_cli(browser.home, "report", str(trace_dir), "--format", "md")
     assert md.code == 0
     assert (trace_dir / "report.md").read_text().startswith("## unwritable: INCOMPLETE")
+
+
+def test_a_step_by_ref_records_what_the_ref_named(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """A recorded `click @ref` keeps the control the ref named then (role, name, id…), which
+    means something in another session where the ref does not (issue 34: a run into a check
+    file); a step by CSS keeps none."""
+    tab, _ = page("static/trace.html")
+    t = str(tab)
+    refs = browser.ok("state", "--tab", t)["refs"]
+    [boom] = [r for r in refs if r.get("name") == "Report problem"]
+    trace_dir = tmp_path / "refs"
+    browser.ok("trace", "start", str(trace_dir))
+    browser.ok("click", boom["ref"], "--tab", t)
+    browser.ok("fill", "#note", "by css", "--tab", t)
+    browser.ok("trace", "stop")
+    steps = [line for line in _lines(trace_dir) if line["type"] == "step"]
+    assert steps[0]["target_is"] == {
+        "role": "button",
+        "name": "Report problem",
+        "id": "boom",
+        "tag": "button",
+    }
+    assert "target_is" not in steps[1]

@@ -424,3 +424,14 @@ def test_trace_stop_prints_the_warning_a_person_reads(tmp_path: Path) -> None:
         "the report will say INCOMPLETE",
         f"report: reins report {tmp_path / 'trace'}",
     ]
+
+
+def test_a_step_keeps_the_signals_that_name_its_target_across_sessions() -> None:
+    from reins.observe.identity import Identity
+    from reins.trace.steps import stable_target
+
+    identity = Identity(testid="save-btn", role="button", name="Save " + "x" * 300, tag="button")
+    kept = stable_target(identity)
+    assert kept["role"] == "button" and kept["testid"] == "save-btn" and kept["tag"] == "button"
+    assert len(kept["name"]) == 200 and "id" not in kept
+    assert stable_target(Identity()) == {}

@@ -40,9 +40,10 @@ from reins.bridge.deadline import Deadline
 from reins.bridge.protocol import Request
 from reins.observe.evidence import CaptureSwitch, PageEvidence, Tick, redact_url, tick
 from reins.observe.state import compare_sources
+from reins.observe.store import ObserveState
 from reins.page.dialogs import DialogWatch
 from reins.trace.pictures import action_target, target_box
-from reins.trace.steps import cli_line, recorded_args, trimmed_answer
+from reins.trace.steps import cli_line, recorded_args, stable_target, trimmed_answer
 from reins.trace.tracefile import iso
 from reins.trace.tracer import Shot, Tracer
 
@@ -123,6 +124,7 @@ async def record(
         if shot is not None:
             shots["before"] = shot
     url_before = _tab_url(host, tab_before)
+    target_is = _target_is(host, tab_before, request.args.get("target"))
     clock = time.monotonic()
     before_ms = int((clock - before_started) * 1000)
     answer: dict[str, Any] | None = None
@@ -156,6 +158,8 @@ async def record(
             "duration_ms": duration_ms,
             "notes": notes,
         }
+        if target_is is not None:
+            line["target_is"] = target_is
         if answer is not None:
             line["answer"] = trimmed_answer(answer)
             line["effect"] = line["answer"].get("effect")
@@ -191,6 +195,23 @@ def _tab_url(host: Host, tab_id: int | None) -> str | None:
     """The tab's URL as the latest capture saw it (before this step: after the one before)."""
     state = host.tabs.get(tab_id) if tab_id is not None else None
     return state.part(PageEvidence).url if state is not None else None
+
+
+def _target_is(host: Host, tab_id: int | None, target: Any) -> dict[str, str] | None:
+    """What an ``@ref`` target named when the command came, by the tab's registry: the element's
+    role, name, test id, id and tag (``stable_target``), so a recorded run says which control
+    each step meant, beyond a ref that means nothing in another session."""
+    state = host.tabs.get(tab_id) if tab_id is not None else None
+    if state is None or not isinstance(target, str) or not target.startswith("@"):
+        return None
+    registry = state.part(ObserveState).registry
+    if registry is None:
+        return None
+    try:
+        entry = registry.lookup(target)
+    except ReinsError:
+        return None
+    return stable_target(entry.identity)
 
 
 def _page_free(host: Host, tab_id: int) -> bool:

@@ -10,8 +10,9 @@ from typing import Any
 
 from reins.bridge.command import Command, field_hints
 from reins.observe.evidence import redact_url
+from reins.observe.identity import Identity
 
-__all__ = ["cli_line", "recorded_args", "trimmed_answer"]
+__all__ = ["cli_line", "recorded_args", "stable_target", "trimmed_answer"]
 
 STRING_MAX = 4000
 LIST_MAX = 40
@@ -130,3 +131,19 @@ def _trim(value: Any, depth: int, key: str = "") -> Any:
             kept.append(f"… {len(value) - LIST_MAX} more")
         return kept
     return value
+
+
+# What of an element's identity a recorded step keeps, and how much of each.
+_STABLE = ("role", "name", "testid", "id", "tag")
+_STABLE_MAX = 200
+
+
+def stable_target(identity: Identity) -> dict[str, str]:
+    """The signals that name an element across sessions (pure): role and accessible name, test
+    id, id, tag — the ones present, each cut to 200 characters."""
+    out: dict[str, str] = {}
+    for key in _STABLE:
+        value = getattr(identity, key)
+        if isinstance(value, str) and value:
+            out[key] = value[:_STABLE_MAX]
+    return out
