@@ -95,3 +95,41 @@ def test_a_local_command_is_a_step_judged_by_its_own_answer(
     assert lines[1]["evaluate"] in (True, False), lines[1]
     assert lines[3]["error"]["code"] not in ("internal", None), lines[3]
     assert lines[-1]["passed"] == 3 and lines[-1]["failed"] == 1 and lines[-1]["not_run"] == 1
+
+
+def test_a_run_recorded_by_refs_is_exported_and_runs_again(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """Issue 34: a flow done once by refs (which mean nothing in another session) is recorded,
+    exported as a check file that names each control by what the ref named, and that file runs
+    again green on a fresh load of the page — which saves the same entry again."""
+    tab, url = page("app/expense.html")
+    t = str(tab)
+    browser.ok("tab", "select", t)
+    refs = {r["name"]: r["ref"] for r in browser.ok("state", "--tab", t)["refs"]}
+    trace_dir = tmp_path / "recorded"
+    browser.ok("trace", "start", str(trace_dir))
+    browser.ok("navigate", url, "--tab", t)
+    refs = {r["name"]: r["ref"] for r in browser.ok("state", "--tab", t)["refs"]}
+    browser.ok("fill", refs["Merchant"], "Blue Bottle", "--tab", t)
+    browser.ok("fill", "#amount", "12.50", "--tab", t)
+    browser.ok("choose", "#category", "Meals", "--tab", t)
+    browser.ok("click", refs["Save"], "--tab", t)
+    browser.ok("expect", "text", "#saved", "Saved: Blue Bottle", "--tab", t)
+    browser.ok("trace", "stop")
+    entry = {"merchant": "Blue Bottle", "amount": "12.50", "category": "Meals"}
+    assert list(browser.js("return window.__saved")) == [entry]
+
+    flow = tmp_path / "again.reins"
+    exported = run_cli(browser.home, "trace", "export", str(trace_dir), "-o", str(flow))
+    assert exported.code == 0, exported.stderr
+    text = flow.read_text()
+    assert "@" not in "".join(line for line in text.splitlines() if not line.startswith("#"))
+    assert 'role=textbox[name="Merchant"]' in text and "state" not in text.splitlines()
+
+    # The page's URL has a query, which the trace does not record: the file asks for it.
+    assert "# --var URL_1=…" in text
+    code, lines = _run(browser, flow, "--var", f"URL_1={url}")
+    assert code == 0, lines
+    assert lines[-1]["passed"] == 6 and lines[-1]["failed"] == 0, lines[-1]
+    assert list(browser.js("return window.__saved")) == [entry]  # the page loaded again by line 1

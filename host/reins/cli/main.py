@@ -49,7 +49,15 @@ class _ReinsGroup(click.Group):
         if cmd_name in _LOCAL:
             local: click.Command = getattr(importlib.import_module(_LOCAL[cmd_name]), cmd_name)
             return local
-        return self.commands.get(cmd_name) or host_command(cmd_name)
+        found = self.commands.get(cmd_name) or host_command(cmd_name)
+        if (
+            cmd_name == "trace"
+            and isinstance(found, click.Group)
+            and "export" not in found.commands
+        ):
+            # `trace export` runs in the CLI itself, beside the host's `trace start`/`stop`.
+            found.add_command(importlib.import_module("reins.cli.traceexport").export)
+        return found
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         argv = list(args[0] if args else kwargs.get("args") or sys.argv[1:])
