@@ -311,3 +311,19 @@ def test_a_step_by_ref_records_what_the_ref_named(
         "tag": "button",
     }
     assert "target_is" not in steps[1]
+
+
+def test_evidence_asked_for_after_the_failure_is_there(browser: Browser, page: Any) -> None:
+    """Issue 34, item 6: an agent asks `console --errors` and `network --failed` after a step
+    failed, on a host that never captured: what the page logged and the request that failed
+    during that step are there (Chrome replays the page's console when the extension turns
+    Runtime on; the resource timings are buffered; Chrome's log replays failed loads)."""
+    browser.restart_host()  # a host that has captured nothing yet
+    tab, _ = page("static/trace.html")
+    t = str(tab)
+    browser.ok("click", "#boom", "--tab", t)
+    browser.ok("wait", "--text", "boomed", "--tab", t)
+    errors = browser.ok("console", "--errors", "--tab", t)["entries"]
+    assert any(e["text"].startswith("save failed") for e in errors), errors
+    failed = browser.ok("network", "--failed", "--tab", t)["requests"]
+    assert any("missing-endpoint.json" in r["url"] for r in failed), failed
