@@ -2,6 +2,7 @@
 
 import { nodeLabel } from "./actions.js";
 import { insideClips } from "./geometry.js";
+import { textInside } from "./textmatch.js";
 
 function scrollsY(n) {
   if (n.scrollHeight <= n.clientHeight + 1) return false;
@@ -72,8 +73,10 @@ const ROW_LIKE = '[role="row"], [role="listitem"], [role="option"], [role="treei
 
 // What `el`'s scroller shows now, for `scroll --until`'s search of a long list: the text of each
 // row it shows (row-like elements whose middle lies inside the scroller's box, top to bottom,
-// header rows left out; 60 at most, 120 characters each), with wheelPoint's answer.
-export function rowsShown(el) {
+// header rows left out; 60 at most, 120 characters each), with wheelPoint's answer; with `spec`
+// (a text target's {text, exact}), `holds`: an element inside the scroller that holds the text is
+// in view (the host then looks the target up the whole way).
+export function rowsShown(el, spec) {
   const at = wheelPoint(el);
   const s = scrollerOf(el);
   const box = isPage(s) ? { top: 0, bottom: s.ownerDocument.defaultView.innerHeight } : s.getBoundingClientRect();
@@ -87,7 +90,12 @@ export function rowsShown(el) {
     if (text) rows.push({ top: r.top, text });
   }
   rows.sort((a, b) => a.top - b.top);
-  return { ...at, rows: rows.slice(0, 60).map((r) => r.text) };
+  const out = { ...at, rows: rows.slice(0, 60).map((r) => r.text) };
+  if (spec) {
+    const holder = textInside(s, spec);
+    out.holds = holder !== s && shownInScrollers(holder);
+  }
+  return out;
 }
 
 // Resolves once the page drew two frames (the scroll a wheel started reached the page, and its

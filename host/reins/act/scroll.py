@@ -18,7 +18,7 @@ from reins.act.listsearch import ListSearch
 from reins.act.locate import Resolved, resolve_target
 from reins.act.targets import parse_target
 from reins.bridge.context import CommandContext
-from reins.page.call import call_function, evaluate_handle
+from reins.page.call import call_function, call_params, call_value, evaluate_handle
 from reins.page.poll import NotYet, poll_until
 from reins.page.visibility import require_rendering
 
@@ -27,6 +27,8 @@ __all__ = ["scroll_by", "scroll_until"]
 # A wheel turn moves this share of the scroller's height: rows that were at the bottom edge stay
 # in view after it, so nothing between two turns is skipped.
 _WHEEL_SHARE = 0.8
+# How often (in turns) a text target is looked up the whole way, not only in the scroller.
+_FULL_LOOK_EVERY = 10
 
 
 def _turn(point: dict[str, Any]) -> int:
@@ -82,20 +84,27 @@ async def scroll_until(
     parsed = parse_target(target, frame=frame)
     search = ListSearch.for_text(parsed.value) if parsed.kind == "text" else None
 
+    # A text target is looked for in the scroller at each turn, cheaply, in the turn's own round
+    # trip (``rowsShown``'s ``holds``); the whole lookup runs when that sees it, and every
+    # _FULL_LOOK_EVERY turns (the target may lie outside the scroller named).
+    spec = {"text": parsed.value, "exact": parsed.exact} if parsed.kind == "text" else None
+    look: dict[str, Any] = await call_function(
+        ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"
+    )
+
     async def in_view() -> dict[str, Any]:
-        try:
-            el = await resolve_target(ctx, target, frame=frame, settle=False)
-            if await call_function(
-                ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
-            ):
-                return {"found": True, "ref": el.ref}
-        except ReinsError as exc:
-            if exc.code not in ("not_found", "ref_stale"):
-                raise
-        looking = search is not None and search.on
-        point = await call_function(
-            ctx, wheel_over.object_id, "rowsShown" if looking else "wheelPoint", what="scroll"
-        )
+        nonlocal look
+        if spec is None or look.get("holds") or seen["wheels"] % _FULL_LOOK_EVERY == 0:
+            try:
+                el = await resolve_target(ctx, target, frame=frame, settle=False)
+                if await call_function(
+                    ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
+                ):
+                    return {"found": True, "ref": el.ref}
+            except ReinsError as exc:
+                if exc.code not in ("not_found", "ref_stale"):
+                    raise
+        point = look
         seen.setdefault("before", point["scroll_top"])
         seen.update(
             scroller=point["scroller"],
@@ -103,27 +112,41 @@ async def scroll_until(
             max=point["max"],
             at_end=point["at_end"],
         )
-        await ctx.cdp(
-            "Input.dispatchMouseEvent",
-            {
-                "type": "mouseWheel",
-                "x": point["x"],
-                "y": point["y"],
-                "button": "none",
-                "deltaX": 0,
-                "deltaY": _delta(search, point) if looking and search else _turn(point),
-            },
+        looking = search is not None and search.on
+        wheel = {
+            "type": "mouseWheel",
+            "x": point["x"],
+            "y": point["y"],
+            "button": "none",
+            "deltaX": 0,
+            "deltaY": _delta(search, point) if looking and search else _turn(point),
+        }
+        # The turn, then the next look once the page has drawn the scroll and rendered what it
+        # brings (not after a fixed pause: fast where the page is, patient where it is slow).
+        answers = await ctx.cdp_batch(
+            [
+                ("Input.dispatchMouseEvent", wheel),
+                (
+                    "Runtime.callFunctionOn",
+                    call_params(wheel_over.object_id, "framesPassed", await_promise=True),
+                ),
+                ("Runtime.callFunctionOn", call_params(wheel_over.object_id, "rowsShown", spec)),
+            ],
+            sequential=True,
         )
         seen["wheels"] += 1
-        # The next look once the page has drawn the scroll and rendered what it brings, not
-        # after a fixed pause: fast where the page is, patient where it is slow.
-        await call_function(
-            ctx, wheel_over.object_id, "framesPassed", await_promise=True, what="scroll"
-        )
-        end = " (at the end)" if point["at_end"] else ""
+        for answer in answers:
+            if isinstance(answer, ReinsError):
+                raise answer
+        if len(answers) < 3:
+            raise ReinsError("the wheel turn was cut short", code="cdp_error", transient=True)
+        last = answers[2]
+        assert isinstance(last, dict)
+        look = call_value(last, what="scroll")
+        end = " (at the end)" if look["at_end"] else ""
         raise NotYet(
             f"{target} is not in view after {seen['wheels']} wheel turn(s); "
-            f"{point['scroller']} at {point['scroll_top']} of {point['max']}{end}"
+            f"{look['scroller']} at {look['scroll_top']} of {look['max']}{end}"
         )
 
     def gave_up(last: ReinsError) -> ReinsError:
@@ -136,7 +159,7 @@ async def scroll_until(
     found = await poll_until(
         ctx.deadline,
         in_view,
-        interval=0.02,
+        interval=0.0,
         reserve_s=0.2,
         gave_up=gave_up,
         retry=lambda exc: isinstance(exc, NotYet),
