@@ -7,7 +7,7 @@
 // `fill` (a command's): parameters taken from an earlier answer of the same batch, such as the
 // element handle a lookup answered, so a command can name what the batch found: {"objectId":
 // [index, "result", "objectId"], "arguments.0.objectId": …}, a dotted name for a place inside a
-// parameter that is there already. Only a string or a number is taken, from a path of own
+// parameter that is there already; only an object id (a handle) is ever filled. Only a string or a number is taken, from a path of own
 // properties; the command then goes through policy like any (sessions.command), with the
 // parameters it finally carries.
 //
@@ -82,6 +82,8 @@ export function filled(command, out) {
   if (!command.fill || typeof command.fill !== "object") return command;
   const params = structuredClone(command.params ?? {});
   for (const [name, path] of Object.entries(command.fill)) {
+    // Only a handle is ever taken from an answer: no script, URL or context id comes that way.
+    if (!/(^|\.)objectId$/.test(name)) throw new Refusal("bad_request", `only an objectId may be filled in ${command.method}, not ${name}`);
     const value = taken(out, path);
     if (value === undefined) throw new Refusal("ref_stale", `the batch has no ${name} for ${command.method}: what it looked up is gone`, { transient: true, chrome: "fill_missing" });
     const keys = name.split(".");

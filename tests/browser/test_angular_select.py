@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import refs_by_name
+from ._act_support import page_log, refs_by_name
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -24,7 +24,7 @@ def _committed(browser: Browser) -> str:
 
 
 def _events(browser: Browser) -> list[str]:
-    return list(browser.js("return window.__events.slice()"))
+    return page_log(browser, "__events")
 
 
 def _open(browser: Browser, page: Any) -> str:

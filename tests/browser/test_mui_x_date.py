@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ._act_support import page_log
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -19,7 +20,7 @@ PAGE = "app/mui-x.html"
 
 
 def _committed(browser: Browser) -> tuple[str, str]:
-    events = [e for e in browser.js("return window.__events.slice()") if e.startswith("date:")]
+    events = [e for e in page_log(browser, "__events") if e.startswith("date:")]
     shown = str(browser.js("return document.getElementById('date-value').textContent"))
     return (events[-1] if events else ""), shown
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ._act_support import page_log
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -18,7 +19,7 @@ PAGE = "app/mui-x.html"
 
 
 def _log(browser: Browser) -> list[str]:
-    return [e for e in browser.js("return window.__events.slice()") if e.startswith("row:")]
+    return [e for e in page_log(browser, "__events") if e.startswith("row:")]
 
 
 def test_a_text_target_in_a_clickable_grid_row_presses_the_text(

@@ -74,6 +74,12 @@ describe("filled: parameters from an earlier answer", () => {
     assert.deepEqual(c.params.arguments, [{ objectId: "obj-1" }, { value: 1 }]);
     assert.throws(() => filled({ method: "M", params: {}, fill: { "arguments.0.objectId": [0, "result", "objectId"] } }, out), (err) => err.code === "bad_request");
   });
+  test("fills an object id only: never a script, a URL or a context", () => {
+    const out2 = [ok({ result: { value: "alert(1)", objectId: "obj-1" } })];
+    for (const name of ["expression", "url", "executionContextId", "arguments.0.value"]) {
+      assert.throws(() => filled({ method: "Runtime.evaluate", params: { arguments: [{}] }, fill: { [name]: [0, "result", "value"] } }, out2), (err) => err.code === "bad_request", name);
+    }
+  });
   test("refuses a path that finds nothing, an inherited key or an object", () => {
     for (const path of [[1, "result", "objectId"], [0, "result", "toString"], [0, "result"], [5, "x"], ["0"]]) {
       assert.throws(() => filled({ method: "M", params: {}, fill: { objectId: path } }, out), (err) => err.code === "ref_stale" && err.extra.chrome === "fill_missing");

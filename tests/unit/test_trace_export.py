@@ -93,3 +93,39 @@ def test_stable_targets_prefer_test_ids_then_role_and_name_then_ids() -> None:
     assert stable_target_text({"role": "button", "name": 'Say "hi"'}) is None
     assert stable_target_text({"id": "1bad"}) is None
     assert stable_target_text({}) is None
+
+
+def test_a_name_or_value_that_would_break_the_line_never_makes_a_step_of_its_own() -> None:
+    """A page's accessible names, and the values typed, may hold newlines, carriage returns,
+    Unicode line separators or escape codes; the check file is read line by line, so any of
+    them would turn what follows into a step of its own."""
+    import shlex
+
+    for bad in (
+        "Save\nclick '#delete'",
+        "Save\rclick #delete",
+        "Save\u2028click #delete",
+        "Sa\x1bve",
+    ):
+        assert stable_target_text({"role": "button", "name": bad}) is None, repr(bad)
+    value = "a\rclick #delete"
+    lines = [
+        _step(
+            1,
+            "click",
+            "reins click @e1",
+            {"target": "@e1"},
+            target_is={"role": "button", "name": "Save\rclick #delete"},
+        ),
+        _step(
+            2,
+            "fill",
+            shlex.join(["reins", "fill", "#note", value]),
+            {"target": "#note", "value": value},
+        ),
+        _step(3, "click", "reins click '#ok'", {"target": "#ok"}),
+    ]
+    exported = export_check(lines, name="hostile")
+    steps = parse_check(exported.text, name="x", given={}, environ={}).steps
+    assert [step.argv for step in steps] == [("click", "@e1"), ("click", "#ok")]
+    assert "# step 2 (fill): a word of it cannot be written on one line" in exported.text

@@ -38,8 +38,17 @@ class Exported:
     steps: int = 0
 
 
+# What would end a check file's line (str.splitlines breaks there) or hide in it: control
+# characters, Unicode line and paragraph separators. A page's names may hold any of them.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(text: str) -> bool:
+    return _UNSAFE.search(text) is None
+
+
 def _quotable(text: str) -> bool:
-    return '"' not in text and "\\" not in text and "\n" not in text
+    return '"' not in text and "\\" not in text and _one_line(text)
 
 
 def stable_target_text(target_is: dict[str, Any]) -> str | None:
@@ -105,6 +114,11 @@ def export_check(lines: list[dict[str, Any]], *, name: str) -> Exported:
             var = f"URL_{len(out.variables) + 1}"
             out.variables[var] = f"the URL of step {number}, recorded as {url}"
             words = [f"${{{var}}}" if w == url else w for w in words]
+        if not all(_one_line(w) for w in words):
+            # One line a step: a word that would break it (a newline in a value or a name) would
+            # make a second step of what follows it.
+            body.append(f"# step {number} ({cmd}): a word of it cannot be written on one line")
+            continue
         body.append(" ".join(_quote(w) for w in words))
         out.steps += 1
     head = [
@@ -112,7 +126,7 @@ def export_check(lines: list[dict[str, Any]], *, name: str) -> Exported:
         "# exported from a recorded run (reins trace export)",
     ]
     for var, why in out.variables.items():
-        head.append(f"# --var {var}=…: {why}")
+        head.append(f"# --var {var}=…: {_UNSAFE.sub(' ', why)}")
     out.text = "\n".join([*head, *body]) + "\n"
     return out
 
