@@ -60,6 +60,35 @@ def test_launch_navigate_status_shutdown(scratch_home: Path, site: Site) -> None
     assert code == 3 and out[0]["error"]["code"] == "no_host"
 
 
+def test_launch_loads_the_extension_over_the_devtools_pipe(scratch_home: Path, site: Site) -> None:
+    """The way branded Chrome 137+ needs (it ignores --load-extension), run with Chromium."""
+    home = scratch_home
+    code, out = _reins(
+        home, "launch", "--headless", "--load-via", "pipe", "--profile", "solo", "--json"
+    )
+    assert code == 0, out
+    pid = out[0]["pid"]
+    assert out[0]["loaded_via"] == "pipe"
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    assert "--remote-debugging-pipe" in args
+    assert not [
+        a for a in args if a.startswith("--load-extension=") and a != "--load-extension="
+    ], "the extension came over the pipe, not the flag (Debian's wrapper adds an empty one)"
+    keeper = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    assert "reins.setup.keeper" in Path(f"/proc/{keeper}/cmdline").read_bytes().decode()
+    time.sleep(4)  # a browser whose pipe closed would be gone by now (PLATFORM.md: within 3 s)
+    url = site.url("static/bridge.html")
+    code, out = _reins(home, "navigate", url, "--profile", "solo", "--json")
+    assert code == 0 and out[0]["title"] == "Bridge fixture"
+
+    code, out = _reins(home, "shutdown", "--profile", "solo", "--json")
+    assert code == 0 and out[0]["pid"] == pid
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{keeper}").exists():
+        time.sleep(0.1)
+    assert not Path(f"/proc/{keeper}").exists(), "the keeper goes with its browser"
+
+
 def test_closing_the_last_tab_of_a_launched_browser_keeps_the_browser(
     scratch_home: Path, site: Site
 ) -> None:

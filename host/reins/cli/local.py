@@ -125,6 +125,13 @@ def doctor(ctx: click.Context, /, browser: str, user_data_dir: str | None, **loc
     default=None,
     help="Profile folder (default: under REINS_HOME).",
 )
+@click.option(
+    "--load-via",
+    type=click.Choice(["flag", "pipe"]),
+    default=None,
+    help="How the extension is loaded: --load-extension (Chromium, Chrome for Testing) or over "
+    "the DevTools pipe (Chrome 137+, which ignores the flag). Default: by the browser.",
+)
 @global_options
 @click.pass_context
 def launch(
@@ -134,6 +141,7 @@ def launch(
     headless: bool,
     browser_path: str | None,
     user_data_dir: str | None,
+    load_via: str | None,
     **local: Any,
 ) -> None:
     """Start a dedicated browser profile with reins loaded; returns once the host answers."""
@@ -152,6 +160,7 @@ def launch(
             browser=browser_path,
             user_data_dir=user_data_dir,
             timeout_s=timeout_s,
+            load=load_via,
         ),
         lambda r: f"launched {r['browser']} (pid {r['pid']}) profile {r['profile']}",
     )

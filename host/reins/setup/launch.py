@@ -74,16 +74,27 @@ def find_browser(explicit: str | None = None) -> str:
         "no Chromium or Chrome found",
         code="bad_request",
         hint="install one (Debian/Ubuntu: `sudo apt-get install chromium`; macOS: Chromium or "
-        "Chrome for Testing), or pass --browser PATH. Branded Google Chrome 137+ ignores "
-        "--load-extension: use Chromium or Chrome for Testing for `reins launch`",
+        "Chrome for Testing), or pass --browser PATH",
     )
 
 
-def browser_flags(user_data_dir: Path, *, headless: bool) -> list[str]:
+def load_via(binary: str, given: str | None = None) -> str:
+    """How the extension gets into the browser: ``flag`` (``--load-extension``, which Chromium
+    and Chrome for Testing read) or ``pipe`` (``Extensions.loadUnpacked`` over the DevTools pipe,
+    for branded Chrome 137+, which ignores the flag, and every other build not known to read it)."""
+    known = ("chromium", "for testing", "for-testing")
+    return given or ("flag" if any(k in binary.lower() for k in known) else "pipe")
+
+
+def browser_flags(user_data_dir: Path, *, headless: bool, load: str = "flag") -> list[str]:
     """The flags reins starts a browser with (also used by the test suite)."""
+    if load == "pipe":
+        loading = ["--remote-debugging-pipe", "--enable-unsafe-extension-debugging"]
+    else:
+        loading = [f"--load-extension={extension_dir()}"]
     flags = [
         f"--user-data-dir={user_data_dir}",
-        f"--load-extension={extension_dir()}",
+        *loading,
         "--no-first-run",
         "--no-default-browser-check",
         "--disable-background-networking",
@@ -177,13 +188,14 @@ def launch(
     browser: str | None = None,
     user_data_dir: str | None = None,
     timeout_s: float = 30.0,
+    load: str | None = None,
 ) -> dict[str, Any]:
     if not valid_profile_name(name):
         raise UsageError(f"profile name {name!r}: use letters, digits, . _ -")
     home = ensure_private_dir(reins_home())
     pdir = ensure_private_dir(profile_dir(name, home))
     with _launching(pdir):
-        return _launch(name, home, pdir, url, headless, browser, user_data_dir, timeout_s)
+        return _launch(name, home, pdir, url, headless, browser, user_data_dir, timeout_s, load)
 
 
 @contextlib.contextmanager
@@ -225,6 +237,7 @@ def _launch(
     browser: str | None,
     user_data_dir: str | None,
     timeout_s: float,
+    load: str | None,
 ) -> dict[str, Any]:
     sock = socket_path(name, home)
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
@@ -233,6 +246,15 @@ def _launch(
         _register(home, pdir, data_dir, name)  # so that its extension can start the host again
         return _reuse(name, running, pdir, sock, timeout_s)
     binary = find_browser(browser)
+    loading = load_via(binary, load)
+    if loading == "pipe" and sys.platform == "win32":
+        raise UsageError(
+            f"{binary} needs the extension loaded over its DevTools pipe, which `reins launch` "
+            "does not do on Windows yet",
+            code="platform_unsupported",
+            hint="use Chromium or Chrome for Testing (`--browser PATH`), or load the extension "
+            "by hand: `reins install` prints its folder for Load unpacked",
+        )
     if user_data_dir:
         data_dir.mkdir(parents=True, exist_ok=True)
     else:
@@ -242,16 +264,20 @@ def _launch(
         _fresh_extension_worker(pdir, data_dir)
         _downloads_into(data_dir, ensure_private_dir(pdir / "downloads", root=home))
     log = os.fdopen(open_private_append(pdir / "browser.log"), "ab")
-    args = [binary, *browser_flags(data_dir, headless=headless), url or "about:blank"]
-    proc = subprocess.Popen(
-        args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
-    )
+    args = [binary, *browser_flags(data_dir, headless=headless, load=loading), url or "about:blank"]
+    if loading == "pipe":
+        proc, browser_pid = _start_over_pipe(args, log.fileno(), timeout_s, pdir)
+    else:
+        proc = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+        )
+        browser_pid = proc.pid
     log.close()
-    write_private(pdir / "browser.pid", str(proc.pid).encode())
+    write_private(pdir / "browser.pid", str(browser_pid).encode())
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _forget_pid(pdir, proc.pid)
+        if proc.poll() is not None:  # the browser, or the keeper of its pipe, which outlives it
+            _forget_pid(pdir, browser_pid)
             raise ConnectionFailure(
                 f"the browser exited at start (code {proc.returncode}); see {pdir / 'browser.log'}",
                 code="no_host",
@@ -259,19 +285,43 @@ def _launch(
         if sock.exists() and _host_connected(name):
             return {
                 "profile": name,
-                "pid": proc.pid,
+                "pid": browser_pid,
                 "browser": binary,
+                "loaded_via": loading,
                 "socket": str(sock),
                 "user_data_dir": str(data_dir),
                 "already_running": False,
             }
         time.sleep(0.1)
-    _terminate(proc.pid)
+    _terminate(browser_pid)
     raise ConnectionFailure(
         f"the browser started but the reins host did not answer within {timeout_s:.0f} s",
         code="no_host",
         hint=f"see {pdir / 'browser.log'} and {home / 'logs'}; run `reins doctor "
         f"--user-data-dir {data_dir}`",
+    )
+
+
+def _start_over_pipe(
+    args: list[str], log_fd: int, timeout_s: float, pdir: Path
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the browser through its keeper (reins/setup/keeper.py), which loads the extension
+    over the DevTools pipe; a browser that cannot load it is stopped and refused."""
+    from reins.setup.keeper import start_keeper
+
+    keeper, answer = start_keeper(args, str(extension_dir()), log_fd, min(timeout_s, 20.0))
+    pid = answer.get("pid")
+    if isinstance(pid, int) and "error" not in answer:
+        return keeper, pid
+    if isinstance(pid, int):
+        _terminate(pid)
+    raise ConnectionFailure(
+        f"the browser did not load the reins extension over its DevTools pipe: "
+        f"{answer.get('error')}",
+        code="no_host",
+        hint="reins needs Chromium, Chrome for Testing, or Chrome 137+ (which loads it over the "
+        "pipe); install one and pass --browser PATH, or load the extension by hand (Load "
+        f"unpacked, the folder `reins install` prints); see {pdir / 'browser.log'}",
     )
 
 
