@@ -6,6 +6,7 @@ exit 1 and that step's evidence. The page is the oracle: what it saved (`window.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,68 @@ def test_a_run_recorded_by_refs_is_exported_and_runs_again(
     assert code == 0, lines
     assert lines[-1]["passed"] == 6 and lines[-1]["failed"] == 0, lines[-1]
     assert list(browser.js("return window.__saved")) == [entry]  # the page loaded again by line 1
+
+
+RELEASE_FLOW = """\
+# name: an expense after a release
+navigate "${page}"
+fill "role=textbox[name='Merchant']" "Blue Bottle"
+check "role=checkbox[name='Send receipt']"
+click "role=button[name='Save']"
+expect text "#saved" "Saved: Blue Bottle"
+"""
+
+
+def test_a_run_after_a_release_is_compared_with_the_good_one(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
+    """Issue 34 item 3: the check run once on the good release is the baseline; after each new
+    release (static/release.html, picked by localStorage) the same check runs with --baseline
+    and says which step diverged first and how; the page says what was really saved."""
+    tab, url = page("static/release.html")
+    browser.ok("tab", "select", str(tab))
+    flow = tmp_path / "expense.reins"
+    flow.write_text(RELEASE_FLOW)
+    good = tmp_path / "runs" / "good"
+
+    def release(n: int, *args: str) -> tuple[int, list[dict[str, Any]]]:
+        browser.js(f"localStorage.setItem('release', '{n}')")
+        return _run(browser, flow, "--var", f"page={url}", *args)
+
+    code, lines = release(1, "--trace", str(good), "--screenshots")
+    assert code == 0, lines
+    assert list(browser.js("return window.__saved")) == [
+        {"merchant": "Blue Bottle", "receipt": True}
+    ]
+
+    # Release 2 renamed Save: the click fails by its stable description and acts on nothing else.
+    code, lines = release(2, "--baseline", str(good), "--report")
+    assert code == 1, lines
+    first = lines[-1]["baseline"]["first_divergence"]
+    assert first["command"] == shlex.join(["reins", "click", "role=button[name='Save']"]), first
+    assert first["differences"] == ["passed then, failed (not_found) now"], first
+    assert list(browser.js("return window.__saved")) == []
+    traced = sorted(p for p in good.parent.iterdir() if p.name != "good")
+    assert len(traced) == 1 and (traced[0] / "report.html").is_file(), traced
+    report = (traced[0] / "report.html").read_text()
+    assert 'id="first-divergence"' in report and "not run now (only in the baseline)" in report
+    assert "baseline, step 4, after" in report, "the baseline's pictures beside the run's"
+
+    # Release 3 still saves, but logs an error and a request fails when it does.
+    code, lines = release(3, "--baseline", str(good))
+    assert code == 0, lines
+    first = lines[-1]["baseline"]["first_divergence"]
+    assert first["step_now"] == 4, first
+    assert any(d.startswith("new console error: TypeError") for d in first["differences"]), first
+    assert any("no-such-endpoint.json (404)" in d for d in first["differences"]), first
+
+    # Release 4 checks "Send receipt" by default: the check step changes nothing any more.
+    code, lines = release(4, "--baseline", str(good))
+    assert code == 0, lines
+    first = lines[-1]["baseline"]["first_divergence"]
+    assert first["step_now"] == 3, first
+    assert first["differences"] == ["effect then: checked: true; now: none"], first
+    assert lines[-1]["baseline"]["differing"] == 1, lines[-1]
+    assert list(browser.js("return window.__saved")) == [
+        {"merchant": "Blue Bottle", "receipt": True}
+    ]

@@ -275,7 +275,7 @@ def test_trace_stop_on_a_full_disk_warns_of_every_step_not_written(tmp_path: Pat
     assert lost["other_lines"] == 1  # the stop line itself
     assert "No space left on device (ENOSPC)" == lost["error"]
     # the file has no stop line: the report cannot call it a pass
-    written, run = write_report(tmp_path / "trace", fmt="md")
+    written, run, _ = write_report(tmp_path / "trace", fmt="md")
     assert run.verdict == ["INCOMPLETE"]
     assert written.read_text().splitlines()[0].endswith(": INCOMPLETE")
     assert any(m.startswith("No stop line") for m in run.missing)

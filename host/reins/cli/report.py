@@ -31,10 +31,22 @@ __all__ = ["report"]
     show_default=True,
     help="html: one self-contained file; md: to paste into an issue.",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The trace of a good run: each step set beside it, the first divergence marked.",
+)
 @global_options
 @click.pass_context
 def report(
-    ctx: click.Context, /, directory: str, output: str | None, fmt: str, **local: Any
+    ctx: click.Context,
+    /,
+    directory: str,
+    output: str | None,
+    fmt: str,
+    baseline: str | None,
+    **local: Any,
 ) -> None:
     """Make the report of a trace (`reins trace start DIR`): pass, fail or incomplete (with what
     the trace is missing), each failure with its command sequence, error and evidence, every step
@@ -45,7 +57,12 @@ def report(
 
     opts = merged_options(ctx, local)
     try:
-        written, run = write_report(Path(directory), Path(output) if output else None, fmt=fmt)
+        written, run, cmp = write_report(
+            Path(directory),
+            Path(output) if output else None,
+            fmt=fmt,
+            baseline=Path(baseline) if baseline else None,
+        )
     except (ReinsError, OSError) as exc:
         error = (
             exc.to_wire()
@@ -68,6 +85,7 @@ def report(
                     "verdict": verdict,
                     "complete": run.complete,
                     "missing": run.missing,
+                    **({"baseline": cmp.summary()} if cmp else {}),
                 }
             )
         )

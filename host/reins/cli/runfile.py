@@ -50,6 +50,13 @@ def _failure(answer: dict[str, Any]) -> str:
     "--screenshots", is_flag=True, help="With --trace: pictures before and after each action."
 )
 @click.option("--report", is_flag=True, help="With --trace: write DIR/report.html at the end.")
+@click.option(
+    "--baseline",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The trace of a good run to compare with, step by step (the run is traced: into "
+    "--trace DIR, else a new folder beside the baseline; pictures when the baseline has them).",
+)
 @global_options
 @click.pass_context
 def run(
@@ -61,6 +68,7 @@ def run(
     trace_dir: str | None,
     screenshots: bool,
     report: bool,
+    baseline: str | None,
     **local: Any,
 ) -> None:
     """Run the check FILE: `reins batch` lines with `expect` lines, # comments, `# name: …`, and
@@ -68,18 +76,23 @@ def run(
     unless --keep-going; exits 0 when every step passed, 1 otherwise.
 
     Example: reins run expense.reins --var base=http://localhost:8000 --trace runs/today --report
+
+    After a release: reins run expense.reins --baseline runs/today --report
     """
     from reins.bridge.client import connect
 
     opts = merged_options(ctx, local)
     json_out = bool(opts.get("json_out"))
     try:
-        if report and trace_dir is None:
-            raise UsageError("--report writes the trace's report: give --trace DIR too")
         text = Path(file).read_text(encoding="utf-8")
         parsed = parse_check(
             text, name=Path(file).stem, given=parse_vars(variables), environ=os.environ
         )
+        if baseline is not None:
+            trace_dir = trace_dir or _beside(Path(baseline), Path(file).stem)
+            screenshots = screenshots or _has_pictures(Path(baseline))
+        if report and trace_dir is None:
+            raise UsageError("--report writes the trace's report: give --trace DIR too")
     except (ReinsError, OSError, UnicodeDecodeError) as exc:
         error = (
             exc.to_wire()
@@ -120,10 +133,11 @@ def run(
             if not answer.get("ok") and not keep_going:
                 break
         trace_ok = True
+        compared: dict[str, Any] | None = None
         if trace_dir is not None:
             trace_ok = stop_trace(conn)
-            if report:
-                _report(trace_dir)
+            if report or baseline:
+                compared = _report(trace_dir, baseline, write=report, json_out=json_out)
     passed = sum(1 for _, a, _ in results if a.get("ok"))
     failed = len(results) - passed
     not_run = len(parsed.steps) - len(results)
@@ -138,6 +152,7 @@ def run(
                     "failed": failed,
                     "not_run": not_run,
                     "trace_complete": trace_ok,
+                    **({"baseline": compared} if baseline else {}),
                 }
             )
         )
@@ -177,12 +192,55 @@ def _say(step: Step, answer: dict[str, Any], ms: float, json_out: bool) -> None:
     click.echo(line)
 
 
-def _report(trace_dir: str) -> None:
-    from reins.trace.report import write_report
+def _beside(baseline: Path, name: str) -> str:
+    """Where a run compared with ``baseline`` is traced when no --trace was given: a new folder
+    beside the baseline, named by the check file and the time."""
+    stem = baseline.absolute().parent / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    folder, n = stem, 1
+    while folder.exists():
+        n += 1
+        folder = stem.with_name(f"{stem.name}-{n}")
+    return str(folder)
+
+
+def _has_pictures(baseline: Path) -> bool:
+    from reins.trace.report import read_trace_run
 
     try:
-        written, run = write_report(Path(trace_dir), None, fmt="html")
+        return read_trace_run(baseline).screenshots
+    except (ReinsError, OSError):
+        return False
+
+
+def _report(
+    trace_dir: str, baseline: str | None, *, write: bool, json_out: bool
+) -> dict[str, Any] | None:
+    """Write the report (``write``) and compare with ``baseline``: what the JSON summary says
+    of the comparison, and its first divergence said on stderr."""
+    from reins.trace.compare import compare_runs
+    from reins.trace.report import read_trace_run, write_report
+
+    base = Path(baseline) if baseline else None
+    try:
+        if write:
+            written, run, cmp = write_report(Path(trace_dir), None, fmt="html", baseline=base)
+            click.echo(f"report: {written} ({', '.join(run.verdict)})", err=True)
+        else:
+            assert base is not None
+            cmp = compare_runs(read_trace_run(base), read_trace_run(Path(trace_dir)))
     except (ReinsError, OSError) as exc:
         click.echo(f"report: not written: {exc}", err=True)
-        return
-    click.echo(f"report: {written} ({', '.join(run.verdict)})", err=True)
+        return None
+    if cmp is None:
+        return None
+    first = cmp.first
+    if first is None:
+        click.echo(f"baseline: no step differs ({len(cmp.pairs)} compared)", err=True)
+    else:
+        said = "; ".join(first.differences)
+        click.echo(
+            f"baseline: {cmp.differing} of {len(cmp.pairs)} steps differ; first: "
+            f"{visible(first.command)} — {visible(said)}",
+            err=True,
+        )
+    return cmp.summary()

@@ -10,15 +10,17 @@ plain words, and no page string is ever put in an ``href`` or ``src``.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from reins._errors import ReinsError
 from reins._pagetext import visible_lines
 
-__all__ = ["Markup", "el", "esc", "join", "raw"]
+__all__ = ["Markup", "el", "esc", "join", "picture", "raw"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 _VOID = frozenset({"meta", "img", "br", "hr", "col"})
@@ -75,3 +77,21 @@ def el(tag: str, attrs: dict[str, Any] | None = None, *children: Child) -> Marku
     if tag in _VOID:
         return Markup(opening)
     return Markup(f"{opening}{join(*children)}</{tag}>")
+
+
+def picture(directory: Path, path: str | None, caption: str) -> Markup | None:
+    """A trace's picture (``path``: a name ``run.picture_path`` let through) embedded as a data:
+    URI of its bytes, or a caption that says it is missing."""
+    if path is None:
+        return None
+    try:
+        data = (directory / path).read_bytes()
+    except OSError:
+        return el("figure", None, el("figcaption", None, f"{caption}: picture missing ({path})"))
+    uri = "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii")
+    return el(
+        "figure",
+        None,
+        el("img", {"src": raw(uri), "alt": f"{caption} ({path})"}),
+        el("figcaption", None, caption),
+    )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from reins._pagetext import visible, visible_lines
+from reins.trace.compare import Comparison
 from reins.trace.run import RunView, Step, as_dict
 
 __all__ = ["md_text", "render_markdown"]
@@ -71,7 +72,30 @@ def _evidence(step: Step) -> list[str]:
     return out
 
 
-def render_markdown(run: RunView, directory: Path) -> str:
+def _compared(cmp: Comparison) -> list[str]:
+    first = cmp.first
+    lines = [
+        "### Compared with the baseline",
+        "",
+        f"{len(cmp.pairs)} steps compared with {md_text(cmp.baseline.name)} of "
+        f"{md_text(cmp.baseline.started)} ({', '.join(cmp.baseline.verdict)}), "
+        f"{cmp.differing} differ.",
+        "",
+    ]
+    if first is None:
+        return [*lines, "No step differs from the baseline.", ""]
+    lines += [f"**First divergence**: {_code(first.command)}", ""]
+    lines += [f"- {md_text(d, limit=600)}" for d in first.differences]
+    lines += ["", "| then | now | command | changed |", "|---|---|---|---|"]
+    for pair in cmp.pairs:
+        if pair.differs:
+            then = f"#{pair.then.number}" if pair.then else "—"
+            now = f"#{pair.now.number}" if pair.now else "—"
+            lines.append(_row(then, now, pair.command, "; ".join(pair.differences)))
+    return [*lines, ""]
+
+
+def render_markdown(run: RunView, directory: Path, cmp: Comparison | None = None) -> str:
     failed = [s for s in run.steps if not s.ok]
     lines = [
         f"## {md_text(run.name)}: {', '.join(run.verdict)}",
@@ -94,6 +118,8 @@ def render_markdown(run: RunView, directory: Path) -> str:
             f"> **{md_text(notice.get('type'))}**: {md_text(notice.get('text'), limit=600)}",
             "",
         ]
+    if cmp is not None:
+        lines += _compared(cmp)
     lines += ["### Sites", "", "| site | result | steps | failed |", "|---|---|---|---|"]
     lines += [_row(s.origin, "pass" if s.passed else "FAIL", s.steps, s.failed) for s in run.sites]
     if run.pages:

@@ -11,18 +11,18 @@ escaped by construction (``html.py``).
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
 
 from reins._paths import write_private
-from reins.trace.html import Markup, el, join, raw
+from reins.trace.compare import Comparison, compare_runs, render_comparison
+from reins.trace.html import Markup, el, join, picture, raw
 from reins.trace.look import CSS
 from reins.trace.run import Failure, RunView, Step, as_dict, read_run
 from reins.trace.tracefile import read_trace_text
 
-__all__ = ["render_html", "write_report"]
+__all__ = ["read_trace_run", "render_html", "write_report"]
 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -34,22 +34,6 @@ def _offset(run: RunView, step: Step) -> str:
 def _duration(seconds: float) -> str:
     return (
         f"{seconds:.1f} s" if seconds < 120 else f"{int(seconds // 60)} min {int(seconds % 60)} s"
-    )
-
-
-def _picture(directory: Path, path: str | None, caption: str) -> Markup | None:
-    if path is None:
-        return None
-    try:
-        data = (directory / path).read_bytes()
-    except OSError:
-        return el("figure", None, el("figcaption", None, f"{caption}: picture missing ({path})"))
-    uri = "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii")
-    return el(
-        "figure",
-        None,
-        el("img", {"src": raw(uri), "alt": f"{caption} ({path})"}),
-        el("figcaption", None, caption),
     )
 
 
@@ -313,8 +297,8 @@ def _effect(step: Step) -> Markup | None:
 
 def _pictures(directory: Path, step: Step) -> Markup | None:
     shots = [
-        _picture(directory, step.before, f"step {step.number}, before"),
-        _picture(directory, step.after, f"step {step.number}, after"),
+        picture(directory, step.before, f"step {step.number}, before"),
+        picture(directory, step.after, f"step {step.number}, after"),
     ]
     return el("div", {"class": "pictures"}, shots) if any(shots) else None
 
@@ -422,10 +406,12 @@ def _timeline(run: RunView, directory: Path) -> Markup:
     return join(el("h2", None, f"Timeline ({len(run.steps)} steps)"), items)
 
 
-def render_html(run: RunView, directory: Path) -> str:
-    """The report as one HTML document (pictures read from ``directory``)."""
+def render_html(run: RunView, directory: Path, compared: Markup | None = None) -> str:
+    """The report as one HTML document (pictures read from ``directory``); ``compared``: the
+    section that sets the run beside its baseline (``compare.render_comparison``)."""
     body = join(
         _summary(run),
+        compared,
         _sites(run),
         _pages(run),
         _failures(run, directory),
@@ -455,17 +441,32 @@ def render_html(run: RunView, directory: Path) -> str:
     return "<!doctype html>\n" + page + "\n"
 
 
+def read_trace_run(directory: Path) -> RunView:
+    """The run the trace in ``directory`` tells."""
+    trace = read_trace_text(directory)
+    return read_run(trace.lines, damaged=len(trace.damaged), cut_short=trace.cut_short)
+
+
 def write_report(
-    directory: Path, output: Path | None = None, *, fmt: str = "html"
-) -> tuple[Path, RunView]:
-    """Read the trace in ``directory`` and write its report (default ``DIR/report.html``); the
-    file written and the run it tells."""
+    directory: Path,
+    output: Path | None = None,
+    *,
+    fmt: str = "html",
+    baseline: Path | None = None,
+) -> tuple[Path, RunView, Comparison | None]:
+    """Read the trace in ``directory`` and write its report (default ``DIR/report.html``), with
+    the run set beside the trace in ``baseline`` when one is given; the file written, the run it
+    tells and the comparison."""
     from reins.trace.markdown import render_markdown
 
-    trace = read_trace_text(directory)
-    run = read_run(trace.lines, damaged=len(trace.damaged), cut_short=trace.cut_short)
-    text = render_html(run, directory) if fmt == "html" else render_markdown(run, directory)
+    run = read_trace_run(directory)
+    cmp = compare_runs(read_trace_run(baseline), run) if baseline is not None else None
+    if fmt == "html":
+        compared = render_comparison(cmp, baseline, directory) if cmp and baseline else None
+        text = render_html(run, directory, compared)
+    else:
+        text = render_markdown(run, directory, cmp)
     output = (output or directory / f"report.{'html' if fmt == 'html' else 'md'}").absolute()
     # The report holds what the trace holds (page content, pictures): private like it.
     write_private(output, text.encode("utf-8"))
-    return output, run
+    return output, run, cmp
