@@ -42,6 +42,7 @@ th { background: var(--soft); font-weight: 600; }
 ol.sequence { margin: 6px 0; padding-left: 22px; } ol.sequence li.failed { color: var(--bad); }
 .pictures { display: flex; gap: 12px; flex-wrap: wrap; margin-top: 8px; }
 figure { margin: 0; flex: 1 1 440px; max-width: 560px; }
+img.film { max-width: 100%; border: 1px solid var(--line); border-radius: 4px; }
 figure img { width: 100%; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: #57606a; font-size: 12px; }
 tr.bad td { background: #ffebe9; }

@@ -19,6 +19,7 @@ from reins._paths import write_private
 from reins.trace.compare import Comparison, compare_runs, render_comparison
 from reins.trace.html import Markup, el, join, picture, raw
 from reins.trace.look import CSS
+from reins.trace.recording import make_recording, recording_section
 from reins.trace.run import Failure, RunView, Step, as_dict, read_run
 from reins.trace.tracefile import read_trace_text
 
@@ -406,12 +407,19 @@ def _timeline(run: RunView, directory: Path) -> Markup:
     return join(el("h2", None, f"Timeline ({len(run.steps)} steps)"), items)
 
 
-def render_html(run: RunView, directory: Path, compared: Markup | None = None) -> str:
+def render_html(
+    run: RunView,
+    directory: Path,
+    compared: Markup | None = None,
+    film: tuple[bytes, str] | None = None,
+) -> str:
     """The report as one HTML document (pictures read from ``directory``); ``compared``: the
-    section that sets the run beside its baseline (``compare.render_comparison``)."""
+    section that sets the run beside its baseline (``compare.render_comparison``); ``film``: the
+    recording (``recording.make_recording``) and the name of its file."""
     body = join(
         _summary(run),
         compared,
+        recording_section(*film) if film else None,
         _sites(run),
         _pages(run),
         _failures(run, directory),
@@ -461,12 +469,16 @@ def write_report(
 
     run = read_trace_run(directory)
     cmp = compare_runs(read_trace_run(baseline), run) if baseline is not None else None
+    output = (output or directory / f"report.{'html' if fmt == 'html' else 'md'}").absolute()
     if fmt == "html":
         compared = render_comparison(cmp, baseline, directory) if cmp and baseline else None
-        text = render_html(run, directory, compared)
+        film = make_recording(run, directory)
+        if film is not None:  # beside the report, to watch or share on its own
+            film_path = output.with_name(f"{output.stem}-recording.webp")
+            write_private(film_path, film)
+        text = render_html(run, directory, compared, (film, film_path.name) if film else None)
     else:
         text = render_markdown(run, directory, cmp)
-    output = (output or directory / f"report.{'html' if fmt == 'html' else 'md'}").absolute()
     # The report holds what the trace holds (page content, pictures): private like it.
     write_private(output, text.encode("utf-8"))
     return output, run, cmp
