@@ -28,6 +28,7 @@ __all__ = [
     "EXTENSION_ID",
     "HOST_NAME",
     "StrPath",
+    "data_home",
     "ensure_private_dir",
     "home_str",
     "open_private_append",
@@ -61,6 +62,25 @@ def home_str() -> str:
         os.path.expanduser("~"), ".local", "state"
     )
     return os.path.join(_absolute(base), "reins")
+
+
+def data_home() -> Path:
+    """Where reins keeps what it installs for the user rather than its state: the extension copy
+    the browser loads (``reins.setup.extension``). With REINS_HOME set, REINS_HOME itself, so two
+    homes never meet; else the desktop's per-user data folder: ``$XDG_DATA_HOME/reins`` (else
+    ``~/.local/share/reins``) on Linux, ``~/Library/Application Support/reins`` on macOS, and
+    REINS_HOME's own default, ``%LOCALAPPDATA%\\reins``, on Windows."""
+    from pathlib import Path
+
+    system = _platform.os_name()
+    if os.environ.get("REINS_HOME") or system == "win32":
+        return Path(home_str())
+    if system == "darwin":
+        return Path.home() / "Library" / "Application Support" / "reins"
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative path is ignored
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "reins"
 
 
 def _absolute(path: str) -> str:

@@ -271,8 +271,10 @@ def test_uninstall_from_a_user_data_dir(home: Path, tmp_path: Path) -> None:
     install(user_data_dir=str(profile_dir), profile="p")
     target = profile_dir / "NativeMessagingHosts" / "dev.reins.host.json"
     assert target.exists()
-    assert uninstall(user_data_dir=str(profile_dir)) == {"removed": [str(target)]}
-    assert not target.exists()
+    # The last registration gone, the extension's copy goes with it.
+    copy = tmp_path / "state" / "extension"
+    assert uninstall(user_data_dir=str(profile_dir)) == {"removed": [str(target), str(copy)]}
+    assert not target.exists() and not copy.exists()
     assert uninstall(user_data_dir=str(profile_dir)) == {"removed": []}
 
 
@@ -362,7 +364,8 @@ def test_cli_install_all_writes_into_the_four_browsers_found(tmp_path: Path) -> 
         mp.delenv("XDG_CONFIG_HOME", raising=False)
         mp.delenv("CHROME_CONFIG_HOME", raising=False)
         removed = uninstall("all")["removed"]
-    assert sorted(removed) == sorted(str(p) for p in expected)
+    copy = tmp_path / "state" / "extension"  # placed by install, removed with the last registration
+    assert sorted(removed) == sorted([*(str(p) for p in expected), str(copy)])
     assert not any(p.exists() for p in expected)
 
 
@@ -376,7 +379,8 @@ def test_doctor_with_nothing_installed(home: Path) -> None:
     assert report["first_failure"]["name"] == "manifest"
     assert report["first_failure"]["fix"].startswith("reins install")
     by_name = {c["name"]: c for c in report["checks"]}
-    assert list(by_name) == ["manifest", "extension connected", "mcp server"]
+    assert list(by_name) == ["manifest", "extension files", "extension connected", "mcp server"]
+    assert by_name["extension files"]["ok"] is True  # from a checkout: load its extension/
     assert by_name["manifest"]["ok"] is False and by_name["extension connected"]["ok"] is False
     # `reins mcp --check` ran in a process of its own and built every tool.
     assert by_name["mcp server"]["ok"] is True, by_name["mcp server"]
@@ -405,9 +409,16 @@ def test_doctor_after_install_fails_only_on_the_extension(
         "launcher",
         "allowed origin",
         "host start",
+        "extension files",
         "extension connected",
         "mcp server",
     ]
+    copy = tmp_path / "state" / "extension"
+    assert (
+        by_name["extension files"]["ok"] is True
+        and str(copy) in by_name["extension files"]["detail"]
+    )
+    assert str(copy) in by_name["extension connected"]["fix"]  # the folder install placed
     for name in ("manifest", "manifest content", "launcher", "allowed origin", "host start"):
         assert by_name[name]["ok"] is True, by_name[name]
     assert by_name["extension connected"]["ok"] is False
@@ -467,5 +478,5 @@ def test_doctor_finds_the_user_data_dir_registration_install_made(
     for name in ("manifest content", "launcher", "allowed origin", "host start"):
         assert by_name[name]["ok"] is True, by_name[name]
     # A plain uninstall removes it as well, and doctor no longer reports it.
-    assert uninstall()["removed"] == [str(target)]
+    assert uninstall()["removed"] == [str(target), str(tmp_path / "state" / "extension")]
     assert doctor()["checks"][0]["ok"] is False

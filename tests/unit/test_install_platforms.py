@@ -264,11 +264,13 @@ def test_windows_install_writes_keys_and_no_file_but_the_manifest(
     state = tmp_path / "state"
     manifest = state / "bin" / f"{HOST_NAME}.json"
     assert files_under(user) == before  # nothing in any browser's folder
-    assert files_under(state) == {
+    # The extension's copy to load is REINS_HOME's too (reins._paths.data_home).
+    assert {f for f in files_under(state) if not f.startswith("extension/")} == {
         "bin/reins-host-default.bat",
         f"bin/{HOST_NAME}.json",
         "registrations.json",
     }
+    assert result["extension"] == str(state / "extension")
     # Chrome (both channels) and Brave share Chrome's key; Chromium reads its own first.
     assert registry.values == {
         f"{CHROME}\\{HOST_NAME}".lower(): str(manifest),

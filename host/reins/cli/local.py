@@ -72,8 +72,24 @@ def install(ctx: click.Context, /, browser: str, user_data_dir: str | None, **lo
             [f"registered for {b}: {where}" for b, where in r["browsers"].items()]
             + ([f"not found here (skipped): {', '.join(r['not_found'])}"] if r["not_found"] else [])
             + [f"refused {b}: {why}" for b, why in (r.get("refused") or {}).items()]
+            + _extension_lines(r)
         ),
     )
+
+
+_LOAD = "chrome://extensions → Developer mode → Load unpacked → this folder"
+_EXTENSION_STEP = {
+    "new": _LOAD,
+    "updated": f"updated: press reload on reins in chrome://extensions (first time: {_LOAD})",
+    "same": f"already this reins's (first time: {_LOAD})",
+}
+
+
+def _extension_lines(result: dict[str, Any]) -> list[str]:
+    if not result.get("extension"):
+        return []
+    step = _EXTENSION_STEP.get(str(result.get("extension_change")), "")
+    return [f"extension to load: {result['extension']}", f"  ({step})"]
 
 
 @click.command()

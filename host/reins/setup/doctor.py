@@ -1,9 +1,11 @@
 """`reins doctor`: each link from the browser to reins checked in turn — the registration the
 browser reads (``setup/install.registrations_read``), the manifest, the launcher, the host's start,
-the extension's connection and version — and the MCP front end as an MCP client would start it.
-A Flatpak's registration adds its permission to start the host outside the sandbox. Before
-them, what no registration can fix: a browser that is a Snap here (it cannot start the host), and the managed policies of the selected browsers that block the host, the extension or
-the debugger, each named (``policy_findings``, fed by ``read_policies``)."""
+the extension's files to load (``setup/extension.extension_state``), its connection and version —
+and the MCP front end as an MCP client would start it. A Flatpak's registration adds its
+permission to start the host outside the sandbox. Before them, what no registration can fix: a
+browser that is a Snap here (it cannot start the host), and the managed policies of the selected
+browsers that block the host, the extension or the debugger, each named (``policy_findings``, fed
+by ``read_policies``)."""
 
 from __future__ import annotations
 
@@ -36,9 +38,9 @@ from reins.setup.browsers import (
     snap_of_profile,
     snaps_refused,
 )
+from reins.setup.extension import extension_state
 from reins.setup.install import (
     ORIGIN,
-    extension_path,
     launcher_runnable,
     registrations_read,
     snap_refusal,
@@ -403,6 +405,8 @@ def doctor(
                     "reinstall reins in this Python: pip install -e .",
                 )
             )
+    files = extension_state()
+    checks.append(_check("extension files", files.ok, files.detail, files.fix))
     from reins.bridge.client import live_profiles, request
 
     names = live_profiles()
@@ -426,7 +430,7 @@ def doctor(
             connected,
             detail,
             f"load the unpacked extension (chrome://extensions → Developer mode → Load unpacked → "
-            f"{extension_path()}), then reopen the browser; extension id {EXTENSION_ID}",
+            f"{files.load_from}), then reopen the browser; extension id {EXTENSION_ID}",
         )
     )
     if connected:

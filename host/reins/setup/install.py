@@ -10,7 +10,9 @@ sits in REINS_HOME and registry keys point at it; Windows browsers read nothing 
 refused (``snap_confined``) with the builds that can. A Flatpak browser reads manifests in its
 own folder and can start only what its sandbox holds: its manifest names a wrapper in that folder
 that starts reins's launcher on the host (``flatpak-spawn --host``), which the user allows once
-with ``flatpak override`` (the command is printed).
+with ``flatpak override`` (the command is printed). ``install`` also places the copy of the
+extension the user loads (``setup/extension.py``); ``uninstall`` removes it with the last
+registration.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ from reins.setup.browsers import (
     select,
     snap_of_profile,
     snaps_refused,
+)
+from reins.setup.extension import (
+    extension_dir,
+    extension_path,
+    place_extension,
+    remove_placed_extension,
 )
 
 __all__ = [
@@ -271,7 +279,7 @@ def install(
     launched: bool = False,
 ) -> dict[str, Any]:
     """Register the host in the browsers found on this machine (or in one profile's folder,
-    ``user_data_dir``). ``profile`` names the browser profiles this registration serves (see
+    ``user_data_dir``), and place the extension's copy to load (``place_extension``). ``profile`` names the browser profiles this registration serves (see
     ``reins.bridge.names``); ``launched`` marks a browser reins started itself (every tab is
     reins's) — `reins launch` and the test harness, never a user's own browser."""
     system = _platform.os_name()
@@ -291,6 +299,8 @@ def install(
         raise snap_refusal(snaps)
     if not user_data_dir and not found and not flatpaks:
         raise _no_browser(browser, rows, system)
+    # The folder the user loads, placed before any registration names a host it would serve.
+    placed = None if launched else place_extension(extension_dir())
     home = reins_home()
     ensure_private_dir(home)
     launcher = write_launcher(
@@ -341,6 +351,9 @@ def install(
         else [],
         "refused": {name: snap_refusal({name: where}).message for name, where in snaps.items()},
         "extension_id": EXTENSION_ID,
+        # The one folder to Load unpacked (None for a browser reins starts: it loads its own).
+        "extension": str(placed.path) if placed else None,
+        "extension_change": placed.change if placed else None,
         "profile": profile,
     }
 
@@ -424,6 +437,9 @@ def uninstall(browser: str = "all", user_data_dir: str | None = None) -> dict[st
         if r.where in removed or not Path(r.manifest).is_file()
     )
     _record(home, removed=gone)
+    if not _records(home):  # the extension copy goes with the last registration
+        copy = remove_placed_extension()
+        removed += [str(copy)] if copy else []
     return {"removed": removed}
 
 
@@ -460,17 +476,3 @@ def registrations_read(browser: str, user_data_dir: str | None) -> dict[str, tup
         if r.browser == "profile" and Path(r.manifest).is_file():
             out[f"profile {Path(r.manifest).parent.parent}"] = (r.where, Path(r.manifest))
     return out
-
-
-def extension_path() -> Path:
-    env = os.environ.get("REINS_EXTENSION_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "extension"
-
-
-def extension_dir() -> Path:
-    path = extension_path()
-    if not (path / "manifest.json").exists():
-        raise UsageError(f"the reins extension is not at {path}; set REINS_EXTENSION_DIR")
-    return path
