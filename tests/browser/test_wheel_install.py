@@ -2,7 +2,8 @@
 into a fresh venv, run from a folder outside the checkout. `reins install` places the packaged
 extension and prints its folder; the launcher it registers starts the venv's reins, not this
 checkout's (doctor's host-start probe runs it). Slow (a venv and the dependencies, from pip's
-cache or the index), so it runs in the browser tier; it starts no browser."""
+cache or the index); at its end a headless Chromium loads the printed folder and the installed
+reins sees it connected."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -78,5 +80,44 @@ def test_a_wheel_alone_installs_a_working_reins(tmp_path: Path) -> None:
     for name in ("manifest", "launcher", "host start", "extension files", "mcp server"):
         assert checks[name]["ok"] is True, checks[name]
     assert str(placed) in checks["extension files"]["detail"]
-    assert checks["extension connected"]["ok"] is False  # no browser here
+    assert checks["extension connected"]["ok"] is False  # no browser yet
     assert str(placed) in checks["extension connected"]["fix"]
+
+    # A browser loads the printed folder and connects to the installed package's host.
+    browser = _start_browser(profile, placed, env)
+    try:
+        status: dict[str, object] = {}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not status.get("connected"):
+            time.sleep(0.5)
+            done = _run([reins, "status", "--json"], cwd=outside, env=env)
+            status = json.loads(done.stdout or "{}") if done.stdout.startswith("{") else {}
+        assert status.get("connected") is True, status
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
+
+
+def _start_browser(profile: Path, extension: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Chromium as a user starts it, with the placed copy loaded (headless here)."""
+    flags = [
+        f"--user-data-dir={profile}",
+        f"--load-extension={extension}",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-dev-shm-usage",
+        "--password-store=basic",
+        "--headless=new",
+        "--disable-gpu",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags.append("--no-sandbox")
+    binary = os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium")
+    return subprocess.Popen(
+        [binary, *flags, "about:blank"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
