@@ -198,6 +198,17 @@ def test_removing_the_copy(isolated: Path) -> None:
     ext.place_extension(source, target)
     assert ext.remove_placed_extension(target) == target
     assert not target.exists() and list(target.parent.iterdir()) == []
+    ext.place_extension(source, target)
+    held = OSError(13, "Permission denied")  # Windows, a browser holding a file open
+
+    def refuse(*_: object) -> None:
+        raise held
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ext.os, "rename", refuse)
+        with pytest.raises(UsageError, match="Permission denied"):
+            ext.remove_placed_extension(target)
+    assert ext.remove_placed_extension(target) == target
     target.symlink_to(source, target_is_directory=True)  # not reins's: left alone
     assert ext.remove_placed_extension(target) is None
     assert target.is_symlink() and (source / "manifest.json").is_file()

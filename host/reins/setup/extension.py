@@ -207,7 +207,14 @@ def remove_placed_extension(target: Path | None = None) -> Path | None:
     except FileNotFoundError:
         return None
     retired = target.with_name(f".{target.name}-old-{secrets.token_hex(4)}")
-    os.rename(target, retired)  # gone at once for a browser, however long the removal takes
+    try:
+        os.rename(target, retired)  # gone at once for a browser, however long the removal takes
+    except OSError as exc:
+        raise UsageError(
+            f"could not remove the extension at {target}: {exc.strerror or exc}",
+            code="bad_request",
+            hint="close the browser that holds its files, then run `reins uninstall` again",
+        ) from exc
     shutil.rmtree(retired, ignore_errors=True)
     return target
 
