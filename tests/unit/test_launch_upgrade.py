@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reins.setup.launch import _extension_digest, _fresh_extension_worker
+from reins.setup.extension import extension_digest, extension_dir
+from reins.setup.launch import _fresh_extension_worker
 
 
 def _stores(data_dir: Path) -> list[Path]:
@@ -26,7 +27,7 @@ def test_changed_extension_files_drop_every_profiles_worker_store_once(tmp_path:
     _fresh_extension_worker(pdir, data_dir)
     assert not any(store.exists() for store in stores)
     assert cookies.read_text() == "kept"  # only the service workers go
-    assert (pdir / "extension.sha256").read_text() == _extension_digest()
+    assert (pdir / "extension.sha256").read_text() == extension_digest(extension_dir())
     # The same files at the next launch: the workers Chrome registered since are kept.
     stores = _stores(data_dir)
     _fresh_extension_worker(pdir, data_dir)

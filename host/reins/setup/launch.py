@@ -7,7 +7,6 @@ its own NativeMessagingHosts folder), the launcher, the browser's log and its pi
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -31,6 +30,7 @@ from reins._paths import (
     write_private,
 )
 from reins.bridge.client import socket_alive
+from reins.setup.extension import extension_digest
 from reins.setup.install import extension_dir, write_launcher, write_manifest
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -353,16 +353,6 @@ def _forget_pid(pdir: Path, pid: int) -> None:
         pass
 
 
-def _extension_digest() -> str:
-    """What the extension's files are now: their names and bytes, hashed."""
-    root = extension_dir()
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 def _fresh_extension_worker(pdir: Path, data_dir: Path) -> None:
     """Before starting reins's own profile: if the extension's files changed since the last
     launch (a reins update), drop the profile's service-worker store so Chrome runs the new code.
@@ -372,7 +362,7 @@ def _fresh_extension_worker(pdir: Path, data_dir: Path) -> None:
     extension said its old `hello` features; see docs/architecture.md, "Start-up and
     upgrades"). The store holds only service workers (the extension's, and any of the sites the
     agent visited in this profile: caches that come back), no cookies or storage."""
-    digest = _extension_digest()
+    digest = extension_digest(extension_dir())
     mark = pdir / "extension.sha256"
     try:
         before = mark.read_text().strip()
