@@ -1,13 +1,10 @@
 // reins service worker: the wiring, top-level listeners and a table of the host's requests. The
-// parts (port, sessions, tabs, sequencer, errors, policy, allowlist, ownership, userfocus, worlds:
-// a line each in docs/architecture.md) take what they need of `chrome` as arguments and have node
-// tests (tests/extension/). Lifetime: a connected native port keeps an MV3 service worker alive (Chrome 105+), so the worker
+// parts (a line each in docs/architecture.md) take what they need of `chrome` as arguments and
+// have node tests (tests/extension/). A connected native port keeps the worker alive, so it
 // connects to the host as soon as it runs and reconnects with backoff whenever the host exits.
-// When the worker itself is stopped (crash, update, a debugger closing it), Chrome starts it again
-// only for an event it listens to, and then runs this file from the top, which ends in wake():
-// so besides tab events it listens to a 30-second alarm (the shortest period Chrome allows),
-// browser start-up and install. Listeners are registered at the top level, where Chrome requires
-// them to be. Everything held here (the port, attached tabs) dies with the worker; its host is new.
+// A stopped worker (crash, update) is started again only for an event it listens to, and runs
+// this file from the top, ending in wake(): so it also listens to a 30-second alarm, browser
+// start-up and install. Everything held here (the port, attached tabs) dies with the worker.
 //
 // Policy holds at every door: each command (sessions.command), each tab opened or sent somewhere
 // (tabs.js), each navigation of an attached tab however it happened (sessions.updated: a tab on a
@@ -18,6 +15,7 @@
 // {code, message, ...}} (errors.js). Unasked: {type: "hello" | "event" | "detached" | "paused" | "tab_removed"}.
 
 import { errorOf } from "./errors.js";
+import { Handoffs } from "./handoff.js";
 import { DetachReasons, Ownership } from "./ownership.js";
 import { HostPort, keptId } from "./port.js";
 import { Refusal } from "./refusal.js";
@@ -30,7 +28,7 @@ import { worldName } from "./worlds.js";
 const HOST_NAME = "dev.reins.host";
 const VERSION = chrome.runtime.getManifest().version;
 // What this extension does that an older one did not, said in hello: the host relies only on those.
-const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld", "pauseProbe", "hitGuard"];
+const FEATURES = ["stopIfThrown", "ownWorld", "scriptsInWorld", "pauseProbe", "hitGuard", "handoff"];
 const WAKE_ALARM = "reins-wake";
 
 let paused = false;
@@ -42,6 +40,7 @@ const host = new HostPort({
   onMessage: onHostMessage,
   onDisconnect: () => {
     ownership.launched = false;
+    handoffs.endAll("host_gone");
     sessions.releaseAll(LET_GO.ended("host_disconnected"));
   },
   paused: () => paused,
@@ -50,6 +49,7 @@ const host = new HostPort({
   warn: console.warn,
 });
 const ownership = new Ownership(chrome.storage.session);
+const handoffs = new Handoffs({ action: chrome.action, setTimeout, clearTimeout, warn: console.warn });
 const switches = () => options;
 const tabs = new Tabs({ tabs: chrome.tabs, windows: chrome.windows, tabGroups: chrome.tabGroups, ownership, switches, warn: console.warn });
 const sessions = new Sessions({
@@ -114,6 +114,7 @@ const HANDLERS = {
   "tabs.select": (msg) => tabs.select(msg.tabId),
   "tabs.activate": (msg) => tabs.activate(msg.tabId),
   "tabs.close": (msg) => tabs.close(msg.tabId),
+  handoff: (msg) => tabs.activate(msg.tabId).then(() => handoffs.ask(msg.tabId, msg.text, msg.timeoutMs)),
 };
 
 // windowsNoted: when the message presses, the promise of the user's windows noted before any
@@ -151,6 +152,7 @@ chrome.tabs.onCreated.addListener((tab) => paused || sessions.armPopup(tab));
 chrome.tabs.onUpdated.addListener((tabId, _change, tab) => sessions.updated(tabId, tab));
 chrome.tabs.onRemoved.addListener((tabId) => {
   ownership.closed(tabId);
+  handoffs.finish(tabId, "tab_closed");
   sessions.release(tabId, LET_GO.closed());
 });
 
@@ -170,19 +172,19 @@ chrome.storage.onChanged.addListener((changes, area) => {
   }
 });
 
-// The popup: status, and the user handing a tab to reins or taking it back. Only the extension's
-// own pages can send these (no externally_connectable, no content scripts).
+// The popup: status, the user handing a tab to reins or taking it back, Done or Cancel on a
+// handoff. Only the extension's own pages can send these (no externally_connectable, no content scripts).
+const POPUP = {
+  popup_status: () => ({ ...status(), connected: host.connected, handoffs: handoffs.list() }),
+  popup_hand_over: (msg) => tabs.handOver(msg.tabId).then(() => ({ ok: true })),
+  popup_take_back: (msg) => takeBack(msg.tabId).then(() => ({ ok: true })),
+  popup_handoff: (msg) => ({ ok: handoffs.finish(msg.tabId, msg.done === true ? "done" : "cancelled") }),
+};
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  if (sender.id !== chrome.runtime.id) return;
-  if (msg?.type === "popup_status") sendResponse({ ...status(), connected: host.connected });
-  if (msg?.type === "popup_hand_over" && Number.isInteger(msg.tabId)) {
-    tabs.handOver(msg.tabId).then(() => sendResponse({ ok: true }));
-    return true;
-  }
-  if (msg?.type === "popup_take_back" && Number.isInteger(msg.tabId)) {
-    takeBack(msg.tabId).then(() => sendResponse({ ok: true }));
-    return true;
-  }
+  if (sender.id !== chrome.runtime.id || !Object.hasOwn(POPUP, msg?.type)) return;
+  if (msg.type !== "popup_status" && !Number.isInteger(msg.tabId)) return;
+  Promise.resolve(POPUP[msg.type](msg)).then(sendResponse);
+  return true;
 });
 
 async function takeBack(tabId) {

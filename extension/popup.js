@@ -1,7 +1,8 @@
 // The popup reads the worker's status and carries the user's decisions: pause, file: pages (kept in
 // storage.local, which the worker watches), and whether reins may use the tab in front — "Let reins
 // use this tab" hands it over (and undoes a Cancel on the debugging bar), "Take this tab back"
-// ends it. `popup.html?tab=ID` shows tab ID instead of the one in front.
+// ends it. `popup.html?tab=ID` shows tab ID instead of the one in front. A handoff the agent asked
+// for (handoff.js) is shown first, this tab's or the oldest, with Done (focused) and Cancel.
 const $ = (id) => document.getElementById(id);
 
 async function thisTab() {
@@ -32,6 +33,27 @@ async function refresh() {
   $("attached").textContent = s.attached.length ? s.attached.join(", ") : "none";
   $("pause").checked = s.paused;
   $("allow-file").checked = s.allowFile;
+  showHandoff(s.handoffs ?? [], tabId);
+}
+
+let handoffTab = null;
+
+function showHandoff(open, tabId) {
+  const asked = open.find((h) => h.tabId === tabId) ?? open[0];
+  $("handoff").hidden = !asked;
+  if (!asked || asked.tabId === handoffTab) return;
+  handoffTab = asked.tabId;
+  $("handoff-text").textContent = asked.text; // the agent's words, as text
+  $("handoff-tab").textContent = asked.tabId === tabId ? "this tab" : `tab ${asked.tabId}`;
+  $("handoff-done").focus();
+}
+
+for (const [id, done] of [["handoff-done", true], ["handoff-cancel", false]]) {
+  $(id).addEventListener("click", async () => {
+    await chrome.runtime.sendMessage({ type: "popup_handoff", tabId: handoffTab, done });
+    handoffTab = null;
+    refresh();
+  });
 }
 
 for (const [id, key] of [["pause", "paused"], ["allow-file", "allowFile"]]) {

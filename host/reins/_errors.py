@@ -15,7 +15,7 @@
     │                               not_editable, not_stable, target_is_frame, focus_elsewhere,
     │                               press_intercepted
     ├── ActionError                 fill_mismatch, select_mismatch, choose_mismatch, check_failed,
-    │                               upload_refused, focus_in_frame, unverified
+    │                               upload_refused, focus_in_frame, unverified, handoff_cancelled
     ├── EvaluateError               eval_exception, evaluate_disabled
     ├── ExpectationFailure          expectation_failed
     └── DeadlineExceeded            timeout
@@ -93,6 +93,7 @@ _NEXT_STEP: dict[str, str] = {
     "upload_refused": "reins attaches files only from the directories the user allows (the directory `reins` runs in and below, no hidden folders); move the file there, or the user adds a directory with `reins config upload-dirs add DIR`",
     "check_failed": "the control did not change state; inspect it with `reins state`",
     "unverified": "the page's world and the browser's accessibility tree disagree on what the control holds (`read` and `accessibility` say what each saw): do not count it as committed; read it again with `reins state` or `reins expect value`, and look at what the page shows",
+    "handoff_cancelled": "the person pressed Cancel on the handoff (or another handoff on the tab replaced it): ask them what to do instead, or stop the run",
     "focus_in_frame": "the action was given, then the page put keyboard focus into a frame the target does not contain (`frame` says which): keys sent now would go there; look with `reins state`, and if it is another site's frame, the page is steering your input",
     "eval_exception": "fix the script; the message and location say where it threw",
     "evaluate_disabled": "evaluate is switched off for this profile (`reins config evaluate on`)",
@@ -241,6 +242,7 @@ for _cls, _codes in (
             "upload_refused",
             "focus_in_frame",
             "unverified",
+            "handoff_cancelled",
         ),
     ),
     (BrowserError, ("tab_closed", "no_tab", "tab_not_reins")),

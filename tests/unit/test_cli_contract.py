@@ -81,6 +81,7 @@ TOP_LEVEL = (
     | {"console", "network", "report", "trace"}
     | {"choose", "drag", "mouse", "scroll", "upload"}
     | {"run"}
+    | {"handoff"}
 )
 # What the fake host answers, where a CLI quirk reads the answer.
 ANSWERS: dict[str, dict[str, Any]] = {

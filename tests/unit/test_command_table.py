@@ -32,10 +32,12 @@ def test_budgets_as_before_the_table() -> None:
     assert TABLE["wait"].timeout_ms == TABLE["eval"].timeout_ms == 10_000
     # status tells a frozen browser or a hung host in seconds (tests/unit/test_faults.py).
     assert TABLE["status"].timeout_ms == 3_000
+    # A person's step: sign in, a second factor, an approval.
+    assert TABLE["handoff"].timeout_ms == 300_000
     # An expectation is a claim about now: Playwright's expect waits 5 s.
     expects = {n for n in TABLE if n.startswith("expect_")}
     assert expects and all(TABLE[n].timeout_ms == 5_000 for n in expects)
-    for name in set(TABLE) - slow - expects - {"wait", "eval", "status"}:
+    for name in set(TABLE) - slow - expects - {"wait", "eval", "status", "handoff"}:
         assert TABLE[name].timeout_ms == DEFAULT_TIMEOUT_MS
 
 
@@ -58,6 +60,7 @@ def test_policies_as_before_the_table() -> None:
     assert {n for n, c in TABLE.items() if c.needs_tab and not c.watch_dialogs} == {
         "dialog",
         "tab_show",
+        "handoff",
     }
     # What may run while a dialog is open (the others answer dialog_open at once); console and
     # network then show what the host already has, without asking the page.
@@ -66,6 +69,7 @@ def test_policies_as_before_the_table() -> None:
         "tab_show",
         "console",
         "network",
+        "handoff",
     }
     # What recovers a tab (or does not run on its main thread) is never held back by the probe,
     # nor refused on a crashed tab.
@@ -74,6 +78,7 @@ def test_policies_as_before_the_table() -> None:
         "tab_show",
         "navigate",
         "reload",
+        "handoff",
     }
 
 

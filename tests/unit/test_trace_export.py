@@ -129,3 +129,13 @@ def test_a_name_or_value_that_would_break_the_line_never_makes_a_step_of_its_own
     steps = parse_check(exported.text, name="x", given={}, environ={}).steps
     assert [step.argv for step in steps] == [("click", "@e1"), ("click", "#ok")]
     assert "# step 2 (fill): a word of it cannot be written on one line" in exported.text
+
+
+def test_a_persons_step_is_asked_of_the_person_again() -> None:
+    lines = [
+        {"type": "start", "name": "sso"},
+        _step(1, "handoff", "reins handoff 'Sign in with SSO'", {"text": "Sign in with SSO"}),
+        _step(2, "click", "reins click '#next'", {"target": "#next"}),
+    ]
+    body = [x for x in export_check(lines, name="sso").text.splitlines() if not x.startswith("#")]
+    assert body == ["handoff 'Sign in with SSO'", "click '#next'"]

@@ -20,6 +20,7 @@ from reins.bridge.jsonwire import load
 
 __all__ = [
     "EXTENSION_FEATURES",
+    "HANDOFF",
     "HIT_GUARD",
     "MAX_REQUEST_BYTES",
     "STOP_IF_THROWN",
@@ -110,7 +111,9 @@ STOP_IF_THROWN = "stopIfThrown"
 # "hitGuard": a sequential batch fills parameters from earlier answers (``fill``) and holds a
 # command back unless Chrome's hit test reached the target (``onlyIf``): extension/hitguard.js.
 HIT_GUARD = "hitGuard"
-EXTENSION_FEATURES = (STOP_IF_THROWN, HIT_GUARD)
+# "handoff": a step handed to the person, with the badge and the popup (extension/handoff.js).
+HANDOFF = "handoff"
+EXTENSION_FEATURES = (STOP_IF_THROWN, HIT_GUARD, HANDOFF)
 
 
 class Hello(BaseModel):

@@ -1,5 +1,6 @@
-"""Trace commands: trace start/stop (record every command of the profile into a directory), and
-console/network (what the page logged, which requests failed)."""
+"""Trace commands: trace start/stop (record every command of the profile into a directory),
+console/network (what the page logged, which requests failed), and handoff (a step a person does
+in the run, recorded as theirs)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 
 from pydantic import Field
 
-from reins._errors import UsageError
+from reins._errors import ActionError, BrowserError, DeadlineExceeded, UsageError
 from reins.bridge.command import Args, Command, NoArgs, command
 from reins.bridge.context import CommandContext
+from reins.bridge.protocol import HANDOFF
 from reins.observe.evidence import CaptureSwitch, PageEvidence, select, since_ms, tick
 from reins.page.dialogs import DialogWatch
 from reins.trace.tracefile import TRACE_FILE, iso
@@ -177,4 +179,62 @@ async def network(ctx: CommandContext, args: NetworkArgs) -> dict[str, Any]:
     }
 
 
-COMMANDS: tuple[Command[Any], ...] = (trace_start, trace_stop, console, network)
+class HandoffArgs(Args):
+    text: str = Field(
+        min_length=1,
+        max_length=300,
+        description="What the person is asked to do, shown in the reins popup (e.g. "
+        "'Sign in with SSO, then press Done').",
+    )
+
+
+# How long the extension keeps a request open: the command's budget less this, so that its own
+# "timeout" answer, which takes the badge and the popup's request away, arrives within it.
+_HANDOFF_MARGIN_MS = 1500
+
+
+@command(
+    "handoff",
+    HandoffArgs,
+    timeout_ms=300_000,
+    watch_dialogs=False,
+    dialog_free=True,
+    probe=False,
+    cli_args=("text",),
+)
+async def handoff(ctx: CommandContext, args: HandoffArgs) -> dict[str, Any]:
+    """Hand the tab to the person for a step only a person can do (sign in, a second factor, an
+    approval): the tab comes to the front, the reins button's badge says "?" and its popup
+    (Alt+Shift+R) shows TEXT with Done and Cancel. Answers when the person presses Done (how
+    long they took); Cancel, a closed tab or the budget (default 5 min) is an error. What the
+    person types or sees is not recorded."""
+    if not ctx.host.link.has(HANDOFF):
+        raise UsageError(
+            "this reins extension is older than the host: it has no handoff",
+            hint="reload the reins extension (chrome://extensions), or `reins install` first",
+        )
+    wait_ms = max(1000, ctx.deadline.remaining_ms() - _HANDOFF_MARGIN_MS)
+    said = await ctx.host.link.request(
+        "handoff", ctx.deadline, tab_id=ctx.tab, text=args.text, timeoutMs=wait_ms
+    )
+    outcome = said.get("outcome") if isinstance(said, dict) else None
+    ms = int(said.get("ms") or 0) if isinstance(said, dict) else 0
+    if outcome == "done":
+        return {"handoff": {"text": args.text, "outcome": "done", "person_ms": ms}}
+    if outcome == "timeout":
+        raise DeadlineExceeded(
+            f"the person did not press Done within {wait_ms // 1000} s",
+            hint="ask again with a longer budget: `reins handoff TEXT --timeout-ms 600000`",
+            details={"person_ms": ms},
+        )
+    if outcome == "tab_closed":
+        raise BrowserError("the tab closed while the person had it", code="tab_closed")
+    raise ActionError(
+        "the person pressed Cancel" if outcome == "cancelled" else f"the handoff ended: {outcome}",
+        code="handoff_cancelled",
+        hint="the person declined this step: ask them what to do instead, or stop the run",
+        details={"outcome": str(outcome), "person_ms": ms},
+    )
+
+
+COMMANDS: tuple[Command[Any], ...] = (trace_start, trace_stop, console, network, handoff)

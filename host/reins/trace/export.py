@@ -23,7 +23,7 @@ __all__ = ["Exported", "export_check", "stable_target_text"]
 _REPEATED = frozenset(
     """navigate back forward reload click dblclick hover fill type press select check uncheck
     choose scroll wait upload drag dialog_accept dialog_dismiss mouse_move mouse_down mouse_up
-    mouse_wheel""".split()
+    mouse_wheel handoff""".split()
 )
 _NOT_RECORDED = re.compile(r"^\[\d+ characters, not recorded\]$")
 _CSS_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")

@@ -55,6 +55,9 @@ UNRECORDED = frozenset({"ping", "trace_start", "trace_stop"})
 NO_PAGE = frozenset({"status", "tabs", "stats", "tab_close", "console", "network", "dialog"})
 # They read the evidence themselves, and `--since last` means the command before them.
 EVIDENCE_READERS = frozenset({"console", "network"})
+# Steps a person does (`reins handoff`): no pictures, and what the page logged or loaded meanwhile
+# is drained but not written (a sign-in's pages, a second factor's).
+BY_A_PERSON = frozenset({"handoff"})
 
 
 def _reads_evidence(name: str) -> bool:
@@ -114,7 +117,9 @@ async def record(
     notes: list[str] = []
     shots: dict[str, Shot] = {}
     action = cmd is not None and touches_page and not cmd.read_only
-    pictures = action and writer.trace.screenshots and not writer.over_cap
+    pictures = (
+        action and writer.trace.screenshots and not writer.over_cap and name not in BY_A_PERSON
+    )
     target: Resolved | None = None
     before_started = time.monotonic()
     if pictures and tab_before is not None and _page_free(host, tab_before):
@@ -325,6 +330,11 @@ async def _after(
     line["tab"] = tab_id
     line["url"] = redact_url(got.url)
     line["title"] = got.title[:300]
+    if cmd.name in BY_A_PERSON:
+        notes.append(
+            "a person's step: no pictures; the console and network of it were not recorded"
+        )
+        return
     line["console"] = got.console
     line["network"] = got.network
     if got.dropped:
