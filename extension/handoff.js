@@ -1,10 +1,11 @@
 // A person in the loop (`reins handoff TEXT`): the agent asks the person to do one step in reins's
 // tab that only a person can do — sign in with SSO, a second factor, a CAPTCHA, an approval. The
 // tab comes to the front (tabs.js activate: reins's tabs only), the toolbar button's badge on that
-// tab says "?", the popup opens where Chrome lets it and shows the request with Done and Cancel
-// (Alt+Shift+R opens it too). The host's request is answered when the person presses one, when
-// its time is up, when the tab closes or the host goes: {outcome, ms}. Nothing of what the person
-// typed or saw passes through here: only which button, and when.
+// tab says "?", the popup opens (where Chrome lets it: the window in front) and shows the request
+// with Done and Cancel; the person reopens it from the toolbar. The host's request is answered
+// when the person presses one, when its time is up, when the tab closes or the host goes:
+// {outcome, ms}. Nothing of what the person typed or saw passes through here: only which
+// button, and when.
 //
 // No `chrome` inside: the worker hands in chrome.action (or a fake with its promise API), so
 // node's test runner drives it (tests/extension/handoff.test.mjs).

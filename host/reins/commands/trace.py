@@ -205,7 +205,7 @@ _HANDOFF_MARGIN_MS = 1500
 async def handoff(ctx: CommandContext, args: HandoffArgs) -> dict[str, Any]:
     """Hand the tab to the person for a step only a person can do (sign in, a second factor, an
     approval): the tab comes to the front, the reins button's badge says "?" and its popup
-    (Alt+Shift+R) shows TEXT with Done and Cancel. Answers when the person presses Done (how
+    opens with TEXT, Done and Cancel. Answers when the person presses Done (how
     long they took); Cancel, a closed tab or the budget (default 5 min) is an error. What the
     person types or sees is not recorded."""
     if not ctx.host.link.has(HANDOFF):
