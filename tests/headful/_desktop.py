@@ -282,9 +282,12 @@ class Reins:
         _wait(connected, timeout, "`reins status` to say connected", step=0.3)
 
 
-def browser_command(user_data: Path, url: str, browser: str | None = None) -> list[str]:
-    """Chromium as a person starts it on their profile (the extension loaded unpacked)."""
-    extension = os.environ.get("REINS_EXTENSION_DIR") or str(ROOT / "extension")
+def browser_command(
+    user_data: Path, url: str, browser: str | None = None, extension: Path | None = None
+) -> list[str]:
+    """Chromium as a person starts it on their profile (the extension loaded unpacked: this
+    checkout's, ``REINS_EXTENSION_DIR`` or ``extension``)."""
+    extension = extension or Path(os.environ.get("REINS_EXTENSION_DIR") or ROOT / "extension")
     return [
         browser or os.environ.get("REINS_TEST_BROWSER", "/usr/bin/chromium"),
         f"--user-data-dir={user_data}",

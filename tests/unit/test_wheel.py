@@ -2,7 +2,7 @@
 any package (`pip wheel`, an isolated build with the setuptools pyproject.toml asks for, from
 pip's cache or the index), it holds ``reins/extension/`` with every file of the repo's
 ``extension/``, byte for byte. About 3 s here; the wheel installed in a fresh venv is
-tests/browser/test_wheel_install.py."""
+tests/headful/test_wheel_install.py."""
 
 from __future__ import annotations
 
