@@ -16,7 +16,17 @@ from reins.cli.options import global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, fail
 from reins.setup.browsers import CHOICES as BROWSER_CHOICES
 
-__all__ = ["config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"]
+__all__ = [
+    "config",
+    "doctor",
+    "guide",
+    "install",
+    "launch",
+    "mask",
+    "mcp",
+    "shutdown",
+    "uninstall",
+]
 
 
 def _local_result(
@@ -262,6 +272,72 @@ def config(
                 f", {d}" for d in r["upload_dirs"]
             )
         return f"{key}: {'on' if r[key] else 'off'} (profile {r['profile']})"
+
+    _local_result(ctx, {"json_out": opts.get("json_out")}, apply, text)
+
+
+@click.command("mask")
+@click.argument("action", type=click.Choice(["add", "remove", "list"]))
+@click.argument("site", required=False)
+@click.option("--selector", default=None, help="CSS: the elements whose boxes are filled.")
+@click.option("--text", "pattern", default=None, help="A simple pattern (see below).")
+@global_options
+@click.pass_context
+def mask(
+    ctx: click.Context,
+    /,
+    action: str,
+    site: str | None,
+    selector: str | None,
+    pattern: str | None,
+    **local: Any,
+) -> None:
+    """Masking rules for traces, by site: `reins mask add https://app.example.com --selector
+    '#balance'` fills that element's box on every picture a trace takes there; `--text
+    'ACCT-\\d{8}'` fills the text it matches on pictures and writes `[masked]` for it in the
+    trace's text. SITE is an origin, or * for every site; `list` shows the rules, `remove` takes
+    one back.
+
+    Password, one-time-code and card fields are masked on pictures without any rule. A text
+    pattern must be simple: characters, classes, `.`, `|`, groups, and a repetition on one
+    character or class (never on a group), no more than one open (`+`, `*`); no look-arounds or
+    back-references. Rules live in REINS_HOME/config/PROFILE.json (docs/tracing.md, "Masking").
+    """
+    from reins.setup.config import change_mask_rule, config_path, mask_rules
+
+    opts = merged_options(ctx, local)
+    profile = _settings_profile(opts.get("profile"))
+    if action == "list":
+        if selector is not None or pattern is not None:
+            ctx.fail("reins mask list [SITE]")
+    elif site is None or (selector is None) == (pattern is None):
+        ctx.fail(f"reins mask {action} SITE (--selector CSS | --text PATTERN)")
+
+    def apply() -> dict[str, Any]:
+        if action == "list":
+            rules = mask_rules(profile)
+        else:
+            kind, value = ("selector", selector) if selector is not None else ("text", pattern)
+            rules = change_mask_rule(profile, action, str(site), kind, str(value))
+        if site is not None and action == "list":
+            from reins.setup.config import site_origin
+
+            origin = site_origin(site)
+            rules = {k: v for k, v in rules.items() if k in (origin, "*")}
+        return {"profile": profile, "rules": rules, "path": str(config_path(profile))}
+
+    def text(r: dict[str, Any]) -> str:
+        lines = [
+            f"masking rules (profile {r['profile']}); password, one-time-code and card "
+            "fields are masked on pictures always"
+        ]
+        for where, rules in sorted(r["rules"].items()):
+            for rule in rules:
+                ((kind, value),) = rule.items()
+                lines.append(f"  {where}  --{kind} {visible(value)}")
+        if not r["rules"]:
+            lines.append("  (no rules)")
+        return "\n".join(lines)
 
     _local_result(ctx, {"json_out": opts.get("json_out")}, apply, text)
 

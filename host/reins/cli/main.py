@@ -30,7 +30,17 @@ _LOCAL = {
     "run": "reins.cli.runfile",
     "report": "reins.cli.report",
     **dict.fromkeys(
-        ("config", "doctor", "guide", "install", "launch", "mcp", "shutdown", "uninstall"),
+        (
+            "config",
+            "doctor",
+            "guide",
+            "install",
+            "launch",
+            "mask",
+            "mcp",
+            "shutdown",
+            "uninstall",
+        ),
         "reins.cli.local",
     ),
 }
