@@ -20,5 +20,6 @@ export { findText, textHolder, textInside } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";
 export { candidateList, handlerHints, listenerCandidates } from "./listeners.js";
 export { captureTick, traceBox } from "./capture.js";
+export { maskBoxes, maskedElement } from "./mask.js";
 export { contentOrigin, pressReaches, viewportBox } from "./geometry.js";
 export { documentIdentity, documentInfo, documentUrl, elementDocument, settle } from "./navigation.js";

@@ -1,31 +1,50 @@
-"""A trace's pictures: the screenshot with the command's target marked, scaled down, as JPEG.
+"""A trace's pictures: the screenshot with the command's target marked and what is masked filled,
+scaled down, as JPEG.
 
 ``trace_picture`` is pure: PNG bytes in, JPEG bytes out; ``action_target`` and ``target_box`` find
-what to mark. The mark is drawn by ``observe/annotate.py`` on the full-size
-image (so it lands where the element was), then the picture is scaled to at most ``MAX_WIDTH``
-pixels wide: a run of a hundred steps stays a few megabytes.
+what to mark, ``mask_boxes`` what to fill (reins's own world finds it: ``maskBoxes`` of
+pagescripts/src/mask.js). The mark is drawn by ``observe/annotate.py`` on the full-size image (so
+it lands where the element was), then the masked boxes are filled over everything, each grown by
+``MASK_MARGIN`` CSS pixels and cut to the image, in one opaque colour; then the picture is scaled
+to at most ``MAX_WIDTH`` pixels wide: a run of a hundred steps stays a few megabytes.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
-from reins._errors import UsageError
+from reins._errors import BrowserError, UsageError
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import Request
 from reins.observe.annotate import Mark, annotate
-from reins.page.call import call_function
+from reins.page.call import call_function, evaluate, page_call
 
-__all__ = ["MAX_WIDTH", "QUALITY", "action_target", "target_box", "trace_picture"]
+__all__ = [
+    "MASK_COLOUR",
+    "MAX_WIDTH",
+    "QUALITY",
+    "MaskFound",
+    "action_target",
+    "is_masked",
+    "mask_boxes",
+    "target_box",
+    "trace_picture",
+]
 
 MAX_WIDTH = 960
 QUALITY = 72
+# A masked box is grown by this much on every side (an element's shadow, focus ring or
+# anti-aliased edge can carry its colour past its box) and filled with this colour.
+MASK_MARGIN = 4
+MASK_COLOUR = (40, 40, 48)
 
 
 def trace_picture(
@@ -35,19 +54,86 @@ def trace_picture(
     label: str = "",
     scale: float = 1.0,
     max_width: int = MAX_WIDTH,
+    masks: Sequence[Sequence[float]] = (),
 ) -> bytes:
     """The screenshot as a scaled JPEG, with ``box`` (CSS pixels, ``scale`` = devicePixelRatio)
-    outlined and labelled when given."""
+    outlined and labelled when given, and every box of ``masks`` (CSS pixels) filled."""
     if box is not None and len(box) == 4 and box[2] >= 0 and box[3] >= 0:
         png = annotate(png, [Mark(label[:40] or "target", *map(float, box))], scale=scale).png
     with Image.open(io.BytesIO(png)) as source:
         image = source.convert("RGB")
+    _fill(image, masks, scale)
     if image.width > max_width:
         height = max(1, round(image.height * max_width / image.width))
         image = image.resize((max_width, height), Image.Resampling.LANCZOS)
     out = io.BytesIO()
     image.save(out, format="JPEG", quality=QUALITY, optimize=True)
     return out.getvalue()
+
+
+def _fill(image: Image.Image, masks: Sequence[Sequence[float]], scale: float) -> None:
+    draw = ImageDraw.Draw(image)
+    for mask in masks:
+        x, y, width, height = (float(v) for v in mask)
+        left = max(0, int((x - MASK_MARGIN) * scale))
+        top = max(0, int((y - MASK_MARGIN) * scale))
+        right = min(image.width - 1, int((x + width + MASK_MARGIN) * scale) + 1)
+        bottom = min(image.height - 1, int((y + height + MASK_MARGIN) * scale) + 1)
+        if right >= left and bottom >= top:
+            draw.rectangle((left, top, right, bottom), fill=MASK_COLOUR)
+
+
+@dataclass(frozen=True)
+class MaskFound:
+    """What ``mask_boxes`` found: boxes in CSS pixels, the device pixel ratio, notes."""
+
+    boxes: list[list[float]]
+    scale: float
+    notes: list[str]
+
+
+async def mask_boxes(ctx: CommandContext, rules: dict[str, list[str]]) -> MaskFound:
+    """The boxes to fill on a picture of the tab's viewport now (CSS pixels), found in reins's
+    own world, and notes on what could not be searched. A rule the page cannot use, too many
+    boxes or an unreadable answer raise: the picture is then not written."""
+    found = await evaluate(ctx, page_call("maskBoxes", rules), what="mask boxes")
+    if not isinstance(found, dict) or not isinstance(found.get("boxes"), list):
+        raise BrowserError("the masked boxes came back unreadable", code="page_answer_invalid")
+    if found.get("bad"):
+        bad = ", ".join(str(b)[:80] for b in found["bad"])
+        raise UsageError(f"a masking rule the page cannot use: {bad}", code="invalid_selector")
+    if found.get("too_many"):
+        raise BrowserError("more boxes to mask than a picture holds", code="page_answer_invalid")
+    boxes: list[list[float]] = []
+    for item in found["boxes"]:
+        if not (
+            isinstance(item, list)
+            and len(item) == 4
+            and all(isinstance(v, int | float) and math.isfinite(v) for v in item)
+        ):
+            raise BrowserError("a masked box came back unreadable", code="page_answer_invalid")
+        boxes.append([float(v) for v in item])
+    notes: list[str] = []
+    unsearched = found.get("unsearched")
+    if isinstance(unsearched, int) and unsearched > 0:
+        notes.append(f"{unsearched} frame(s) reins cannot search (another site's) filled whole")
+    closed = [str(tag)[:40] for tag in found.get("closed") or [] if isinstance(tag, str)]
+    if closed:
+        notes.append(
+            "not searched for masked elements (may hold a closed shadow root): " + ", ".join(closed)
+        )
+    dpr = found.get("dpr")
+    scale = float(dpr) if isinstance(dpr, int | float) and math.isfinite(dpr) and dpr > 0 else 1.0
+    return MaskFound(boxes, scale, notes)
+
+
+async def is_masked(ctx: CommandContext, el: Resolved, rules: dict[str, Any]) -> bool:
+    """Is the element masked (by default, or by a selector rule of its site)? Asked in reins's
+    own world; an element it cannot ask about (another site's frame) counts as masked."""
+    if el.session_id is not None:
+        return True
+    found = await call_function(ctx, el.object_id, "maskedElement", rules, what="masked element")
+    return found is not False
 
 
 async def action_target(ctx: CommandContext, cmd: Command[Any], request: Request) -> Resolved:

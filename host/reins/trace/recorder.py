@@ -10,6 +10,11 @@ and no capture asked for, it only runs the request. Otherwise, around the comman
   failed requests since the last drain), the tab is photographed again (actions), and a document
   the trace has not seen yet is measured with both observation sources (`state
   --compare-sources`, the same figures);
+* masking (``trace/masking.py``, rules from ``reins mask``): around each picture reins's own
+  world finds the boxes to fill (fields masked by default, the site's rules), before the capture
+  and after it, and the picture is written with both filled; if they cannot be found the picture
+  is not written (a note says why). The step's text is written with the site's text patterns
+  and any value it did not record replaced by ``[masked]``;
 * the step is handed to the running trace (``tracer``): written on the host's I/O worker
   (pictures scaled and marked there), with the running trace's state saved under REINS_HOME, so
   a host started after a crash continues the trace and writes a ``gap``; what the disk refuses
@@ -42,7 +47,9 @@ from reins.observe.evidence import CaptureSwitch, PageEvidence, Tick, redact_url
 from reins.observe.state import compare_sources
 from reins.observe.store import ObserveState
 from reins.page.dialogs import DialogWatch
-from reins.trace.pictures import action_target, target_box
+from reins.setup.config import mask_rules
+from reins.trace.masking import mask_text, page_rules, site_rules
+from reins.trace.pictures import action_target, is_masked, mask_boxes, target_box
 from reins.trace.steps import cli_line, recorded_args, stable_target, trimmed_answer
 from reins.trace.tracefile import iso
 from reins.trace.tracer import Shot, Tracer
@@ -121,13 +128,16 @@ async def record(
         action and writer.trace.screenshots and not writer.over_cap and name not in BY_A_PERSON
     )
     target: Resolved | None = None
+    rules = mask_rules(host.profile, host.home)
+    masks = page_rules(rules)
     before_started = time.monotonic()
     if pictures and tab_before is not None and _page_free(host, tab_before):
         target, shot = await _before(
-            host, request, cmd, tab_before, notes, Deadline.after_ms(spare_ms // 3)
+            host, request, cmd, tab_before, notes, masks, Deadline.after_ms(spare_ms // 3)
         )
         if shot is not None:
             shots["before"] = shot
+    hidden = await _value_hidden(host, request, cmd, tab_before, target, masks, spare_ms)
     url_before = _tab_url(host, tab_before)
     target_is = _target_is(host, tab_before, request.args.get("target"))
     clock = time.monotonic()
@@ -183,12 +193,64 @@ async def record(
                 target,
                 pictures,
                 page,
+                masks,
                 Deadline.after_ms(spare_ms - min(spare_ms // 3, before_ms)),
             )
-        tracer.write(host, line, shots, label=_label(request), into=writer)
+        patterns = site_rules(rules, [url_before, line.get("url")]).patterns
+        secrets = _unrecorded(request.args, line["args"], hidden)
+        if hidden:
+            line["cli"] = cli_line(cmd, name, line["args"])
+        line = mask_text(line, patterns, secrets)
+        label = mask_text(_label(request), patterns, secrets)
+        tracer.write(host, line, shots, label=label, into=writer)
         for measured in page:
-            tracer.write(host, measured, into=writer)
+            patterns = site_rules(rules, [measured.get("url")]).patterns
+            tracer.write(host, mask_text(measured, patterns, secrets), into=writer)
         tracer.in_flight.discard(step)
+
+
+def _unrecorded(args: dict[str, Any], recorded: dict[str, Any], hidden: bool) -> list[str]:
+    """The values the step does not write down (typed into a masked field, or one that looks
+    secret): kept out of all its text, such as the value the command's answer read back."""
+    value = args.get("value")
+    if not isinstance(value, str):
+        return []
+    if hidden:
+        recorded["value"] = f"[{len(value)} characters, not recorded]"
+    return [value] if recorded.get("value") != value else []
+
+
+# Commands whose value is kept out of the trace when their field is masked.
+_VALUE_COMMANDS = frozenset({"fill", "type"})
+
+
+async def _value_hidden(
+    host: Host,
+    request: Request,
+    cmd: Command[Any] | None,
+    tab_id: int | None,
+    target: Resolved | None,
+    masks: dict[str, Any],
+    spare_ms: int,
+) -> bool:
+    """Is a value typed by this command going into a masked field? Asked of reins's world
+    before the command; a field it cannot find now counts as not masked (the name rules of
+    ``steps.recorded_args`` still apply)."""
+    if (
+        cmd is None
+        or cmd.name not in _VALUE_COMMANDS
+        or not isinstance(request.args.get("value"), str)
+    ):
+        return False
+    if tab_id is None or not _page_free(host, tab_id):
+        return False
+    cap = Deadline.after_ms(spare_ms // 4)
+    try:
+        if target is None:
+            target = await action_target(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
+        return await is_masked(_ctx(host, request, tab_id, TICK_MS, cap), target, masks)
+    except (ReinsError, ValidationError):
+        return False
 
 
 def _label(request: Request) -> str:
@@ -252,33 +314,48 @@ async def _before(
     cmd: Command[Any] | None,
     tab_id: int,
     notes: list[str],
+    masks: dict[str, Any],
     cap: Deadline,
 ) -> tuple[Resolved | None, Shot | None]:
     target: Resolved | None = None
     box: list[float] | None = None
-    scale = 1.0
     if cmd is not None and (request.args.get("target") or request.args.get("text")):
         try:
             target = await action_target(_ctx(host, request, tab_id, TARGET_MS, cap), cmd, request)
-            box, scale = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+            box, _ = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
         except (ReinsError, ValidationError) as exc:
             notes.append(f"target not marked: {_why(exc)}")
-    shot = await _screenshot(host, request, tab_id, notes, "before", cap)
+    shot = await _screenshot(host, request, tab_id, notes, "before", masks, cap)
     if shot is not None:
-        shot.box, shot.scale = box, scale
+        shot.box = box
     return target, shot
 
 
 async def _screenshot(
-    host: Host, request: Request, tab_id: int, notes: list[str], phase: str, cap: Deadline
+    host: Host,
+    request: Request,
+    tab_id: int,
+    notes: list[str],
+    phase: str,
+    masks: dict[str, Any],
+    cap: Deadline,
 ) -> Shot | None:
+    """The tab's picture, with the boxes to mask found in reins's world just before it and just
+    after it (both are filled: what moved in between is covered where it was and where it went).
+    No boxes, no picture."""
     try:
+        first = await mask_boxes(_ctx(host, request, tab_id, TICK_MS, cap), masks)
         ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
         shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
-        return Shot(base64.b64decode(shot.get("data", "")))
+        png = base64.b64decode(shot.get("data", ""))
+        second = await mask_boxes(_ctx(host, request, tab_id, TICK_MS, cap), masks)
     except (ReinsError, ValueError) as exc:
         notes.append(f"no {phase} picture: {_why(exc)}")
         return None
+    for note in dict.fromkeys([*first.notes, *second.notes]):
+        if note not in notes:
+            notes.append(note)
+    return Shot(png, scale=second.scale, masks=first.boxes + second.boxes)
 
 
 # Actions a traced step waits _SETTLE_S after, for the requests they started (see _after).
@@ -313,6 +390,7 @@ async def _after(
     target: Resolved | None,
     pictures: bool,
     page: list[dict[str, Any]],
+    masks: dict[str, Any],
     cap: Deadline,
 ) -> None:
     """After the command: evidence, the picture after, the figures of a new document (``page``
@@ -341,15 +419,14 @@ async def _after(
         line["dropped"] = got.dropped
     if pictures and _page_free(host, tab_id):
         box: list[float] | None = None
-        scale = 1.0
         if target is not None:
             try:
-                box, scale = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
+                box, _ = await target_box(_ctx(host, request, tab_id, TICK_MS, cap), target)
             except ReinsError:
                 box = None  # the element is gone (a navigation): the picture without a mark
-        shot = await _screenshot(host, request, tab_id, notes, "after", cap)
+        shot = await _screenshot(host, request, tab_id, notes, "after", masks, cap)
         if shot is not None:
-            shot.box, shot.scale = box, scale
+            shot.box = box
             shots["after"] = shot
     if tracer.measured.get(tab_id) != got.document and got.url.startswith(_PAGE_SCHEMES):
         tracer.measured[tab_id] = got.document

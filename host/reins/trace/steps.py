@@ -18,7 +18,11 @@ STRING_MAX = 4000
 LIST_MAX = 40
 DEPTH_MAX = 6
 # Targets that name a secret: their fill/type value is never written down.
-_SECRET = re.compile(r"pass|pwd|secret|token|otp|\bpin\b|cvv|cvc|card.?num|ssn|2fa|mfa", re.I)
+_SECRET = re.compile(
+    r"pass|pwd|secret|token|otp|one.?time|\bpin\b|cvv|cvc|csc|card.?(num|no)|cc.?(num|exp|csc)"
+    r"|exp(iry|iration)?.?date|iban|ssn|2fa|mfa",
+    re.I,
+)
 _VALUE_COMMANDS = frozenset({"fill", "type"})
 
 

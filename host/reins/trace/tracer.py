@@ -41,9 +41,13 @@ SHORT_EVIDENCE = 5
 
 @dataclass
 class Shot:
+    """A picture as taken: the target's box to mark and the boxes to fill (CSS pixels; ``scale``
+    is the device pixel ratio)."""
+
     png: bytes
     box: list[float] | None = None
     scale: float = 1.0
+    masks: list[list[float]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,9 @@ def _write_step(
             writer.cap_reached()
             break
         try:
-            data = trace_picture(shot.png, box=shot.box, label=label, scale=shot.scale)
+            data = trace_picture(
+                shot.png, box=shot.box, label=label, scale=shot.scale, masks=shot.masks
+            )
         except (OSError, ValueError, ReinsError) as exc:
             line.setdefault("notes", []).append(f"{phase} picture unreadable: {exc}")
             continue
