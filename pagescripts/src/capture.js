@@ -9,7 +9,7 @@
 import { frameOffset, toTop } from "./geometry.js";
 import { CAPTURE } from "./symbols.js";
 
-export const LIMITS = Object.freeze({ network: 300 });
+export const LIMITS = /* @__PURE__ */ Object.freeze({ network: 300 }); // pure: dropped where unused
 
 // Appends to a bounded buffer; counts what had to be dropped to make room.
 export function pushBounded(buffer, item, limit) {

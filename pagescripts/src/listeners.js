@@ -15,10 +15,20 @@ import { LISTENED } from "./symbols.js";
 
 export const MAX_CANDIDATES = 300;
 const PLAIN = ":not([role]):not([tabindex]):not([onclick])";
-const CANDIDATES = `a:not([href])${PLAIN}, img${PLAIN}`;
-// Leaves (no element inside) of the elements vanilla widgets bind handlers to, in the viewport:
-// a leaf cannot be a delegating container, and what is off screen is found once scrolled to.
-const LEAVES = ["span", "div", "li", "td", "i", "label", "p", "svg"].map((t) => t + PLAIN).join(", ");
+// The selectors are built when first asked for, not at the module's top level: every page
+// function is bundled with this module's top-level code, and a string built there (esbuild cannot
+// prove a template or a .map().join() pure) would be sent with each of them.
+let selectors = null;
+function searched() {
+  selectors ??= {
+    candidates: `a:not([href])${PLAIN}, img${PLAIN}`,
+    // Leaves (no element inside) of the elements vanilla widgets bind handlers to, in the
+    // viewport: a leaf cannot be a delegating container, and what is off screen is found once
+    // scrolled to.
+    leaves: ["span", "div", "li", "td", "i", "label", "p", "svg"].map((t) => t + PLAIN).join(", "),
+  };
+  return selectors;
+}
 
 function inViewport(r) {
   return r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0
@@ -63,7 +73,7 @@ function search() {
   const out = [];
   const roots = [document, ...shadowRoots(document, [])]; // one pass over the document for both
   for (const root of roots) {
-    for (const el of root.querySelectorAll(CANDIDATES)) {
+    for (const el of root.querySelectorAll(searched().candidates)) {
       const r = el.getBoundingClientRect();
       if (r.width <= 0 || r.height <= 0) continue;
       out.push(el);
@@ -73,7 +83,7 @@ function search() {
   }
   for (const root of roots) {
     if (out.length === MAX_CANDIDATES) break;
-    for (const el of root.querySelectorAll(LEAVES)) {
+    for (const el of root.querySelectorAll(searched().leaves)) {
       if (el.firstElementChild !== null) continue;
       if (!inViewport(el.getBoundingClientRect())) continue;
       out.push(el);
