@@ -1,5 +1,5 @@
 // Every function the host calls by name, and nothing else. The build (build.mjs) turns each into
-// a self-contained function declaration in host/reins/js/functions.json, which the host sends
+// a self-contained function declaration in host/reins/_generated/functions.json, which the host sends
 // with Runtime.callFunctionOn (an element as the first argument) or calls from Runtime.evaluate.
 
 export {

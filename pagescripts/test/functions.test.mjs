@@ -1,4 +1,4 @@
-// The generated host/reins/js/functions.json: one declaration per export of src/host.js, each
+// The generated host/reins/_generated/functions.json: one declaration per export of src/host.js, each
 // self-contained (it compiles and runs with nothing else loaded).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import * as host from "../src/host.js";
 import * as symbols from "../src/symbols.js";
 
-const bundle = JSON.parse(readFileSync(new URL("../../host/reins/js/functions.json", import.meta.url), "utf8"));
+const bundle = JSON.parse(readFileSync(new URL("../../host/reins/_generated/functions.json", import.meta.url), "utf8"));
 const declared = (name) => (0, eval)(`(${bundle.functions[name]})`);
 
 test("every function the host may call is declared, and nothing else", () => {

@@ -20,8 +20,8 @@ from selenium.webdriver.chrome.service import Service
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
-BUNDLE = REPO / "host" / "reins" / "js" / "collect.js"
-FUNCTIONS = REPO / "host" / "reins" / "js" / "functions.json"
+BUNDLE = REPO / "host" / "reins" / "_generated" / "collect.js"
+FUNCTIONS = REPO / "host" / "reins" / "_generated" / "functions.json"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -1,4 +1,4 @@
-"""The page script (host/reins/js/collect.js) on real Chromium, with the page as the oracle."""
+"""The page script (host/reins/_generated/collect.js) on real Chromium, with the page as the oracle."""
 
 from __future__ import annotations
 
@@ -278,5 +278,5 @@ def test_generated_page_timing(
 
 
 def _bundle_with(options: dict[str, Any]) -> str:
-    bundle = Path(__file__).resolve().parents[2] / "host" / "reins" / "js" / "collect.js"
+    bundle = Path(__file__).resolve().parents[2] / "host" / "reins" / "_generated" / "collect.js"
     return bundle.read_text(encoding="utf-8").replace("__REINS_OPTIONS__", json.dumps(options))

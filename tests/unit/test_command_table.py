@@ -94,9 +94,9 @@ def test_cli_words() -> None:
 
 
 def test_the_cli_description_is_current() -> None:
-    """host/reins/commands/table.json is what the table says (the CLI reads the file)."""
+    """host/reins/_generated/table.json is what the table says (the CLI reads the file)."""
     assert DESCRIPTION_PATH.read_text(encoding="utf-8") == describe_json(TABLE), (
-        "table.json is stale: run `python -m reins.commands.table --write` and commit it"
+        "table.json is stale: run `scripts/generate` and commit it"
     )
 
 

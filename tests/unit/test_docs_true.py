@@ -148,7 +148,7 @@ def test_every_command_is_in_the_reference() -> None:
         for c in all_commands().values()
         if (w := " ".join(c.cli)) and f"## `reins {w}`" not in reference
     )
-    assert not missing, f"docs/commands.md lacks {missing}: python -m reins.commands.table --write"
+    assert not missing, f"docs/commands.md lacks {missing}: scripts/generate"
 
 
 def _slugs(page: Path) -> set[str]:

@@ -1,7 +1,7 @@
 """The host's commands as click commands, built from the command table's description.
 
-Every host command is declared once, in ``reins.commands`` (``@command``); ``table.json`` is the
-plain-data description of that table (``python -m reins.commands.table --write``), read here so
+Every host command is declared once, in ``reins.commands`` (``@command``); ``_generated/table.json`` is the
+plain-data description of that table (``scripts/generate``), read here so
 that the CLI starts without pydantic or any host module. Arguments map to the request's args by
 field name: a value not given (None, a flag not set, no list items) is left out, so the host's
 model supplies its default. What a command does differently on the CLI is in ``quirks.py``.
@@ -22,7 +22,7 @@ from reins.cli.quirks import QUIRKS, Call, Quirk
 
 __all__ = ["HostCommand", "description", "host_command", "host_command_words"]
 
-_DESCRIPTION = os.path.join(os.path.dirname(os.path.dirname(__file__)), "commands", "table.json")
+_DESCRIPTION = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_generated", "table.json")
 
 # Help for the groups that two-word commands make (`reins tab new`).
 _GROUP_HELP = {"tab": "Open, select and close tabs."}

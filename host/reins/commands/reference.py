@@ -1,6 +1,6 @@
 """The command reference (docs/commands.md), rendered from the table's description (pure).
 
-Written with the CLI's description by ``python -m reins.commands.table --write`` and checked with
+Written with the CLI's description by ``scripts/generate`` and checked with
 it, so the docs list exactly the commands, arguments and budgets the host serves.
 """
 
@@ -12,7 +12,7 @@ __all__ = ["render_reference"]
 
 _HEADER = """# reins commands
 
-Generated from the command table (`python -m reins.commands.table --write`); do not edit.
+Generated from the command table (`scripts/generate`); do not edit.
 Every command also takes the global options `--json`, `--tab ID`, `--timeout-ms N` and
 `--profile NAME`. The budget is what a command gets without `--timeout-ms`. Read-only commands
 change nothing in the page or the browser. `reins mcp` offers the commands marked "MCP tool" as

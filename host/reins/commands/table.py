@@ -1,9 +1,10 @@
 """Every command group the host serves, gathered into one table, and its description for the CLI.
 
 The CLI must start without pydantic or the host modules, so it cannot read the table itself: it reads
-``describe()``'s plain-data rendering, kept in ``table.json`` next to this file. Regenerate it after
-changing a command with ``python -m reins.commands.table --write``; ``--check`` (run by
-``scripts/check``, and a unit test) fails while it is stale.
+``describe()``'s plain-data rendering, kept in ``reins/_generated/table.json``. Regenerate it
+after changing a command with ``scripts/generate`` (which runs ``python -m reins.commands.table
+--write``); ``scripts/generate --check`` (run by ``scripts/check``, and a unit test) fails while it
+is stale.
 
 What the description says of each command: its wire name, CLI words, help, budget, whether it only
 reads, whether ``reins mcp`` offers it as a tool (named by its wire name); its positional arguments in order (``cli_args``) and its options (the other fields), each with
@@ -30,7 +31,7 @@ from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
 
-DESCRIPTION_PATH = Path(__file__).with_name("table.json")
+DESCRIPTION_PATH = Path(__file__).parents[1] / "_generated" / "table.json"
 # The human reference beside the other docs, in a source checkout (not in an installed package).
 REFERENCE_PATH = Path(__file__).resolve().parents[3] / "docs" / "commands.md"
 _FORMAT = 1
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for path in stale:
         print(
-            f"{path} is stale: run `python -m reins.commands.table --write` and commit it",
+            f"{path} is stale: run `scripts/generate` and commit it",
             file=sys.stderr,
         )
     if stale:

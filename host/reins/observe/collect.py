@@ -1,6 +1,6 @@
 """The DOM source: one page-side collection per frame context, merged into one snapshot.
 
-The page script (js/collect.js, bundled from pagescripts/src) runs once per frame context with one
+The page script (_generated/collect.js, bundled from pagescripts/src) runs once per frame context with one
 `Runtime.evaluate` and returns compact records. Out-of-process iframes are collected through their
 child sessions and spliced in where their iframe is, with their boxes moved into the main viewport.
 """
@@ -44,7 +44,7 @@ SCROLL_REGIONS = 6
 
 @functools.cache
 def collect_source() -> str:
-    return (resources.files("reins") / "js" / "collect.js").read_text(encoding="utf-8")
+    return (resources.files("reins") / "_generated" / "collect.js").read_text(encoding="utf-8")
 
 
 def collect_expression(options: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """One way to talk to the page: evaluate, call a page function, translate what the page threw.
 
 Page-side code lives in ``pagescripts/src``; the functions the host calls are exported by name from
-``src/host.js`` and bundled into ``js/functions.json``, each a self-contained function declaration.
+``src/host.js`` and bundled into ``_generated/functions.json``, each a self-contained function declaration.
 ``call_function`` sends one with ``Runtime.callFunctionOn`` (the element as its first argument),
 ``page_call`` makes an expression that calls one from ``Runtime.evaluate``. Declarations travel
 with every call (a few KiB at most), so a call costs one round trip whatever document the tab
@@ -77,7 +77,7 @@ class ScriptStopped(DeadlineExceeded):
 
 @functools.cache
 def _bundle() -> dict[str, Any]:
-    text = (resources.files("reins") / "js" / "functions.json").read_text(encoding="utf-8")
+    text = (resources.files("reins") / "_generated" / "functions.json").read_text(encoding="utf-8")
     bundle: dict[str, Any] = json.loads(text)
     return bundle
 
