@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from .conftest import Browser
@@ -130,3 +131,36 @@ def test_a_rule_the_page_cannot_use_writes_no_picture_and_says_why(
     assert step["ok"] and not step.get("shots"), step
     assert any("no before picture" in n and "not-a-pseudo" in n for n in step["notes"]), step
     assert list((trace_dir / "shots").glob("*.jpg")) == []
+
+
+@pytest.mark.parametrize("full_page", [False, True])
+def test_reins_screenshot_is_masked_too(
+    browser: Browser, page: Any, tmp_path: Path, full_page: bool
+) -> None:
+    """`reins screenshot -o`: the same defaults and rules as a trace's pictures, in the PNG it
+    writes (the viewport, and the whole page with its scroll offset)."""
+    tab_id, _ = page(PAGE)
+    tab = str(tab_id)
+    site = browser.ok("eval", "location.origin", "--tab", tab)["value"]
+    if full_page:  # scrolled: a full page's boxes are the document's, not the viewport's
+        browser.ok("eval", "document.body.style.height = '3000px'; scrollTo(0, 40)", "--tab", tab)
+    out = tmp_path / "shot.png"
+    browser.ok("mask", "add", site, "--selector", "#acct")
+    try:
+        args = ["screenshot", "-o", str(out), "--tab", tab] + (["--full-page"] if full_page else [])
+        said = browser.ok(*args)
+    finally:
+        browser.ok("mask", "remove", site, "--selector", "#acct")
+    assert said.get("masked", 0) >= 4, said
+    boxes = _boxes(browser, tab)
+    shift = 40 if full_page else 0
+    with Image.open(out) as source:
+        image = source.convert("RGB")
+    factor = image.width / boxes["width"]
+    for name in ("pw", "otp", "card", "acct"):
+        x, y, w, h = boxes[name]
+        kept = [p for p in _pixels(image, [x, y + shift, w, h], factor) if _near(p, COLOURS[name])]
+        assert not kept, f"{len(kept)} pixels of #{name}'s colour"
+    x, y, w, h = boxes["control"]
+    shown = [p for p in _pixels(image, [x, y + shift, w, h], factor) if _near(p, CONTROL)]
+    assert len(shown) > 0.5 * len(_pixels(image, [x, y + shift, w, h], factor))

@@ -156,10 +156,14 @@ def _screenshot(call: Call) -> None:
         "bytes": answer["bytes"],
         "labels": answer.get("labels", []),
     }
+    for key in ("masked", "mask_notes"):  # boxes filled (password fields, `reins mask` rules)
+        if key in answer:
+            summary[key] = answer[key]
+    masked = f", {answer['masked']} boxes masked" if answer.get("masked") else ""
     click.echo(
         json.dumps(summary)
         if call.json_out
-        else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels)"
+        else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels{masked})"
     )
 
 

@@ -14,6 +14,9 @@ from reins.bridge.context import CommandContext
 from reins.observe.annotate import Mark, annotate
 from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, observe_page
 from reins.observe.state import compare_sources, state_view
+from reins.setup.config import mask_rules
+from reins.trace.masking import page_rules
+from reins.trace.pictures import mask_boxes, masked_png
 
 __all__ = ["COMMANDS"]
 
@@ -135,7 +138,8 @@ class ScreenshotArgs(Args):
 
 @command("screenshot", ScreenshotArgs, timeout_ms=30_000, read_only=True)
 async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any]:
-    """A PNG of the tab; --annotate labels elements with the refs `state` prints."""
+    """A PNG of the tab; --annotate labels elements with the refs `state` prints. Password,
+    one-time-code and card fields, and what `reins mask` rules name on the site, are filled."""
     params: dict[str, Any] = {"format": "png"}
     metrics = await ctx.cdp("Page.getLayoutMetrics")
     viewport = metrics.get("cssVisualViewport") or metrics.get("visualViewport") or {}
@@ -161,9 +165,26 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
             marks.append(
                 {"ref": ref, "x": x + scroll_x, "y": y + scroll_y, "width": w, "height": h}
             )
+    # Masked as a trace's pictures are (the defaults, and the user's rules for the site), the
+    # boxes found in reins's own world just before and just after: no boxes, no picture.
+    masks = page_rules(mask_rules(ctx.host.profile, ctx.host.home))
+    first = await mask_boxes(ctx, masks)
     shot = await ctx.cdp("Page.captureScreenshot", params)
-    png = base64.b64decode(shot.get("data", ""))
+    second = await mask_boxes(ctx, masks)
+    shift = (
+        (float(viewport.get("pageX", 0)), float(viewport.get("pageY", 0)))
+        if args.full_page
+        else (0.0, 0.0)
+    )
+    png = masked_png(
+        base64.b64decode(shot.get("data", "")), first.boxes + second.boxes, second.scale, shift
+    )
     out: dict[str, Any] = {"format": "png"}
+    notes = list(dict.fromkeys([*first.notes, *second.notes]))
+    if first.boxes or second.boxes:
+        out["masked"] = len(first.boxes + second.boxes)
+    if notes:
+        out["mask_notes"] = notes
     if args.annotate:
         dpr = float(snap.viewport.get("dpr") or 1)
         result = annotate(

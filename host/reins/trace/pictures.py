@@ -71,6 +71,22 @@ def trace_picture(
     return out.getvalue()
 
 
+def masked_png(
+    png: bytes, masks: Sequence[Sequence[float]], scale: float, shift: tuple[float, float] = (0, 0)
+) -> bytes:
+    """The PNG with every box of ``masks`` (CSS pixels, moved by ``shift``: a full page's scroll
+    offset) filled, as a PNG (`reins screenshot`); the PNG as it is when there is none."""
+    if not masks:
+        return png
+    with Image.open(io.BytesIO(png)) as source:
+        image = source.convert("RGB")
+    dx, dy = shift
+    _fill(image, [(x + dx, y + dy, w, h) for x, y, w, h in masks], scale)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
 def _fill(image: Image.Image, masks: Sequence[Sequence[float]], scale: float) -> None:
     draw = ImageDraw.Draw(image)
     for mask in masks:
@@ -92,7 +108,7 @@ class MaskFound:
     notes: list[str]
 
 
-async def mask_boxes(ctx: CommandContext, rules: dict[str, list[str]]) -> MaskFound:
+async def mask_boxes(ctx: CommandContext, rules: dict[str, dict[str, list[str]]]) -> MaskFound:
     """The boxes to fill on a picture of the tab's viewport now (CSS pixels), found in reins's
     own world, and notes on what could not be searched. A rule the page cannot use, too many
     boxes or an unreadable answer raise: the picture is then not written."""
