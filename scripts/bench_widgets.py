@@ -1,7 +1,8 @@
 """The widget commands next to Playwright doing the same on the same page: scroll a virtualized
 list until a row shows, drag a dnd-kit card to another column, drag an HTML5 `draggable` item,
 attach a file, pick an option in a Radix select, an Element Plus (Vue) select, a Shoelace (web
-component) select and a MUI multi-select. A part of `scripts/bench` (`--only widgets`).
+component) select, an Ant Design select (no name, options with no role), a UI5 select (options in
+a shadow-root popover) and a MUI multi-select. A part of `scripts/bench` (`--only widgets`).
 
 Each repetition opens the page afresh for both tools (untimed), then times the one action: reins as
 a whole CLI process, Playwright in-process (the floor). The page is the oracle after every timed
@@ -196,6 +197,44 @@ def widgets(files_dir: Path) -> list[Widget]:
                 ),
             ),
             "document.getElementById('committed').textContent === 'Software||'",
+        ),
+        Widget(
+            "choose (Ant Design select: no name, options with no role)",
+            "app/antd-select.html",
+            "!!document.querySelector('.ant-select input#category')",
+            ("choose", "#category", "Software"),
+            (
+                (
+                    "click the placeholder, click the option's text, wait for the value",
+                    lambda page: (
+                        page.get_by_text("Select a category").click(),
+                        page.locator(".ant-select-item-option", has_text="Software").click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === 'Software'"
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === 'Software'",
+        ),
+        Widget(
+            "choose (UI5 ui5-select: options in a shadow-root popover)",
+            "app/ui5-select.html",
+            "!!customElements.get('ui5-select') && !!document.getElementById('category').shadowRoot",
+            ("choose", "#category", "Software"),
+            (
+                (
+                    "click the combobox, click option, wait for the value",
+                    lambda page: (
+                        page.get_by_role("combobox", name="Category").click(),
+                        page.get_by_role("option", name="Software").click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === 'Software'"
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === 'Software'",
         ),
         Widget(
             "choose (MUI Autocomplete multiple: add a chip)",

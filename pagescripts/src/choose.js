@@ -2,7 +2,9 @@
 // (often rendered in a portal under <body>), and what the trigger shows once one is chosen.
 
 import { isTextual } from "./actions.js";
-import { renderedChildren } from "./textmatch.js";
+import { queryPiercing } from "./pierce.js";
+import { POPUP } from "./symbols.js";
+import { elementText, renderedChildren } from "./textmatch.js";
 
 const OPTIONS = '[role=option], [role=menuitem], [role=menuitemradio], [role=treeitem], [role=listbox] li';
 
@@ -26,17 +28,80 @@ export function chooseKind(el) {
   return "trigger";
 }
 
-// The visible options `trigger` has open: those of the popup it controls when it names one,
-// else every visible option on the page (portals rarely sit near their trigger).
+const FIELDS = "input, select, textarea, [role=combobox], [contenteditable=true]";
+
+// The control a choose acts on: `el`, unless `el` is a part with no role of its own (the
+// placeholder beside a widget's field, which `state` lists when the field has no name): then the
+// one field of the nearest ancestor (up to three) that holds any. Custom elements stay themselves.
+export function chooseControl(el) {
+  const own = el.matches(`${FIELDS}, button, a[href], [role], [tabindex]`) || el.localName.includes("-");
+  let a = own ? null : el.parentElement;
+  for (let k = 0; a !== null && k < 3; k++, a = a.parentElement) {
+    const fields = a.querySelectorAll(FIELDS);
+    if (fields.length === 1) return fields[0];
+    if (fields.length > 1) break;
+  }
+  return el;
+}
+
+// The popup a press on `trigger` makes appear, for widgets whose options carry no role (Ant
+// Design's are plain divs): armed before the press, it notes the elements added to the document
+// and those whose class, style or hidden changed, leaving out the trigger and what holds it.
+export function watchPopup(trigger) {
+  const doc = trigger.ownerDocument;
+  const win = doc.defaultView;
+  if (win[POPUP]) win[POPUP].observer.disconnect();
+  const rec = { roots: new Set() };
+  rec.note = (list) => {
+    for (const m of list) {
+      const nodes = m.type === "childList" ? Array.from(m.addedNodes) : [m.target];
+      for (const n of nodes) {
+        if (n.nodeType === 1 && !n.contains(trigger) && !trigger.contains(n)) rec.roots.add(n);
+      }
+    }
+  };
+  rec.observer = new MutationObserver(rec.note);
+  rec.observer.observe(doc, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ["class", "style", "hidden"],
+  });
+  win[POPUP] = rec;
+  setTimeout(() => rec.observer.disconnect(), 10000); // never outlive the choose by long
+  return true;
+}
+
+function pointer(el) {
+  return el !== null && el.ownerDocument.defaultView.getComputedStyle(el).cursor === "pointer";
+}
+
+// The items of the popup watchPopup saw appear: its visible parts a person would click (the
+// outermost that shows the pointer cursor), else those that hold text of their own.
+function popupItems(trigger) {
+  const rec = trigger.ownerDocument.defaultView[POPUP];
+  if (!rec) return [];
+  rec.note(rec.observer.takeRecords());
+  const roots = Array.from(rec.roots).filter((r) => r.isConnected);
+  const top = roots.filter((r) => !roots.some((o) => o !== r && o.contains(r)));
+  const parts = top.flatMap((r) => [r, ...queryPiercing(r, "*")]).filter((n) => shown(n) && elementText(n));
+  const clickable = parts.filter((n) => pointer(n) && !pointer(n.parentElement));
+  if (clickable.length) return clickable;
+  return parts.filter((n) => Array.from(n.childNodes).some((c) => c.nodeType === 3 && c.data.trim()));
+}
+
+// The visible options `trigger` has open: those of the popup it controls when it names one (in
+// its own tree: a shadow root's ids are its own), else every visible option on the page and in
+// its open shadow roots (portals rarely sit near their trigger; a web component's popover lives
+// in its shadow root), else the items of the popup the press made appear (popupItems).
 function openOptions(trigger) {
   const doc = trigger.ownerDocument;
+  const root = trigger.getRootNode();
   const ids = [trigger.getAttribute("aria-controls"), trigger.getAttribute("aria-owns")].join(" ");
   for (const id of ids.split(/\s+/).filter(Boolean)) {
-    const popup = doc.getElementById(id);
-    const inside = popup ? Array.from(popup.querySelectorAll(OPTIONS)).filter(shown) : [];
+    const popup = (root.getElementById ? root.getElementById(id) : null) || doc.getElementById(id);
+    const inside = popup ? queryPiercing(popup, OPTIONS).filter(shown) : [];
     if (inside.length) return inside;
   }
-  return Array.from(doc.querySelectorAll(OPTIONS)).filter(shown);
+  const all = queryPiercing(doc, OPTIONS).filter(shown);
+  return all.length ? all : popupItems(trigger);
 }
 
 // Which of `labels` is `text`: exact, then ignoring case, then the only one starting with it,
@@ -56,14 +121,16 @@ export function matchLabel(labels, text) {
 
 // {index, label} of the open option named `text`, or {options} (the labels seen) when none is.
 export function findOption(trigger, text) {
-  const labels = openOptions(trigger).map((o) => norm(o.innerText || o.textContent));
+  const labels = openOptions(trigger).map((o) => elementText(o));
   const i = matchLabel(labels, text);
   return i >= 0 ? { index: i, label: labels[i] } : { options: labels };
 }
 
-// The open option at `index` (the element, for the host to click).
-export function optionAt(trigger, index) {
-  return openOptions(trigger)[index] || null;
+// The open option at `index` (the element, for the host to click), if it is still the one
+// labelled `label` (the options may change between two calls; never another one).
+export function optionAt(trigger, index, label) {
+  const option = openOptions(trigger)[index];
+  return option && elementText(option) === label ? option : null;
 }
 
 // What the list a control offers is made of: never what it shows as chosen (a menu rendered
@@ -101,8 +168,6 @@ function shownText(el, skip) {
   visit(el);
   return norm(parts.join(""));
 }
-
-const FIELDS = "input, select, textarea, [role=combobox], [contenteditable=true]";
 
 // What a text field shows as chosen when its own value does not hold it: a multi-select's chips
 // beside the input (which empties again), or a widget that shows its choice in another element

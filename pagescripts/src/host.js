@@ -6,7 +6,7 @@ export {
   checkedState, elementReading, fieldValue, jsClick, keysGoTo, prepareField, probe, selectOptions,
 } from "./actions.js";
 export { enterField } from "./inputs.js";
-export { chooseKind, findOption, optionAt, triggerShows } from "./choose.js";
+export { chooseControl, chooseKind, findOption, optionAt, triggerShows, watchPopup } from "./choose.js";
 export { armReceipt, readState, takeReceipt } from "./effects.js";
 export { framesPassed, rowsShown, scrollOn, scrollRegions, shownInScrollers, wheelPoint } from "./scroll.js";
 export { dragAfter, dragBefore, dragStarted } from "./drag.js";

@@ -17,6 +17,8 @@ export const MATCHES = Symbol.for("reins.matches");
 export const EFFECT = Symbol.for("reins.effect");
 // The receipt guard of one press (effects.js armReceipt), in reins's world of the element's frame.
 export const RECEIPT = Symbol.for("reins.receipt");
+// The popup a choose's press makes appear (choose.js watchPopup): what changed in the document.
+export const POPUP = Symbol.for("reins.popup");
 // `reins eval`'s parking slots: a Map from a per-call nonce to a value.
 export const PARKED = Symbol.for("reins.eval");
 

@@ -43,16 +43,34 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
         return {**answer, "kind": "native"}
 
     async def do(trigger: Resolved) -> dict[str, Any]:
+        # The press goes where the agent pointed (a placeholder, as a person clicks it); the
+        # options, the typing and the check go to the control it belongs to.
+        control = await _control(ctx, trigger)
+        kind = await call_function(
+            ctx, control.object_id, "chooseKind", session_id=control.session_id, what="choose"
+        )
+        await call_function(
+            ctx, control.object_id, "watchPopup", session_id=control.session_id, what="choose"
+        )
         await press_element(ctx, trigger)
         if kind == "combobox":
-            await _type_filter(ctx, trigger, option)
-        picked = await _open_option(ctx, trigger, option)
+            await _type_filter(ctx, control, option)
+        picked = await _open_option(ctx, control, option)
         await press_element(ctx, picked.element)
-        shows = await _shows(ctx, trigger, picked.label)
-        await confirm_chosen(ctx, trigger, picked.label)
+        shows = await _shows(ctx, control, picked.label)
+        await confirm_chosen(ctx, control, picked.label)
         return {"kind": kind, "chose": picked.label, "shows": shows}
 
     return await act_on(ctx, el, do)
+
+
+async def _control(ctx: CommandContext, el: Resolved) -> Resolved:
+    remote = await call_function(
+        ctx, el.object_id, "chooseControl", session_id=el.session_id, by_value=False, what="choose"
+    )
+    if not remote.get("objectId"):
+        return el
+    return Resolved(str(remote["objectId"]), session_id=el.session_id, via="choose")
 
 
 async def _type_filter(ctx: CommandContext, field: Resolved, text: str) -> None:
@@ -100,6 +118,7 @@ async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _
             trigger.object_id,
             "optionAt",
             match["index"],
+            match["label"],
             session_id=trigger.session_id,
             by_value=False,
             what="choose",

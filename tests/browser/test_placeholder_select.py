@@ -1,0 +1,68 @@
+"""Ant Design's Select (rc-select, React), as a new user drives it (issue 47, class 2): the
+trigger is a read-only combobox input with no name, known only by the placeholder beside it, and
+the options a person sees are plain divs with no role (the role=option elements rc-select renders
+sit in a zero-size listbox for screen readers). `choose` finds them as the popup the trigger
+opened, by the trigger's input and by the placeholder `state` lists; the loop works through the
+placeholder. The page is the oracle: its change log and the value it shows committed."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from ._act_support import refs_by_name
+from .conftest import Browser
+
+pytestmark = pytest.mark.browser
+
+PAGE = "app/antd-select.html"
+
+
+def _open(page: Any, browser: Browser) -> str:
+    tab = str(page(PAGE)[0])
+    until = time.monotonic() + 10
+    while not browser.js("return !!document.querySelector('.ant-select input#category')"):
+        assert time.monotonic() < until, "Ant Design never rendered its select"
+        time.sleep(0.05)
+    return tab
+
+
+def _committed(browser: Browser) -> tuple[str, list[str]]:
+    return (
+        str(browser.js("return document.getElementById('committed').textContent")),
+        list(browser.js("return window.__events.slice()")),
+    )
+
+
+def test_choose_by_the_input_and_by_the_placeholder(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    body = browser.ok("choose", "#category", "Software", "--tab", tab)
+    assert (body["chose"], body["shows"]) == ("Software", "Software"), body
+    assert _committed(browser) == ("Software", ["category:Software"])
+    assert browser.js("return window.__committed") == "Software"
+
+    tab = _open(page, browser)
+    placeholder = refs_by_name(browser.ok("state", "--tab", tab))["Select a category"]
+    body = browser.ok("choose", placeholder, "Meals", "--tab", tab)
+    assert body["chose"] == "Meals", body
+    assert _committed(browser) == ("Meals", ["category:Meals"])
+
+
+def test_an_option_it_does_not_offer_is_not_found(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    code, body = browser.cli("choose", "#category", "Groceries", "--tab", tab)
+    assert code != 0 and body["error"]["code"] == "not_found", body
+    for offered in ("Travel", "Meals", "Software"):
+        assert offered in body["error"]["message"], body
+    assert _committed(browser) == ("", [])
+
+
+def test_the_agent_loop_through_the_placeholder(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    trigger = refs_by_name(browser.ok("state", "--tab", tab))["Select a category"]
+    browser.ok("click", trigger, "--tab", tab)
+    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
+    browser.ok("click", option, "--tab", tab)
+    assert _committed(browser) == ("Hardware", ["category:Hardware"])
