@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 import pytest
-from reins.cli.main import main as cli_main
+from reins.cli.group import main as cli_main
 from reins.commands.table import all_commands
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ import reins.setup.extension as ext
 from click.testing import CliRunner
 from reins._errors import UsageError
 from reins._paths import data_home
-from reins.cli.main import main as cli_main
+from reins.cli.group import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from reins._errors import UsageError
-from reins.cli.main import main
+from reins.cli.group import main
 from reins.setup.config import (
     change_mask_rule,
     check_selector_rule,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from PIL import Image
-from reins.cli.main import main
+from reins.cli.group import main
 from reins.trace.masking import (
     MASKED,
     check_directory,

@@ -57,4 +57,4 @@ def test_the_wheel_holds_the_extension(tmp_path: Path) -> None:
         names = set(archive.namelist())
     assert "manifest.json" in packaged and "background.js" in packaged
     assert packaged == repo  # every file, the same bytes, nothing else
-    assert {"reins/cli/main.py", "reins/_generated/collect.js", "reins/agent-guide.md"} <= names
+    assert {"reins/cli/group.py", "reins/_generated/collect.js", "reins/agent-guide.md"} <= names

@@ -1,5 +1,5 @@
-"""``python -m reins.cli``."""
+"""``python -m reins.cli``: the same as the `reins` console script."""
 
-from reins.cli.main import main
+from reins.cli import console
 
-main()
+console()
