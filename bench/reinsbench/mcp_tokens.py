@@ -1,7 +1,8 @@
 """Tokens per step through `reins mcp`, next to an MCP server that answers every action with the
 whole page snapshot (Playwright MCP's published behaviour: `--snapshot-mode full` is its default).
 
-Run through `scripts/bench-mcp` (it picks the project's .venv). Prints markdown tables; not a test.
+Run through `scripts/bench-mcp` (it picks the project's .venv and puts this package on the path).
+Prints markdown tables; not a test.
 
 reins is measured: the expense flow (state -> click the category trigger -> state -> click "Meals"
 -> click Save) runs through the MCP SDK's stdio client against `reins mcp`, and every tool answer
@@ -38,18 +39,8 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import (  # noqa: E402  (a sibling script)
-    CHROMIUM,
-    CHROMIUM_FLAGS,
-    PROFILE,
-    ROOT,
-    PlaywrightPeer,
-    Reins,
-    fixture_server,
-    table,
-    versions,
-)
+from .harness import CHROMIUM, CHROMIUM_FLAGS, ROOT, fixture_server, table, versions
+from .peers import PROFILE, PlaywrightPeer, Reins
 
 HOST_CAP = 25_000  # Claude Code's default MAX_MCP_OUTPUT_TOKENS: a bigger tool answer fails
 
@@ -89,7 +80,9 @@ class Step:
 
 
 @dataclass
-class Run:
+class McpBench:
+    """One run of scripts/bench-mcp: the fixture server, the tools, and the printed lines."""
+
     base: str
     reins: Reins
     pw: PlaywrightPeer | None
@@ -316,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with fixture_server() as base:
             reins.launch()
-            run = Run(base, reins, pw)
+            run = McpBench(base, reins, pw)
             from importlib.metadata import version
 
             run.say("# Tokens per step: reins mcp and a full-snapshot-per-action server\n")
@@ -370,7 +363,3 @@ def main(argv: list[str] | None = None) -> int:
         reins.shutdown()
         shutil.rmtree(home, ignore_errors=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

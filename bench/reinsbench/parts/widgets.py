@@ -2,7 +2,7 @@
 list until a row shows, drag a dnd-kit card to another column, drag an HTML5 `draggable` item,
 attach a file, pick an option in a Radix select, an Element Plus (Vue) select, a Shoelace (web
 component) select, an Ant Design select (no name, options with no role), a UI5 select (options in
-a shadow-root popover) and a MUI multi-select. A part of `scripts/bench` (`--only widgets`).
+a shadow-root popover) and a MUI multi-select. (`--only widgets`).
 
 Each repetition opens the page afresh for both tools (untimed), then times the one action: reins as
 a whole CLI process, Playwright in-process (the floor). The page is the oracle after every timed
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import Cell, Run, fmt_ms, in_process, ratio, table
+from ..context import Context
+from ..harness import Cell, Run, fmt_ms, in_process, ratio, table
 
 
 @dataclass(frozen=True)
@@ -256,25 +257,25 @@ def widgets(files_dir: Path) -> list[Widget]:
     ]
 
 
-def run_widgets(bench: Any) -> None:
+def run(ctx: Context) -> None:
     """Time each widget action, reins and Playwright taking turns in every repetition."""
-    bench.progress("widgets: scroll, drag, upload, choose")
+    ctx.progress("widgets: scroll, drag, upload, choose")
     with tempfile.TemporaryDirectory(prefix="reins-bench-files-") as tmp:
         files = Path(tmp)
         (files / "receipt.pdf").write_bytes(b"%PDF-1.4 bench" * 100)
         # The CLI runs in another directory: the user allows this one, as a person would.
-        bench.reins.cli("config", "upload-dirs", "add", str(files))
+        ctx.reins.cli("config", "upload-dirs", "add", str(files))
         rows: list[list[str]] = []
         medians: dict[str, dict[str, float | None]] = {}
         for widget in widgets(files):
             reins_cell = Cell()
             pw_cells = {label: Cell() for label, _ in widget.playwright}
-            for _ in range(bench.reps):
-                _reins_open(bench, widget)
-                reins_cell.add(_checked(bench.reins.cli(*widget.reins_args), bench, widget))
-                if bench.pw:
+            for _ in range(ctx.reps):
+                _reins_open(ctx, widget)
+                reins_cell.add(_checked(ctx.reins.cli(*widget.reins_args), ctx, widget))
+                if ctx.pw:
                     for label, act in widget.playwright:
-                        pw_cells[label].add(_playwright_run(bench, widget, act))
+                        pw_cells[label].add(_playwright_run(ctx, widget, act))
             medians[widget.name] = {
                 "reins": reins_cell.median_ms,
                 **{f"playwright {label}": c.median_ms for label, c in pw_cells.items()},
@@ -286,14 +287,14 @@ def run_widgets(bench: Any) -> None:
                         fmt_ms(reins_cell.median_ms) if n == 0 else "〃",
                         reins_cell.failures() if n == 0 else "〃",
                         label,
-                        fmt_ms(pw_cell.median_ms) if bench.pw else "—",
-                        pw_cell.failures() if bench.pw else "—",
-                        ratio(reins_cell.median_ms, pw_cell.median_ms) if bench.pw else "—",
+                        fmt_ms(pw_cell.median_ms) if ctx.pw else "—",
+                        pw_cell.failures() if ctx.pw else "—",
+                        ratio(reins_cell.median_ms, pw_cell.median_ms) if ctx.pw else "—",
                     ]
                 )
-        bench.reins.cli("config", "upload-dirs", "remove", str(files))
-    bench.say("## Widgets: scroll, drag, upload, choose next to Playwright\n")
-    bench.say(
+        ctx.reins.cli("config", "upload-dirs", "remove", str(files))
+    ctx.say("## Widgets: scroll, drag, upload, choose next to Playwright\n")
+    ctx.say(
         table(
             [
                 "action (same page, fresh for each run)",
@@ -307,26 +308,27 @@ def run_widgets(bench: Any) -> None:
             rows,
         )
     )
-    bench.say()
-    bench.say(
+    ctx.say()
+    ctx.say(
         "A run is a failure unless the page then shows the result (the row in the list's view, "
         "the card in Done, the item in the Archive, the file in the input, the trigger showing "
         "Meals, the page's committed value for the other selects); failures keep their error."
     )
-    bench.say()
-    bench.data["widgets"] = medians
+    ctx.say()
+    ctx.data["widgets"] = medians
 
 
-def _reins_open(bench: Any, widget: Widget) -> None:
-    bench.reins.open(bench.url(widget.path))
+def _reins_open(ctx: Context, widget: Widget) -> None:
+    ctx.reins.open(ctx.url(widget.path))
     for _ in range(50):
-        if bench.reins.eval(widget.ready):
+        if ctx.reins.eval(widget.ready):
             return
 
 
-def _playwright_run(bench: Any, widget: Widget, act: Callable[[Any], Any]) -> Run:
-    page = bench.pw.page
-    page.goto(bench.url(widget.path))
+def _playwright_run(ctx: Context, widget: Widget, act: Callable[[Any], Any]) -> Run:
+    assert ctx.pw is not None
+    page = ctx.pw.page
+    page.goto(ctx.url(widget.path))
     page.wait_for_function(widget.ready)
     run = in_process(lambda: str(act(page)))
     if run.ok and not page.evaluate(widget.oracle):
@@ -334,7 +336,7 @@ def _playwright_run(bench: Any, widget: Widget, act: Callable[[Any], Any]) -> Ru
     return run
 
 
-def _checked(run: Run, bench: Any, widget: Widget) -> Run:
-    if run.ok and not bench.reins.eval(widget.oracle):
+def _checked(run: Run, ctx: Context, widget: Widget) -> Run:
+    if run.ok and not ctx.reins.eval(widget.oracle):
         return Run(run.seconds, False, run.out, "the page does not show it")
     return run
