@@ -19,7 +19,7 @@ PROFILE = "bench"
 
 # What the installed `reins` console script runs (pyproject's entry point), here on this checkout's
 # code: worktrees share one .venv, whose script may point at another checkout or entry point.
-CONSOLE_SCRIPT = "import sys; from reins.cli import main; sys.exit(main())"
+CONSOLE_SCRIPT = "import sys; from reins.cli import console; sys.exit(console())"
 
 
 class Reins:
