@@ -56,3 +56,21 @@ def frame_loaded(browser: Browser, frame_id: str, within: float = 5) -> None:
             pass
         time.sleep(0.1)
     raise AssertionError(f"the frame #{frame_id} did not load")
+
+
+def open_widget(page: Any, browser: Browser, path: str, ready: str, what: str) -> str:
+    """A fresh tab on a widget page, once ``ready`` (a JS expression) holds: its id, as text."""
+    tab = str(page(path)[0])
+    until = time.monotonic() + 10
+    while not browser.js(f"return {ready}"):
+        assert time.monotonic() < until, what
+        time.sleep(0.05)
+    return tab
+
+
+def widget_committed(browser: Browser) -> tuple[str, list[str]]:
+    """What a widget page committed: its `#committed` text and its `window.__events` log."""
+    return (
+        str(browser.js("return document.getElementById('committed').textContent")),
+        list(browser.js("return window.__events.slice()")),
+    )

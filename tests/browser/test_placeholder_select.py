@@ -7,12 +7,11 @@ placeholder. The page is the oracle: its change log and the value it shows commi
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
-from ._act_support import refs_by_name
+from ._act_support import open_widget, refs_by_name, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -21,33 +20,22 @@ PAGE = "app/antd-select.html"
 
 
 def _open(page: Any, browser: Browser) -> str:
-    tab = str(page(PAGE)[0])
-    until = time.monotonic() + 10
-    while not browser.js("return !!document.querySelector('.ant-select input#category')"):
-        assert time.monotonic() < until, "Ant Design never rendered its select"
-        time.sleep(0.05)
-    return tab
-
-
-def _committed(browser: Browser) -> tuple[str, list[str]]:
-    return (
-        str(browser.js("return document.getElementById('committed').textContent")),
-        list(browser.js("return window.__events.slice()")),
-    )
+    ready = "!!document.querySelector('.ant-select input#category')"
+    return open_widget(page, browser, PAGE, ready, "Ant Design never rendered its select")
 
 
 def test_choose_by_the_input_and_by_the_placeholder(browser: Browser, page: Any) -> None:
     tab = _open(page, browser)
     body = browser.ok("choose", "#category", "Software", "--tab", tab)
     assert (body["chose"], body["shows"]) == ("Software", "Software"), body
-    assert _committed(browser) == ("Software", ["category:Software"])
+    assert widget_committed(browser) == ("Software", ["category:Software"])
     assert browser.js("return window.__committed") == "Software"
 
     tab = _open(page, browser)
     placeholder = refs_by_name(browser.ok("state", "--tab", tab))["Select a category"]
     body = browser.ok("choose", placeholder, "Meals", "--tab", tab)
     assert body["chose"] == "Meals", body
-    assert _committed(browser) == ("Meals", ["category:Meals"])
+    assert widget_committed(browser) == ("Meals", ["category:Meals"])
 
 
 def test_an_option_it_does_not_offer_is_not_found(browser: Browser, page: Any) -> None:
@@ -56,7 +44,7 @@ def test_an_option_it_does_not_offer_is_not_found(browser: Browser, page: Any) -
     assert code != 0 and body["error"]["code"] == "not_found", body
     for offered in ("Travel", "Meals", "Software"):
         assert offered in body["error"]["message"], body
-    assert _committed(browser) == ("", [])
+    assert widget_committed(browser) == ("", [])
 
 
 def test_the_agent_loop_through_the_placeholder(browser: Browser, page: Any) -> None:
@@ -65,4 +53,4 @@ def test_the_agent_loop_through_the_placeholder(browser: Browser, page: Any) -> 
     browser.ok("click", trigger, "--tab", tab)
     option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
     browser.ok("click", option, "--tab", tab)
-    assert _committed(browser) == ("Hardware", ["category:Hardware"])
+    assert widget_committed(browser) == ("Hardware", ["category:Hardware"])

@@ -6,12 +6,11 @@ change log and the value it shows committed."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
-from ._act_support import refs_by_name
+from ._act_support import open_widget, refs_by_name, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -20,20 +19,8 @@ PAGE = "app/ui5-select.html"
 
 
 def _open(page: Any, browser: Browser) -> str:
-    tab = str(page(PAGE)[0])
-    until = time.monotonic() + 10
-    ready = "return !!customElements.get('ui5-select') && !!document.getElementById('category').shadowRoot"
-    while not browser.js(ready):
-        assert time.monotonic() < until, "UI5 never defined ui5-select"
-        time.sleep(0.05)
-    return tab
-
-
-def _committed(browser: Browser) -> tuple[str, list[str]]:
-    return (
-        str(browser.js("return document.getElementById('committed').textContent")),
-        list(browser.js("return window.__events.slice()")),
-    )
+    ready = "!!customElements.get('ui5-select') && !!document.getElementById('category').shadowRoot"
+    return open_widget(page, browser, PAGE, ready, "UI5 never defined ui5-select")
 
 
 def test_choose_by_the_element_and_by_the_combobox(browser: Browser, page: Any) -> None:
@@ -42,7 +29,7 @@ def test_choose_by_the_element_and_by_the_combobox(browser: Browser, page: Any) 
     assert (body["chose"], body["shows"]) == ("Software", "Software"), body
     body = browser.ok("choose", "role=combobox[name='Category']", "Meals", "--tab", tab)
     assert body["chose"] == "Meals", body
-    assert _committed(browser) == ("Meals", ["category:Software", "category:Meals"])
+    assert widget_committed(browser) == ("Meals", ["category:Software", "category:Meals"])
     assert browser.js("return window.__committed") == "Meals"
 
 
@@ -51,7 +38,7 @@ def test_an_option_it_does_not_offer_is_not_found(browser: Browser, page: Any) -
     code, body = browser.cli("choose", "#category", "Groceries", "--tab", tab)
     assert code != 0 and body["error"]["code"] == "not_found", body
     assert "Hardware" in body["error"]["message"], body
-    assert _committed(browser) == ("", [])
+    assert widget_committed(browser) == ("", [])
 
 
 def test_the_agent_loop_on_a_shadow_popover(browser: Browser, page: Any) -> None:
@@ -59,4 +46,4 @@ def test_the_agent_loop_on_a_shadow_popover(browser: Browser, page: Any) -> None
     browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
     option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
     browser.ok("click", option, "--tab", tab)
-    assert _committed(browser) == ("Hardware", ["category:Hardware"])
+    assert widget_committed(browser) == ("Hardware", ["category:Hardware"])

@@ -7,12 +7,11 @@ sl-change log and the value it shows committed."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
-from ._act_support import refs_by_name
+from ._act_support import open_widget, refs_by_name, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -21,19 +20,8 @@ PAGE = "app/shoelace-select.html"
 
 
 def _open(page: Any, browser: Browser) -> str:
-    tab = str(page(PAGE)[0])
-    until = time.monotonic() + 10
-    while not browser.js("return !!customElements.get('sl-select')"):
-        assert time.monotonic() < until, "Shoelace never defined sl-select"
-        time.sleep(0.05)
-    return tab
-
-
-def _committed(browser: Browser) -> tuple[str, list[str]]:
-    return (
-        str(browser.js("return document.getElementById('committed').textContent")),
-        list(browser.js("return window.__events.slice()")),
-    )
+    ready = "!!customElements.get('sl-select')"
+    return open_widget(page, browser, PAGE, ready, "Shoelace never defined sl-select")
 
 
 def test_choose_by_the_combobox_and_by_the_element(browser: Browser, page: Any) -> None:
@@ -42,7 +30,7 @@ def test_choose_by_the_combobox_and_by_the_element(browser: Browser, page: Any) 
     assert body["shows"] == "Software", body
     body = browser.ok("choose", "#category", "Meals", "--tab", tab)
     assert body["shows"] == "Meals", body
-    assert _committed(browser) == ("meals", ["category:software", "category:meals"])
+    assert widget_committed(browser) == ("meals", ["category:software", "category:meals"])
 
 
 def test_the_agent_loop_on_a_web_component_select(browser: Browser, page: Any) -> None:
@@ -50,4 +38,4 @@ def test_the_agent_loop_on_a_web_component_select(browser: Browser, page: Any) -
     browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
     option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
     browser.ok("click", option, "--tab", tab)
-    assert _committed(browser) == ("hardware", ["category:hardware"])
+    assert widget_committed(browser) == ("hardware", ["category:hardware"])
