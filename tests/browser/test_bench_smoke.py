@@ -11,6 +11,8 @@ Marked `bench`: left out of a plain `pytest` / `pytest -m browser` run (tests/co
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -21,14 +23,32 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.bench
 
 
-def test_bench_quick_prints_reins_rows() -> None:
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "bench"), "--quick"],
-        capture_output=True,
+def _bench(script: str) -> subprocess.CompletedProcess[str]:
+    """``scripts/SCRIPT --quick`` in a process group of its own: on the time limit the whole
+    group goes (the bench's fixture server and browsers too), not only the bench's process,
+    which left its fixture server running after a timeout."""
+    proc = subprocess.Popen(
+        [str(ROOT / "scripts" / script), "--quick"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=240,
-        check=False,
+        start_new_session=True,
     )
+    try:
+        out, err = proc.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)  # the bench shuts its browser down on SIGTERM
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+        pytest.fail(f"scripts/{script} --quick took over 240 s:\n{out[-2000:]}{err[-2000:]}")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_bench_quick_prints_reins_rows() -> None:
+    proc = _bench("bench")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     out = proc.stdout
     for heading in (
@@ -59,13 +79,7 @@ def test_bench_quick_prints_reins_rows() -> None:
 
 
 def test_bench_mcp_quick_prints_reins_rows() -> None:
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "bench-mcp"), "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
+    proc = _bench("bench-mcp")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     out = proc.stdout
     for heading in ("## Tokens per step through MCP", "## One click on big.html?n=N"):
