@@ -16,7 +16,7 @@ from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, obser
 from reins.observe.state import compare_sources, state_view
 from reins.setup.config import mask_rules
 from reins.trace.masking import page_rules
-from reins.trace.pictures import mask_boxes, masked_png
+from reins.trace.pictures import capture_masked, masked_png
 
 __all__ = ["COMMANDS"]
 
@@ -165,26 +165,20 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
             marks.append(
                 {"ref": ref, "x": x + scroll_x, "y": y + scroll_y, "width": w, "height": h}
             )
-    # Masked as a trace's pictures are (the defaults, and the user's rules for the site), the
-    # boxes found in reins's own world just before and just after: no boxes, no picture.
+    # Masked as a trace's pictures are (the defaults, and the user's rules for the site).
     masks = page_rules(mask_rules(ctx.host.profile, ctx.host.home))
-    first = await mask_boxes(ctx, masks)
-    shot = await ctx.cdp("Page.captureScreenshot", params)
-    second = await mask_boxes(ctx, masks)
+    png, found = await capture_masked(lambda _ms: ctx, masks, params, mask_ms=0, shot_ms=0)
     shift = (
         (float(viewport.get("pageX", 0)), float(viewport.get("pageY", 0)))
         if args.full_page
         else (0.0, 0.0)
     )
-    png = masked_png(
-        base64.b64decode(shot.get("data", "")), first.boxes + second.boxes, second.scale, shift
-    )
+    png = masked_png(png, found.boxes, found.scale, shift)
     out: dict[str, Any] = {"format": "png"}
-    notes = list(dict.fromkeys([*first.notes, *second.notes]))
-    if first.boxes or second.boxes:
-        out["masked"] = len(first.boxes + second.boxes)
-    if notes:
-        out["mask_notes"] = notes
+    if found.boxes:
+        out["masked"] = len(found.boxes)
+    if found.notes:
+        out["mask_notes"] = found.notes
     if args.annotate:
         dpr = float(snap.viewport.get("dpr") or 1)
         result = annotate(

@@ -133,6 +133,10 @@ def _request(entry: dict[str, Any]) -> str:
     return f"{url} ({status if status is not None else entry.get('error') or 'failed'})"
 
 
+def _text(entry: dict[str, Any]) -> str:
+    return str(entry.get("text") or "")
+
+
 def _differences(then: Step, now: Step) -> list[str]:
     out = []
     if then.ok != now.ok or (then.error or {}).get("code") != (now.error or {}).get("code"):
@@ -140,10 +144,9 @@ def _differences(then: Step, now: Step) -> list[str]:
     before, after = effect_summary(then), effect_summary(now)
     if before != after:
         out.append(f"effect then: {'; '.join(before) or 'none'}; now: {'; '.join(after) or 'none'}")
-    seen = {str(c.get("text") or "") for c in then.console_errors}
+    seen = {_text(c) for c in then.console_errors}
     out += _listed(
-        "new console error",
-        [str(c.get("text") or "") for c in now.console_errors if str(c.get("text")) not in seen],
+        "new console error", [_text(c) for c in now.console_errors if _text(c) not in seen]
     )
     failed = {_request(n) for n in then.failed_requests}
     out += _listed(

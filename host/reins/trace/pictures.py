@@ -11,9 +11,10 @@ to at most ``MAX_WIDTH`` pixels wide: a run of a hundred steps stays a few megab
 
 from __future__ import annotations
 
+import base64
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from reins.observe.annotate import Mark, annotate
 from reins.page.call import call_function, evaluate, page_call
 
 __all__ = [
+    "capture_masked",
     "MASK_COLOUR",
     "MAX_WIDTH",
     "QUALITY",
@@ -141,6 +143,26 @@ async def mask_boxes(ctx: CommandContext, rules: dict[str, dict[str, list[str]]]
     dpr = found.get("dpr")
     scale = float(dpr) if isinstance(dpr, int | float) and math.isfinite(dpr) and dpr > 0 else 1.0
     return MaskFound(boxes, scale, notes)
+
+
+async def capture_masked(
+    ctx_for: Callable[[int], CommandContext],
+    rules: dict[str, dict[str, list[str]]],
+    params: dict[str, Any],
+    *,
+    mask_ms: int,
+    shot_ms: int,
+) -> tuple[bytes, MaskFound]:
+    """The tab's PNG (``Page.captureScreenshot`` with ``params``) and the boxes to fill on it,
+    found in reins's own world just before and just after the capture: both are filled, so what
+    moved in between is covered where it was and where it went. ``ctx_for(ms)``: the context for
+    one call with that budget. Raises when the boxes cannot be found: no boxes, no picture."""
+    first = await mask_boxes(ctx_for(mask_ms), rules)
+    shot = await ctx_for(shot_ms).cdp("Page.captureScreenshot", params)
+    second = await mask_boxes(ctx_for(mask_ms), rules)
+    png = base64.b64decode(shot.get("data", ""))
+    notes = list(dict.fromkeys([*first.notes, *second.notes]))
+    return png, MaskFound(first.boxes + second.boxes, second.scale, notes)
 
 
 async def is_masked(ctx: CommandContext, el: Resolved, rules: dict[str, Any]) -> bool:

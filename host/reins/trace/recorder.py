@@ -30,7 +30,6 @@ first.
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -49,7 +48,7 @@ from reins.observe.store import ObserveState
 from reins.page.dialogs import DialogWatch
 from reins.setup.config import mask_rules
 from reins.trace.masking import mask_text, page_rules, site_rules
-from reins.trace.pictures import action_target, is_masked, mask_boxes, target_box
+from reins.trace.pictures import action_target, capture_masked, is_masked, target_box
 from reins.trace.steps import cli_line, recorded_args, stable_target, trimmed_answer
 from reins.trace.tracefile import iso
 from reins.trace.tracer import Shot, Tracer
@@ -340,22 +339,20 @@ async def _screenshot(
     masks: dict[str, Any],
     cap: Deadline,
 ) -> Shot | None:
-    """The tab's picture, with the boxes to mask found in reins's world just before it and just
-    after it (both are filled: what moved in between is covered where it was and where it went).
-    No boxes, no picture."""
+    """The tab's picture and the boxes to mask on it (``capture_masked``); no boxes, no picture."""
     try:
-        first = await mask_boxes(_ctx(host, request, tab_id, TICK_MS, cap), masks)
-        ctx = _ctx(host, request, tab_id, SHOT_MS, cap)
-        shot = await ctx.cdp("Page.captureScreenshot", {"format": "png"})
-        png = base64.b64decode(shot.get("data", ""))
-        second = await mask_boxes(_ctx(host, request, tab_id, TICK_MS, cap), masks)
+        png, found = await capture_masked(
+            lambda ms: _ctx(host, request, tab_id, ms, cap),
+            masks,
+            {"format": "png"},
+            mask_ms=TICK_MS,
+            shot_ms=SHOT_MS,
+        )
     except (ReinsError, ValueError) as exc:
         notes.append(f"no {phase} picture: {_why(exc)}")
         return None
-    for note in dict.fromkeys([*first.notes, *second.notes]):
-        if note not in notes:
-            notes.append(note)
-    return Shot(png, scale=second.scale, masks=first.boxes + second.boxes)
+    notes.extend(note for note in found.notes if note not in notes)
+    return Shot(png, scale=found.scale, masks=found.boxes)
 
 
 # Actions a traced step waits _SETTLE_S after, for the requests they started (see _after).
