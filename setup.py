@@ -11,11 +11,19 @@ Everything else about the package is in pyproject.toml.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+build_scripts = Distribution().get_command_class("build_scripts")  # distutils' (setuptools' copy)
 
 EXTENSION = Path(__file__).resolve().parent / "extension"
 
@@ -58,4 +66,66 @@ class BuildWithExtension(build_py):
         return [*super().get_outputs(include_bytecode), *extra]
 
 
-setup(cmdclass={"build_py": BuildWithExtension})
+CLIENT = Path(__file__).resolve().parent / "host" / "reins" / "cli" / "warmclient.c"
+
+
+def _compiled_client() -> str | None:
+    """The compiled `reins` client (cli/warmclient.c) built for this platform, or None where it
+    cannot be: Windows (no fork, no descriptor passing: the console script is `reins` there), no
+    C compiler, or REINS_NO_CLIENT set. Built into ``build/client/reins``, installed as a script."""
+    if sys.platform == "win32" or os.environ.get("REINS_NO_CLIENT"):
+        return None
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    out = Path("build") / "client" / "reins"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(
+            [*shlex.split(cc), "-O2", "-o", str(out), str(CLIENT)],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return str(out) if done.returncode == 0 and out.is_file() else None
+
+
+class _CopyClient(build_scripts):  # type: ignore[misc,valid-type]
+    """The client as it was compiled: distutils would read a script as Python source."""
+
+    def copy_scripts(self) -> tuple[list[str], list[str]]:
+        self.mkpath(self.build_dir)
+        outfiles: list[str] = []
+        for script in self.scripts or []:
+            out = os.path.join(self.build_dir, os.path.basename(script))
+            self.copy_file(script, out)
+            os.chmod(out, 0o755)
+            outfiles.append(out)
+        return outfiles, outfiles
+
+
+class _Wheel(bdist_wheel):
+    """With the compiled client the wheel is one platform's (tagged py3-none-<platform>), but
+    not one Python's: the client links to nothing of Python's. The package itself stays at the
+    wheel's root (purelib)."""
+
+    def get_tag(self) -> tuple[str, str, str]:
+        tag = super().get_tag()
+        if _CLIENT is None:
+            return tag
+        plat = self.plat_name if self.plat_name_supplied else sysconfig.get_platform()
+        return ("py3", "none", plat.replace("-", "_").replace(".", "_"))
+
+
+_CLIENT = _compiled_client()
+# `reins-py` is always the Python console script; `reins` is the compiled client where one was
+# built (it runs `reins-py`, beside it, whenever no warm CLI answers), else the console script.
+_SCRIPTS = ["reins-py = reins.cli:console"]
+if _CLIENT is None:
+    _SCRIPTS.append("reins = reins.cli:console")
+
+setup(
+    cmdclass={"build_py": BuildWithExtension, "bdist_wheel": _Wheel, "build_scripts": _CopyClient},
+    entry_points={"console_scripts": _SCRIPTS},
+    scripts=[_CLIENT] if _CLIENT else [],
+)
