@@ -21,12 +21,13 @@ from pathlib import Path
 
 from .context import Context
 from .harness import fixture_server, versions
-from .parts import actions, bridge, diff, flow, memory, phases, snapshots, widgets
+from .parts import actions, bridge, diff, flow, memory, percall, phases, snapshots, widgets
 from .peers import AgentBrowser, PlaywrightPeer, Reins
 
 # The parts `--only` names, in the order they run; all but phases run by default.
 PARTS: dict[str, Callable[[Context], None]] = {
     "bridge": bridge.run,
+    "percall": percall.run,
     "actions": actions.run,
     "flow": flow.run,
     "widgets": widgets.run,
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default=None,
-        help="comma list of parts: bridge,actions,flow,widgets,snapshots,diff,memory,"
+        help="comma list of parts: bridge,percall,actions,flow,widgets,snapshots,diff,memory,"
         "phases (default all but phases)",
     )
     parser.add_argument("--no-peers", action="store_true", help="reins only")

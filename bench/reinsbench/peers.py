@@ -27,7 +27,12 @@ class Reins:
 
     def __init__(self, home: Path) -> None:
         self.python = str(ROOT / ".venv" / "bin" / "python")
-        self.exe = [self.python, "-c", CONSOLE_SCRIPT]
+        # The console script (`reins-py`), and `reins` as an install with a C compiler has it:
+        # the compiled client (host/reins/cli/warmclient.c) beside it, handing each command to
+        # the warm CLI. Both built here from this checkout.
+        self.console = [self.python, "-c", CONSOLE_SCRIPT]
+        self.client = self._build_client(home / "bin")
+        self.exe = [self.client] if self.client else self.console
         self.env = {
             **os.environ,
             "REINS_HOME": str(home),
@@ -37,6 +42,26 @@ class Reins:
             "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
         }
         self.env.pop("REINS_PROFILE", None)
+
+    def _build_client(self, folder: Path) -> str | None:
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        source = ROOT / "host" / "reins" / "cli" / "warmclient.c"
+        built = subprocess.run(
+            [cc, "-O2", "-o", str(folder / "reins"), str(source)], capture_output=True, check=False
+        )
+        if built.returncode != 0:
+            return None
+        script = folder / "reins-py"
+        script.write_text(f"#!/bin/sh\nexec {self.python} -c '{CONSOLE_SCRIPT}' \"$@\"\n")
+        script.chmod(0o755)
+        return str(folder / "reins")
+
+    def cli_console(self, *args: str) -> Run:
+        """The same command through the console script (`reins-py`): no warm CLI."""
+        return timed([*self.console, "--profile", PROFILE, *args], self.env)
 
     def compile(self) -> str:
         """Write reins's bytecode before timing anything, as pip does for a regular install: an
