@@ -42,9 +42,15 @@ class _Decline(ReinsError):
         super().__init__("left to the click CLI", code="internal")
 
 
+_LOADED: list[list[dict[str, Any]]] = []
+
+
 def _table() -> list[dict[str, Any]]:
-    with open(_TABLE, encoding="utf-8") as fh:
-        return [c for c in json.load(fh)["commands"] if c["words"]]
+    """The table's commands, read once a process (the warm CLI reads it before it forks)."""
+    if not _LOADED:
+        with open(_TABLE, encoding="utf-8") as fh:
+            _LOADED.append([c for c in json.load(fh)["commands"] if c["words"]])
+    return _LOADED[0]
 
 
 def _value(param: dict[str, Any], text: str) -> Any:

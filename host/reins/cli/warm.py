@@ -89,6 +89,9 @@ def _preload() -> None:
     import reins.cli.fast  # noqa: F401
     import reins.cli.group  # noqa: F401
     import reins.cli.render  # noqa: F401
+    from reins.cli import fast
+
+    fast._table()  # read once here, for every child
 
 
 def _listen(path: str) -> socket.socket:
@@ -120,7 +123,7 @@ def _receive(conn: socket.socket) -> tuple[bytes, list[int]] | None:
     fds = array.array("i")
     data = b""
     want: int | None = None
-    conn.settimeout(5.0)
+    conn.settimeout(2.0)  # the client sends at once; a stuck one holds the others up this long
     while want is None or len(data) < want + 4:
         chunk, ancdata, _flags, _addr = conn.recvmsg(65536, socket.CMSG_LEN(3 * fds.itemsize))
         if not chunk:
