@@ -3,7 +3,7 @@
 
 This machine is Linux: these runs are how the Windows and macOS code paths get type-checked at all.
 macOS must be clean. On Windows the modules below do not type-check yet, because they use what only
-POSIX has (the AF_UNIX control socket, fcntl locks, process groups and POSIX signals, pread); that
+POSIX has (the AF_UNIX control socket, process groups and POSIX signals); that
 is the Windows transport and launch work still to do (docs/install.md, "What remains"). Every other
 module, registration included (setup/install.py, setup/browsers.py, _paths.py, _platform.py), must be
 clean for win32; an error there, or in a new module, fails the check.
@@ -20,12 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_YET_ON_WINDOWS = {
-    "host/reins/_host.py": "SIGHUP",
     "host/reins/bridge/client.py": "AF_UNIX client, peer uid",
     "host/reins/bridge/server.py": "start_unix_server, peer uid",
-    "host/reins/bridge/names.py": "fcntl.flock",
     "host/reins/setup/launch.py": "killpg, WNOHANG, SIGKILL",
-    "host/reins/trace/tracefile.py": "os.pread",
 }
 _ERROR = re.compile(r"^(?P<path>[^:]+):\d+: error:")
 

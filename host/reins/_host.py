@@ -15,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reins import __version__
+from reins import __version__, _platform
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
 from reins._paths import (
     ensure_private_dir,
@@ -191,8 +190,8 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     link = ExtensionLink(send=lambda m: port.send(m))
     port = NativePort(loop, link.receive, eof.set)
     # Chrome closes stdin when the port goes; a browser shut down as a process group sends
-    # SIGTERM instead. Either way: remove the socket and exit.
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    # SIGTERM instead (POSIX). Either way: remove the socket and exit.
+    for signum in _platform.stop_signals():
         loop.add_signal_handler(signum, eof.set)
     port.start()
     eof_wait = asyncio.ensure_future(eof.wait())

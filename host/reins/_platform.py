@@ -1,5 +1,6 @@
 """What differs between the desktops reins runs on, in one place: which OS this is, whose files
-are whose, and the Windows registry (through a small interface the tests replace with a fake).
+are whose, file locks, the stop signals and the native port's binary stdio, and the Windows
+registry (through a small interface the tests replace with a fake).
 
 Code elsewhere asks ``os_name()`` rather than reading ``sys.platform`` itself, so a test can run
 the Windows or macOS path on this Linux machine by replacing that one function; what cannot be
@@ -12,12 +13,18 @@ import os
 import sys
 from typing import Literal, Protocol
 
+from reins._errors import UsageError
+
 __all__ = [
     "OsName",
     "Registry",
     "WindowsRegistry",
+    "binary_stdio",
     "current_registry",
+    "lock_exclusive",
+    "move_fd_above",
     "os_name",
+    "stop_signals",
     "system_root",
     "user_id",
 ]
@@ -48,6 +55,62 @@ def user_id() -> int | None:
     if sys.platform == "win32" or os_name() == "win32":
         return None
     return os.getuid()
+
+
+def lock_exclusive(fd: int) -> None:
+    """Hold an exclusive lock on the open file ``fd`` until it is closed (the lock goes with the
+    process): ``flock`` on POSIX, ``msvcrt.locking`` of its first byte on Windows."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for ~10 s itself
+                return
+            except OSError:
+                continue
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def move_fd_above(fd: int, low: int) -> int:
+    """``fd`` moved to the lowest free descriptor >= ``low``, close-on-exec (the DevTools pipe's
+    keeper: POSIX only, as is passing a browser descriptors 3 and 4)."""
+    if sys.platform == "win32":
+        raise UsageError(
+            "loading the extension over the DevTools pipe is POSIX-only",
+            code="platform_unsupported",
+            hint="use Chromium or Chrome for Testing (`--browser PATH`), or load the extension "
+            "by hand: `reins install` prints its folder for Load unpacked",
+        )
+    import fcntl
+
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, low)
+    os.close(fd)
+    return moved
+
+
+def stop_signals() -> tuple[int, ...]:
+    """The signals that end the host cleanly through its event loop: SIGTERM, SIGINT, SIGHUP on
+    POSIX. None on Windows, whose event loop takes no signal handlers: the browser closes the
+    host's stdin when the port goes, which ends it there."""
+    if sys.platform == "win32":
+        return ()
+    import signal
+
+    return (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def binary_stdio(*fds: int) -> None:
+    """Native messaging's frames are bytes: on Windows a descriptor in text mode would turn
+    ``\\n`` into ``\\r\\n`` and stop at ``^Z``; binary mode there (POSIX has no text mode)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        for fd in fds:
+            msvcrt.setmode(fd, os.O_BINARY)
 
 
 class Registry(Protocol):

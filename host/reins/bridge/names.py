@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reins import _platform
 from reins._errors import UsageError
 from reins._paths import ensure_private_dir, valid_profile_name, write_private
 
@@ -127,12 +128,7 @@ def _locked(home: Path) -> Iterator[None]:
     ensure_private_dir(home)
     fd = os.open(home / "profiles.lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
     try:
-        try:
-            import fcntl
-        except ImportError:  # Windows: hosts start one at a time there in practice
-            yield
-            return
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _platform.lock_exclusive(fd)
         yield
     finally:
         os.close(fd)

@@ -5,7 +5,10 @@ Two threads move bytes so the event loop never blocks on a pipe: a reader feedin
 ``encode_frame`` (Chrome closes the port on a frame over 1 MiB, so such a message fails with
 ``message_too_large`` before it is queued). Both use the raw descriptors, not ``sys.stdin.buffer``:
 a thread blocked inside a buffered reader makes the interpreter abort at exit (SIGABRT,
-``_enter_buffered_busy``), which is what a SIGTERM used to end in.
+``_enter_buffered_busy``), which is what a SIGTERM used to end in. The threads are also what
+makes the port work on Windows: asyncio's Proactor loop there reads pipes it opened itself with
+overlapped I/O, not an inherited anonymous pipe, and a blocking read in a thread needs neither;
+the descriptors are put in binary mode there first (``_platform.binary_stdio``).
 
 A bad frame (empty, not JSON, a 5,000-digit number, nested too deep) is logged and dropped; only
 end-of-file ends the port. nativemessaging-ng (whose reader treats an empty frame as end-of-file
@@ -23,6 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from reins import _platform
 from reins._errors import ReinsError
 from reins.bridge.framing import MAX_TO_BROWSER, FrameDecoder, encode_frame
 
@@ -55,6 +59,7 @@ class NativePort:
         self._writer = threading.Thread(target=self._write_loop, name="reins-stdout", daemon=True)
 
     def start(self) -> None:
+        _platform.binary_stdio(self._fd_in, self._fd_out)
         self._reader.start()
         self._writer.start()
 

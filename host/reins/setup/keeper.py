@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from reins._errors import UsageError
+from reins import _platform
 
 BROWSER_IN = 3  # the browser reads commands here
 BROWSER_OUT = 4  # and writes answers here
@@ -32,13 +32,8 @@ _HIGH = 10  # where the keeper's own ends wait while the browser's are placed at
 
 
 def _high(fd: int) -> int:
-    if sys.platform == "win32":  # `reins launch` refuses the pipe there first
-        raise UsageError("the DevTools pipe is POSIX-only", code="platform_unsupported")
-    import fcntl
-
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH)
-    os.close(fd)
-    return moved
+    # POSIX only (`reins launch` refuses the pipe on Windows first; this refuses it again)
+    return _platform.move_fd_above(fd, _HIGH)
 
 
 def start(args: list[str], stderr: int) -> tuple[subprocess.Popen[bytes], int, int]:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from reins import _platform
 from reins._errors import ConnectionFailure, ReinsError, UsageError
 from reins._paths import (
     ensure_private_dir,
@@ -206,26 +207,10 @@ def _launching(pdir: Path) -> Iterator[None]:
     and then finds its browser (``_reuse``). The lock is the OS's: it goes with its process."""
     fd = os.open(pdir / "launch.lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
     try:
-        _lock(fd)
+        _platform.lock_exclusive(fd)
         yield
     finally:
         os.close(fd)
-
-
-def _lock(fd: int) -> None:
-    if sys.platform == "win32":
-        import msvcrt
-
-        while True:
-            try:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for ~10 s itself
-                return
-            except OSError:
-                continue
-    else:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 def _launch(

@@ -190,7 +190,10 @@ class TraceDisk:
             return False
         try:
             size = os.fstat(fd).st_size
-            return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+            if size == 0:
+                return True
+            os.lseek(fd, size - 1, os.SEEK_SET)  # its own descriptor: no pread needed (Windows)
+            return os.read(fd, 1) == b"\n"
         except OSError:
             return False
         finally:
