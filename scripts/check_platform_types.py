@@ -2,11 +2,10 @@
 """mypy --strict of host/reins as Windows and macOS see it (`--platform win32` / `darwin`).
 
 This machine is Linux: these runs are how the Windows and macOS code paths get type-checked at all.
-macOS must be clean. On Windows the modules below do not type-check yet, because they use what only
-POSIX has (the AF_UNIX control socket, process groups and POSIX signals); that
-is the Windows transport and launch work still to do (docs/install.md, "What remains"). Every other
-module, registration included (setup/install.py, setup/browsers.py, _paths.py, _platform.py), must be
-clean for win32; an error there, or in a new module, fails the check.
+macOS must be clean. On Windows the module below does not type-check yet, because it uses what only
+POSIX has (process groups and POSIX signals): `reins launch` on Windows is still to do
+(docs/install.md, "What remains"). Every other module — the host, the control channel, the CLI's
+client, registration — must be clean for win32; an error there, or in a new module, fails the check.
 
 Usage: scripts/check_platform_types.py   (run by scripts/check)
 """
@@ -20,8 +19,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOT_YET_ON_WINDOWS = {
-    "host/reins/bridge/client.py": "AF_UNIX client, peer uid",
-    "host/reins/bridge/server.py": "start_unix_server, peer uid",
     "host/reins/setup/launch.py": "killpg, WNOHANG, SIGKILL",
 }
 _ERROR = re.compile(r"^(?P<path>[^:]+):\d+: error:")

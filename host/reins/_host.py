@@ -24,13 +24,13 @@ from typing import Any
 from reins import __version__, _platform
 from reins._errors import BrowserError, ConnectionFailure, DeadlineExceeded, ReinsError, UsageError
 from reins._paths import (
+    control_path,
     ensure_private_dir,
     open_private_append,
     reins_home,
     socket_dir,
-    socket_path,
 )
-from reins.bridge.client import socket_alive
+from reins.bridge.client import host_alive, socket_alive
 from reins.bridge.command import Command
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.current import CurrentTab
@@ -140,7 +140,7 @@ def _pick_profile(requested: str, home: Path) -> str:
     host for the same name takes ``name-2``, ``name-3``…)."""
     for n in range(1, 50):
         name = requested if n == 1 else f"{requested}-{n}"
-        path = socket_path(name, home)
+        path = control_path(name, home)
         if not path.exists():
             return name
         if not socket_alive(path):
@@ -158,15 +158,17 @@ def _name_profile(link: ExtensionLink, home: Path, wanted: str | None, launched:
         instance=instance,
         wanted=wanted,
         launched=launched,
-        is_live=lambda name: socket_alive(socket_path(name, home)),
+        is_live=lambda name: host_alive(name, home),
     )
 
 
-async def _leave_to_us(path: Path) -> None:
+async def _leave_to_us(profile: str, home: Path) -> None:
     """The profile's previous host (its port closed) is on its way out: give it a moment."""
     loop = asyncio.get_running_loop()
     deadline = time.monotonic() + _TAKEOVER_WAIT_S
-    while time.monotonic() < deadline and await loop.run_in_executor(None, socket_alive, path):
+    while time.monotonic() < deadline and await loop.run_in_executor(
+        None, host_alive, profile, home
+    ):
         await asyncio.sleep(0.1)
 
 
@@ -221,9 +223,13 @@ async def _serve(home: Path, wanted: str | None, launched: bool) -> None:
     port.send(
         {"type": "host_hello", "version": __version__, "profile": profile, "launched": launched}
     )
-    path = socket_path(profile, home)
-    await _leave_to_us(path)
-    server = ControlServer(path, dispatcher.dispatch, answered=host.answered)
+    await _leave_to_us(profile, home)
+    server = ControlServer(
+        control_path(profile, home),
+        dispatcher.dispatch,
+        answered=host.answered,
+        transport=_platform.transport(),
+    )
     await server.start()
     log.info(
         "host %s for profile %s (%s) listening on %s",

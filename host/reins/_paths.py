@@ -28,6 +28,8 @@ __all__ = [
     "EXTENSION_ID",
     "HOST_NAME",
     "StrPath",
+    "control_file",
+    "control_path",
     "data_home",
     "ensure_private_dir",
     "home_str",
@@ -190,6 +192,26 @@ def socket_dir_str(home: StrPath | None = None) -> str:
 def socket_file(profile: str, home: StrPath | None = None) -> str:
     """A profile's control socket, as a string (see `socket_dir_str`)."""
     return os.path.join(socket_dir_str(home), f"{profile}.sock")
+
+
+_SUFFIX = {"unix": ".sock", "tcp": ".tcp"}
+
+
+def control_file(
+    profile: str, home: StrPath | None = None, transport: _platform.Transport | None = None
+) -> str:
+    """Where a profile's host can be reached, as a string: its Unix socket (``PROFILE.sock``) or,
+    on the tcp transport, its endpoint file (``PROFILE.tcp``: port and secret); the host's own
+    transport (``_platform.transport``) unless one is named."""
+    suffix = _SUFFIX[transport or _platform.transport()]
+    return os.path.join(socket_dir_str(home), f"{profile}{suffix}")
+
+
+def control_path(profile: str, home: Path | None = None) -> Path:
+    """`control_file` for this host's transport, as a Path."""
+    from pathlib import Path
+
+    return Path(control_file(profile, home))
 
 
 def socket_dir(home: Path | None = None) -> Path:

@@ -1,6 +1,6 @@
 """What differs between the desktops reins runs on, in one place: which OS this is, whose files
-are whose, file locks, the stop signals and the native port's binary stdio, and the Windows
-registry (through a small interface the tests replace with a fake).
+are whose, the control channel's transport, file locks, the stop signals and the native port's
+binary stdio, and the Windows registry (through a small interface the tests replace with a fake).
 
 Code elsewhere asks ``os_name()`` rather than reading ``sys.platform`` itself, so a test can run
 the Windows or macOS path on this Linux machine by replacing that one function; what cannot be
@@ -11,25 +11,32 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from reins._errors import UsageError
+
+if TYPE_CHECKING:
+    import _socket
 
 __all__ = [
     "OsName",
     "Registry",
+    "Transport",
     "WindowsRegistry",
     "binary_stdio",
     "current_registry",
+    "exclusive_address",
     "lock_exclusive",
     "move_fd_above",
     "os_name",
     "stop_signals",
     "system_root",
+    "transport",
     "user_id",
 ]
 
 OsName = Literal["linux", "darwin", "win32"]
+Transport = Literal["unix", "tcp"]
 
 
 def os_name() -> OsName:
@@ -55,6 +62,38 @@ def user_id() -> int | None:
     if sys.platform == "win32" or os_name() == "win32":
         return None
     return os.getuid()
+
+
+def transport() -> Transport:
+    """The control channel a host listens on (docs/security.md, "The control channel"): a Unix
+    socket on Linux and macOS; loopback TCP with a per-host secret on Windows, whose Python has
+    no AF_UNIX. ``REINS_TRANSPORT=tcp`` selects the Windows transport on POSIX, to run it here
+    (tests); ``unix`` on Windows is refused."""
+    chosen = os.environ.get("REINS_TRANSPORT", "")
+    if chosen not in ("", "unix", "tcp"):
+        raise UsageError(
+            f"REINS_TRANSPORT={chosen!r} is not a transport",
+            hint="unset it, or set it to `tcp` (the Windows transport) or `unix`",
+        )
+    if os_name() == "win32":
+        if chosen == "unix":
+            raise UsageError(
+                "REINS_TRANSPORT=unix: Windows Python has no Unix sockets",
+                code="platform_unsupported",
+                hint="unset REINS_TRANSPORT (Windows uses the tcp transport)",
+            )
+        return "tcp"
+    return "tcp" if chosen == "tcp" else "unix"
+
+
+def exclusive_address(sock: _socket.socket) -> None:
+    """Before a bind on Windows: no other process may bind the same address and port, whatever
+    options it sets (``SO_EXCLUSIVEADDRUSE``). On POSIX a listening port cannot be bound again
+    without SO_REUSEPORT, which Linux grants only to the same user: nothing to set."""
+    if sys.platform == "win32":
+        import _socket
+
+        sock.setsockopt(_socket.SOL_SOCKET, _socket.SO_EXCLUSIVEADDRUSE, 1)
 
 
 def lock_exclusive(fd: int) -> None:

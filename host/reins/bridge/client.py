@@ -1,5 +1,6 @@
-"""The lean socket client the CLI (and `reins mcp`) uses: standard library only, no pydantic, no
-host modules.
+"""The lean client the CLI (and `reins mcp`) uses: standard library only, no pydantic, no host
+modules. It reaches a host through its Unix socket, or through its endpoint file on the tcp
+transport (Windows; bridge/handshake.py), whichever the host listens on.
 
 It is on the path of every CLI call, so it imports the least it can: `_socket`, the C module the
 `socket` module wraps (`socket` itself costs ~5 ms at each start, building its enums), and paths as
@@ -13,11 +14,13 @@ import itertools
 import json
 import os
 import struct
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from reins import _platform
 from reins._errors import ConnectionFailure, ReinsError
-from reins._paths import StrPath, home_str, socket_dir_str, socket_file
+from reins._paths import StrPath, home_str, socket_dir_str
 
 if TYPE_CHECKING:  # names.py is imported only on the no-host error path: it is not light
     from reins.bridge.names import KnownProfile
@@ -26,6 +29,7 @@ __all__ = [
     "Connection",
     "answer_wait_s",
     "connect",
+    "host_alive",
     "live_profiles",
     "peer_uid",
     "request",
@@ -63,21 +67,84 @@ def peer_uid(sock: _socket.socket) -> int | None:
     return None if creds is None else creds[1]
 
 
-def _probe(path: str) -> _socket.socket | None:
-    """A connection to the host listening on this socket, or None when nothing answers there (a
-    file left by a host that died)."""
-    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    probe.settimeout(0.5)
+def _probe(path: str, timeout: float = 0.5) -> _socket.socket | None:
+    """A connection to the host reached through ``path`` (a Unix socket, or a tcp host's endpoint
+    file: then the host has proved itself), or None when nothing answers there (a file left by
+    a host that died)."""
     try:
-        probe.connect(path)
-    except OSError:
-        probe.close()
+        return _open(path, timeout)
+    except ConnectionFailure:
         return None
-    return probe
+
+
+def _open(path: str, timeout: float) -> _socket.socket:
+    """A connected socket to the host at ``path``, or ConnectionFailure."""
+    if path.endswith(".tcp"):
+        return _open_tcp(path, timeout)
+    if sys.platform == "win32":
+        raise ConnectionFailure(f"{path}: Windows Python has no Unix sockets", code="no_host")
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(path)
+    except OSError as exc:
+        sock.close()
+        raise ConnectionFailure(
+            f"cannot reach the host at {path}: {exc.strerror}", code="no_host"
+        ) from exc
+    return sock
+
+
+def _open_tcp(path: str, timeout: float) -> _socket.socket:
+    """Connect to the loopback port of a tcp host's endpoint file, prove we know its secret and
+    check that it knows it too, before anything else is sent (bridge/handshake.py)."""
+    import time
+
+    from reins.bridge import handshake
+
+    endpoint = handshake.read_endpoint(path)
+    if endpoint is None:
+        raise ConnectionFailure(f"no readable reins endpoint at {path}", code="no_host")
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(("127.0.0.1", endpoint.port))
+        nonce, hello = handshake.client_hello(endpoint.secret, int(time.time() * 1000))
+        sock.sendall(hello)
+        reply = b""
+        while b"\n" not in reply and len(reply) <= handshake.MAX_HELLO:
+            chunk = sock.recv(handshake.MAX_HELLO + 1)
+            if not chunk:
+                break
+            reply += chunk
+    except OSError as exc:
+        sock.close()
+        raise ConnectionFailure(
+            f"cannot reach the host of {path} at 127.0.0.1:{endpoint.port}: {exc}", code="no_host"
+        ) from exc
+    line, newline, rest = reply.partition(b"\n")
+    if not newline or rest or not handshake.host_verified(endpoint.secret, nonce, line):
+        sock.close()  # a process that does not know the secret: it gets no request
+        raise ConnectionFailure(
+            f"the process at 127.0.0.1:{endpoint.port} did not prove it is the reins host of "
+            f"{path}; refusing to talk to it",
+            code="no_host",
+            hint="its host has probably exited and another program took the port: start the "
+            "browser again (`reins status` lists live hosts)",
+        )
+    return sock
+
+
+def _suffixes() -> tuple[str, ...]:
+    """The control files to try for a profile, this process's own transport first."""
+    if sys.platform == "win32":
+        return (".tcp",)
+    return (".tcp", ".sock") if _platform.transport() == "tcp" else (".sock", ".tcp")
 
 
 def socket_alive(path: StrPath) -> bool:
-    """Does a host answer on this socket (as opposed to a file left by one that died)?"""
+    """Does a host answer through this socket or endpoint file (as opposed to a file left by one
+    that died)?"""
     probe = _probe(os.fspath(path))
     if probe is None:
         return False
@@ -85,26 +152,37 @@ def socket_alive(path: StrPath) -> bool:
     return True
 
 
-def _live(home: StrPath | None) -> dict[str, _socket.socket]:
-    """The profiles whose host answers, each with the connection that found it out."""
+def host_alive(profile: str, home: StrPath | None = None) -> bool:
+    """Does a host of this profile answer, on either transport?"""
+    directory = socket_dir_str(home)
+    return any(socket_alive(os.path.join(directory, profile + s)) for s in _suffixes())
+
+
+def _live(home: StrPath | None) -> dict[str, tuple[str, _socket.socket]]:
+    """The profiles whose host answers, each with its control file and the connection that found
+    it out (a Unix socket, or a tcp host's endpoint file)."""
     directory = socket_dir_str(home)
     try:
         names = os.listdir(directory)
     except OSError:  # no such directory (no host ever ran here), or not one
         return {}
-    live: dict[str, _socket.socket] = {}
-    for profile in sorted(
-        n[: -len(".sock")] for n in names if n.endswith(".sock") and n != ".sock"
-    ):
-        probe = _probe(os.path.join(directory, f"{profile}.sock"))
-        if probe is not None:
-            live[profile] = probe
+    suffixes = _suffixes()
+    profiles = {n.rsplit(".", 1)[0] for n in names if n.endswith(suffixes) and n[0] != "."}
+    live: dict[str, tuple[str, _socket.socket]] = {}
+    for profile in sorted(profiles):
+        for suffix in suffixes:
+            if profile + suffix in names:
+                path = os.path.join(directory, profile + suffix)
+                probe = _probe(path)
+                if probe is not None:
+                    live[profile] = (path, probe)
+                    break
     return live
 
 
 def live_profiles(home: StrPath | None = None) -> list[str]:
     live = _live(home)
-    for probe in live.values():
+    for _path, probe in live.values():
         probe.close()
     return list(live)
 
@@ -140,22 +218,29 @@ def _how_to_start(home: StrPath, profile: str | None) -> str:
 def connect(profile: str | None, home: StrPath | None = None) -> Connection:
     """A connection to the host of ``profile``, or, without one, to the only host that answers.
 
-    Without a profile the sockets are tried to tell live hosts from files dead ones left; the
-    one that answered is the connection (one connect per call, not a probe and then another)."""
+    Without a profile the control files are tried to tell live hosts from files dead ones left;
+    the one that answered is the connection (one connect per call, not a probe and then another).
+    """
     if profile:
-        path = socket_file(profile, home)
-        if not os.path.exists(path):
+        directory = socket_dir_str(home)
+        paths = [os.path.join(directory, profile + s) for s in _suffixes()]
+        present = [p for p in paths if os.path.exists(p)]
+        if not present:
             raise ConnectionFailure(
                 f"no reins host for profile {profile!r}",
                 code="no_host",
                 hint=_how_to_start(home or home_str(), profile),
             )
-        return Connection(path)
+        for path in present[:-1]:  # a file the other transport's host left: the next one
+            probe = _probe(path)
+            if probe is not None:
+                return Connection(path, connected=probe)
+        return Connection(present[-1])
     live = _live(home)
     if len(live) == 1:
-        [(name, probe)] = live.items()
-        return Connection(socket_file(name, home), connected=probe)
-    for probe in live.values():
+        [(path, probe)] = live.values()
+        return Connection(path, connected=probe)
+    for _path, probe in live.values():
         probe.close()
     if not live:
         raise ConnectionFailure(
@@ -173,35 +258,33 @@ def connect(profile: str | None, home: StrPath | None = None) -> Connection:
 
 
 class Connection:
-    """One socket connection; several requests may go over it in turn (``reins batch``)."""
+    """One connection to a host; several requests may go over it in turn (``reins batch``)."""
 
     def __init__(self, path: StrPath, *, connected: _socket.socket | None = None) -> None:
-        """Connect to the socket at ``path``, or take ``connected``, already connected to it."""
+        """Connect to the host reached through ``path`` (its Unix socket, or its endpoint file on
+        the tcp transport), or take ``connected``, already connected to it (and proved)."""
         path = os.fspath(path)
-        if connected is not None:
-            self._sock = connected
+        self._sock = connected if connected is not None else _open(path, 5.0)
+        self._peer_pid: int | None = None
+        if path.endswith(".tcp"):
+            from reins.bridge.handshake import read_endpoint
+
+            endpoint = read_endpoint(path)
+            self._peer_pid = endpoint.pid if endpoint else None
         else:
-            self._sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-            try:
-                self._sock.connect(path)
-            except OSError as exc:
+            creds = _peer_creds(self._sock)
+            self._peer_pid = creds[0] if creds else None
+            uid = creds[1] if creds else None
+            if uid is not None and uid != _platform.user_id():
+                # Not our host: another user's process bound this path. Send it nothing.
                 self._sock.close()
                 raise ConnectionFailure(
-                    f"cannot reach the host at {path}: {exc.strerror}", code="no_host"
-                ) from exc
-        creds = _peer_creds(self._sock)
-        self._peer_pid: int | None = creds[0] if creds else None
-        uid = creds[1] if creds else None
-        if uid is not None and uid != os.getuid():
-            # Not our host: another user's process bound this path. Send it nothing.
-            self._sock.close()
-            raise ConnectionFailure(
-                f"the socket {path} belongs to a process of uid {uid}, not to you; refusing to "
-                "talk to it",
-                code="no_host",
-                hint=f"remove it and check who can write to {os.path.dirname(path)} (it must be "
-                "yours, 0700)",
-            )
+                    f"the socket {path} belongs to a process of uid {uid}, not to you; refusing "
+                    "to talk to it",
+                    code="no_host",
+                    hint=f"remove it and check who can write to {os.path.dirname(path)} (it must "
+                    "be yours, 0700)",
+                )
         self._buffer = b""
         self._ids: Iterator[int] = itertools.count(1)
 

@@ -77,14 +77,17 @@ def _probe_host(launcher: str) -> tuple[bool, str]:
             proc.stdin.flush()
         except OSError:
             pass  # it exited already: reported below
-        # A launcher written for a profile names its own socket; any socket means it started.
+        # A launcher written for a profile names its own control file (a socket, or a tcp host's
+        # endpoint file); any such file means it started.
         sockets = socket_dir(Path(tmp))
+
+        def listening() -> bool:
+            return any(p.suffix in (".sock", ".tcp") for p in sockets.glob("[!.]*"))
+
         deadline = time.monotonic() + 10
-        while (
-            time.monotonic() < deadline and proc.poll() is None and not any(sockets.glob("*.sock"))
-        ):
+        while time.monotonic() < deadline and proc.poll() is None and not listening():
             time.sleep(0.05)
-        started = any(sockets.glob("*.sock"))
+        started = listening()
         try:
             proc.stdin.close()
         except OSError:
@@ -411,7 +414,11 @@ def doctor(
 
     names = live_profiles()
     connected = False
-    detail = "no browser connected (no live host socket under " + str(reins_home() / "run") + ")"
+    detail = (
+        "no browser connected (no live host socket or endpoint under "
+        + str(reins_home() / "run")
+        + ")"
+    )
     answer: dict[str, Any] = {}
     if names:
         try:

@@ -22,11 +22,11 @@ from typing import Any
 from reins import _platform
 from reins._errors import ConnectionFailure, ReinsError, UsageError
 from reins._paths import (
+    control_path,
     ensure_private_dir,
     open_private_append,
     profile_dir,
     reins_home,
-    socket_path,
     valid_profile_name,
     write_private,
 )
@@ -224,7 +224,7 @@ def _launch(
     timeout_s: float,
     load: str | None,
 ) -> dict[str, Any]:
-    sock = socket_path(name, home)
+    sock = control_path(name, home)
     data_dir = Path(user_data_dir).expanduser().absolute() if user_data_dir else pdir / "user-data"
     running = running_browser(pdir, data_dir)
     if running is not None:
@@ -466,7 +466,7 @@ def shutdown(name: str | None = None) -> dict[str, Any]:
         )
     _terminate(pid)
     (pdir / "browser.pid").unlink(missing_ok=True)
-    sock = socket_path(name, home)
+    sock = control_path(name, home)
     deadline = time.monotonic() + 5
     while sock.exists() and socket_alive(sock) and time.monotonic() < deadline:
         time.sleep(0.05)
