@@ -415,3 +415,47 @@ def test_a_deleted_endpoint_file_is_put_back_with_the_same_port_and_secret(
 
     (before, after, answer), _ = run_with_server(tmp_path, body, watch_every=0.05)
     assert after == before and answer["echo"] == "ping"
+
+
+def test_the_real_host_process_on_the_tcp_transport(tmp_path: Path) -> None:
+    """`python -m reins._host` with REINS_TRANSPORT=tcp, its extension played on stdio: the
+    endpoint file 0600 in the 0700 folder and no socket, the real client's ping answered, the
+    file gone after SIGTERM."""
+    import subprocess
+    import sys
+
+    from reins.bridge.framing import MAX_FROM_BROWSER, encode_frame
+
+    env = dict(os.environ, REINS_HOME=str(tmp_path), REINS_TRANSPORT="tcp", REINS_PROFILE="p")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        assert proc.stdin is not None
+        hello = {"type": "hello", "version": "t", "session": "s", "instance": "i"}
+        proc.stdin.write(encode_frame(hello, max_size=MAX_FROM_BROWSER))
+        proc.stdin.flush()
+        path = tmp_path / "run" / "p.tcp"
+        deadline = time.monotonic() + 15
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        assert not list(path.parent.glob("*.sock"))
+        with client.Connection(path) as conn:
+            assert conn.call("ping", timeout_ms=2000)["pong"] is True
+        assert client.live_profiles(tmp_path) == ["p"]
+        proc.terminate()
+        assert proc.wait(10) == 0
+        assert not path.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
