@@ -459,3 +459,33 @@ def test_the_real_host_process_on_the_tcp_transport(tmp_path: Path) -> None:
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
+
+
+def test_simulated_windows_a_hung_tcp_host_is_named_by_its_endpoints_pid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Simulation (os_name() says win32) for the hint's wording; the hang is real: a command
+    that never answers, over the real tcp transport."""
+    monkeypatch.setattr(_platform, "os_name", lambda: "win32")
+    path = tmp_path / "p.tcp"
+
+    async def dispatch(request: Request) -> dict[str, Any]:
+        await asyncio.sleep(60)
+        return {}
+
+    def call() -> ConnectionFailure:
+        with client.Connection(path) as conn, pytest.raises(ConnectionFailure) as caught:
+            conn.call("eval", timeout_ms=1)
+        return caught.value
+
+    async def scenario() -> ConnectionFailure:
+        server = ControlServer(path, dispatch, transport="tcp")
+        await server.start()
+        try:
+            return await asyncio.to_thread(call)
+        finally:
+            await server.close()
+
+    failure = asyncio.run(scenario())
+    assert failure.code == "host_unresponsive"
+    assert f"taskkill /F /PID {os.getpid()}" in (failure.hint or "")

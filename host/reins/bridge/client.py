@@ -67,12 +67,13 @@ def peer_uid(sock: _socket.socket) -> int | None:
     return None if creds is None else creds[1]
 
 
-def _probe(path: str, timeout: float = 0.5) -> _socket.socket | None:
+def _probe(path: str) -> _socket.socket | None:
     """A connection to the host reached through ``path`` (a Unix socket, or a tcp host's endpoint
     file: then the host has proved itself), or None when nothing answers there (a file left by
-    a host that died)."""
+    a host that died). A socket's connect is the kernel's (0.5 s); a tcp host's proof needs its
+    event loop, which a busy host may hold for a moment (2 s: longer is a hung host)."""
     try:
-        return _open(path, timeout)
+        return _open(path, 2.0 if path.endswith(".tcp") else 0.5)
     except ConnectionFailure:
         return None
 
@@ -340,7 +341,8 @@ class Connection:
                 self._buffer += chunk
         except TimeoutError as exc:
             who = f"the host (pid {self._peer_pid})" if self._peer_pid else "the host"
-            end = f"`kill {self._peer_pid}`" if self._peer_pid else "end the reins host process"
+            kill = "taskkill /F /PID" if _platform.os_name() == "win32" else "kill"
+            end = f"`{kill} {self._peer_pid}`" if self._peer_pid else "end the reins host process"
             raise ConnectionFailure(
                 f"{cmd}: {who} took the request but did not answer within {wait_s:.1f} s (its "
                 f"budget was {budget_ms} ms): it is hung",
