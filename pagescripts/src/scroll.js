@@ -73,29 +73,121 @@ const ROW_LIKE = '[role="row"], [role="listitem"], [role="option"], [role="treei
 
 // What `el`'s scroller shows now, for `scroll --until`'s search of a long list: the text of each
 // row it shows (row-like elements whose middle lies inside the scroller's box, top to bottom,
-// header rows left out; 60 at most, 120 characters each), with wheelPoint's answer; with `spec`
-// (a text target's {text, exact}), `holds`: an element inside the scroller that holds the text is
-// in view (the host then looks the target up the whole way).
+// header rows left out; 60 at most, 120 characters each), with wheelPoint's answer, and `seen`:
+// the stretches of the scroller's content (in px from its top) that are rendered now, merged
+// ([[from, to], …], 20 at most; the box itself when no row-like element is there). With `spec`
+// (a text target's {text, exact}): `holds`, an element inside the scroller that holds the text is
+// in view (the host then looks the target up the whole way), and `target_at`, where in the content
+// the middle of the element holding it lies, when one is rendered (null otherwise).
 export function rowsShown(el, spec) {
   const at = wheelPoint(el);
   const s = scrollerOf(el);
-  const box = isPage(s) ? { top: 0, bottom: s.ownerDocument.defaultView.innerHeight } : s.getBoundingClientRect();
+  const page = isPage(s);
+  const box = page ? { top: 0, bottom: s.ownerDocument.defaultView.innerHeight } : s.getBoundingClientRect();
+  const origin = box.top + (page ? 0 : s.clientTop) - s.scrollTop;
   const rows = [];
-  for (const row of s.querySelectorAll(ROW_LIKE)) {
-    if (row.parentElement?.closest(ROW_LIKE) || row.querySelector('[role="columnheader"]')) continue;
+  for (const row of rowsOf(s)) {
     const r = row.getBoundingClientRect();
+    if (r.height === 0) continue;
     const mid = r.top + r.height / 2;
-    if (r.height === 0 || mid < box.top || mid > box.bottom) continue;
+    if (mid < box.top || mid > box.bottom) continue;
     const text = (row.innerText || "").replace(/\s+/g, " ").trim().slice(0, 120);
     if (text) rows.push({ top: r.top, text });
   }
   rows.sort((a, b) => a.top - b.top);
-  const out = { ...at, rows: rows.slice(0, 60).map((r) => r.text) };
+  const seen = renderedSpans(s, page, at, at.height);
+  const out = { ...at, rows: rows.slice(0, 60).map((r) => r.text), seen };
   if (spec) {
     const holder = textInside(s, spec);
     out.holds = holder !== s && shownInScrollers(holder);
+    let r = null;
+    if (holder !== s) r = holder.getBoundingClientRect();
+    out.target_at = r && r.height > 0 ? Math.round(r.top + r.height / 2 - origin) : null;
   }
   return out;
+}
+
+// The row-like elements of scroller `s` (header rows and rows inside rows left out).
+function* rowsOf(s) {
+  for (const row of s.querySelectorAll(ROW_LIKE)) {
+    if (row.parentElement?.closest(ROW_LIKE) || row.querySelector('[role="columnheader"]')) continue;
+    yield row;
+  }
+}
+
+// The stretches of `s`'s content (px from its top) its rows render now, merged; the box itself
+// when it has no row-like element.
+function renderedSpans(s, page, at, height) {
+  const box = page ? { top: 0 } : s.getBoundingClientRect();
+  const origin = box.top + (page ? 0 : s.clientTop) - s.scrollTop;
+  const spans = [];
+  for (const row of rowsOf(s)) {
+    const r = row.getBoundingClientRect();
+    if (r.height > 0) spans.push([r.top - origin, r.bottom - origin]);
+  }
+  // The box itself is seen when what the rows render reaches its bottom edge (or the end): a
+  // header above the first row, or the padding below the last, holds no row to look at.
+  const bottom = at.scroll_top + height;
+  const reach = (a, b) => a <= bottom && (b >= bottom - 1 || (at.at_end && b > at.scroll_top));
+  if (spans.some(([a, b]) => reach(a, b))) spans.push([at.scroll_top, bottom]);
+  return merged(spans, { scroll_top: at.scroll_top, height });
+}
+
+// Rendered stretches of content, merged where they touch (within 1 px), rounded inwards.
+function merged(spans, at) {
+  if (spans.length === 0) return [[at.scroll_top, at.scroll_top + at.height]];
+  spans.sort((a, b) => a[0] - b[0]);
+  const out = [];
+  for (const [a, b] of spans) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out.slice(0, 20).map(([a, b]) => [Math.ceil(a), Math.floor(b)]);
+}
+
+// `scroll --until`'s sweep of a list in no order a search can use: from `from` (px of content)
+// down, each step as long as what the list rendered at the last (at least half a screen), until
+// a text holding `spec` is rendered, the end, `most` steps or `ms` milliseconds. A step sets the
+// scroll position and tells the list at once (a scroll event, as the browser sends one at the
+// next frame), so a list that renders in its scroll handler draws many positions a frame; where
+// what it rendered does not cover the box yet, the step waits for two frames and reads again.
+// Answers the last step's rowsShown, with `seen` merged over all steps and `looks`.
+export async function sweepList(el, spec, from, most, ms) {
+  const s = scrollerOf(el);
+  const page = isPage(s);
+  const stop = Date.now() + ms;
+  const height = s.clientHeight || s.ownerDocument.defaultView.innerHeight;
+  const spans = [];
+  let looks = 0;
+  let top = from;
+  // One step's look, lean (the full rowsShown only where the text is rendered): what is rendered.
+  const rendered = () => {
+    const at = position(s);
+    return { ...at, height, seen: renderedSpans(s, page, at, height) };
+  };
+  while (looks < most && (looks === 0 || Date.now() < stop)) {
+    s.scrollTop = top;
+    (page ? s.ownerDocument : s).dispatchEvent(new Event("scroll"));
+    let look = rendered();
+    if (!covers(look)) {
+      await framesPassed(el);
+      look = rendered();
+    }
+    looks += 1;
+    spans.push(...look.seen);
+    if (textInside(s, spec) !== s || look.at_end) break;
+    const at = look.scroll_top;
+    const span = look.seen.filter(([a, b]) => a <= at + 1 && b > at).map(([, b]) => b - at)[0] || 0;
+    top = at + Math.max(span, height / 2);
+  }
+  const last = rowsShown(el, spec);
+  return { ...last, seen: merged([...spans, ...last.seen], last), looks };
+}
+
+function covers(look) {
+  const top = look.scroll_top;
+  return look.seen.some(([a, b]) => a <= top + 1 && b >= top + Math.min(look.height, look.max + look.height - top) - 1);
 }
 
 // Resolves once the page drew two frames (the scroll a wheel started reached the page, and its
@@ -106,6 +198,12 @@ export function framesPassed(el) {
     const timer = setTimeout(resolve, 100);
     w.requestAnimationFrame(() => w.requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
   });
+}
+
+// rowsShown's answer once the page drew two frames (framesPassed): one call for a wheel turn's look.
+export async function rowsAfterFrames(el, spec) {
+  await framesPassed(el);
+  return rowsShown(el, spec);
 }
 
 function scrollInView(n) {

@@ -5,7 +5,7 @@ searches a list whose rows are not of the target's kind."""
 
 from __future__ import annotations
 
-from reins.act.listsearch import ListSearch, natural_key
+from reins.act.listsearch import ListSearch, Sweep, natural_key
 
 ROW = 40.0
 HEIGHT = 400.0
@@ -66,3 +66,33 @@ def test_at_the_end_of_a_list_that_may_grow_it_hands_over() -> None:
     search = ListSearch.for_text("Vendor 12000")
     assert search.next_position(END, HEIGHT, END, _rows(END), at_end=True) is None
     assert search.lo == END
+
+
+def test_a_sweep_goes_down_from_where_it_began_then_from_the_top() -> None:
+    sweep = Sweep.starting_at(4000)
+    sweep.add([(3960, 4440)])
+    assert sweep.next_top(10_000) == 4440
+    sweep.add([(4440, 10_000)])
+    assert sweep.next_top(10_000) == 0  # the end reached: from the top down to where it began
+    sweep.add([(0, 3000)])
+    assert sweep.next_top(10_000) == 3000
+    assert 0.6 < sweep.share_seen(10_000) < 1
+    sweep.add([(2999.5, 3961)])
+    assert sweep.next_top(10_000) is None and sweep.share_seen(10_000) == 1
+
+
+def test_a_gap_a_turn_left_behind_is_looked_at_before_the_sweep_moves_on() -> None:
+    sweep = Sweep.starting_at(0)
+    sweep.add([(0, 440), (900, 1340)])  # a turn went further than what was rendered
+    assert sweep.next_top(10_000) == 440
+    sweep.add([(440, 880)])
+    assert sweep.next_top(10_000) == 880  # 880..900 still not looked at
+    sweep.add([(870, 905)])
+    assert sweep.next_top(10_000) == 1340
+
+
+def test_a_list_that_grows_at_its_end_is_not_seen_whole_any_more() -> None:
+    sweep = Sweep.starting_at(0)
+    sweep.add([(0, 2000)])
+    assert sweep.next_top(2000) is None
+    assert sweep.next_top(2600) == 2000

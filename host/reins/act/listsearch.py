@@ -1,4 +1,4 @@
-"""Where in a long sorted list a text is: `scroll --until text=…`'s bisection (pure).
+"""Where in a long list a text is: `scroll --until text=…`'s bisection and sweep (pure).
 
 A virtual list renders only the rows around its scroll position, so a row far down is reached
 only by scrolling there; a wheel turn of one screen at a time takes a thousand turns over a
@@ -6,8 +6,10 @@ only by scrolling there; a wheel turn of one screen at a time takes a thousand t
 by value, any case) and the target text reads as a row of that order (its first word is theirs),
 the next look goes halfway between the positions known to lie before and after the target;
 once those are less than a screen apart, or anything contradicts the order, the search hands
-over to screen-sized turns from the position known to lie before it. The search only chooses
-where to look: a target is found only when it is there and in view.
+over to a sweep from the position known to lie before it. In a list in no such order, ``Sweep``
+keeps which stretches of the content were rendered at some look, so that every part is looked at
+once (gaps a turn left behind too) and the end of the sweep is known. Both only choose where to
+look: a target is found only when it is there and in view.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ListSearch", "natural_key"]
+__all__ = ["ListSearch", "Sweep", "natural_key"]
 
 _CHUNKS = re.compile(r"\d+|\D+")
 
@@ -63,7 +65,7 @@ class ListSearch:
     ) -> float | None:
         """Where to look next (a scroll position; once the span is a screen, the position known
         to lie before the target, and the search is over), or None: the search is over, and
-        screen-sized turns go on from where the scroller is."""
+        the sweep goes on from where the scroller is."""
         if not self.on:
             return None
         keys = [natural_key(row) for row in rows]
@@ -88,3 +90,50 @@ class ListSearch:
             self.on = False
             return self.lo
         return (self.lo + hi) / 2
+
+
+@dataclass
+class Sweep:
+    """A sweep of a list in no order the search can use: which stretches of its content (px from
+    its top) were rendered at some look, so every part of it is looked at once, gaps (a turn that
+    went further than asked, a row drawn late) included. ``origin`` is where the sweep began: it
+    goes down from there to the end, then from the top down to the origin."""
+
+    origin: float
+    seen: list[tuple[float, float]]
+
+    @classmethod
+    def starting_at(cls, top: float) -> Sweep:
+        return cls(origin=top, seen=[])
+
+    def add(self, stretches: list[tuple[float, float]]) -> None:
+        """Mark stretches as looked at (merged where they touch, within a pixel)."""
+        spans = sorted([*self.seen, *((a, b) for a, b in stretches if b > a)])
+        out: list[tuple[float, float]] = []
+        for a, b in spans:
+            if out and a <= out[-1][1] + 1:
+                out[-1] = (out[-1][0], max(out[-1][1], b))
+            else:
+                out.append((a, b))
+        self.seen = out
+
+    def first_unseen(self, start: float, end: float) -> float | None:
+        """The first point of [start, end) not looked at, or None."""
+        at = start
+        for a, b in self.seen:
+            if a > at + 1:
+                break
+            at = max(at, b)
+        return at if at < end - 1 else None
+
+    def next_top(self, length: float) -> float | None:
+        """Where the next look's top goes (``length``: the content's height): the first point not
+        looked at from the origin down, else from the top down; None once all was looked at."""
+        ahead = self.first_unseen(self.origin, length)
+        return ahead if ahead is not None else self.first_unseen(0.0, length)
+
+    def share_seen(self, length: float) -> float:
+        """How much of the content was looked at (0 to 1)."""
+        if length <= 0:
+            return 1.0
+        return min(1.0, sum(min(b, length) - max(a, 0.0) for a, b in self.seen if b > 0) / length)

@@ -2,19 +2,26 @@
 scroller until a target is there and in view.
 
 "What scrolls" is the element itself when it scrolls, else its nearest scrolling ancestor, else
-the page (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` uses wheel events
-(``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop``, because
-virtualized lists and infinite feeds render from the scroll events a person's wheel makes. A
-turn is a screen, except for a ``text=`` target in a list whose rows read as sorted: then each
-turn goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows).
+the page (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` turns the wheel
+(``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop`` where it
+moves to a place: virtualized lists and infinite feeds render from the scroll events a person's
+wheel makes. A turn is a screen, except for a ``text=`` target: in a list whose rows read as
+sorted each turn goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it
+the rows); once a look has the target rendered, one turn centres it; in a list in any other order
+the page sweeps it (``sweepList``: many positions a round trip, each telling the list it was
+scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the target
+is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part of the
+list was looked at: then a typed ``not_found``. Only the lookup of the target itself, in view in
+its scrollers, ever answers ``found``.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
-from reins.act.listsearch import ListSearch
+from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
 from reins.act.targets import parse_target
 from reins.bridge.context import CommandContext
@@ -27,8 +34,15 @@ __all__ = ["scroll_by", "scroll_until"]
 # A wheel turn moves this share of the scroller's height: rows that were at the bottom edge stay
 # in view after it, so nothing between two turns is skipped.
 _WHEEL_SHARE = 0.8
-# How often (in turns) a text target is looked up the whole way, not only in the scroller.
+# How often (in round trips) a text target is looked up the whole way, not only in the scroller.
 _FULL_LOOK_EVERY = 10
+# The longest one call of the sweep runs (the whole lookup runs between calls), and its most
+# steps (a bound that holds even where the page's clock does not).
+_SWEEP_CALL_S = 1.5
+_SWEEP_MOST_STEPS = 1000
+# How long a list looked at whole must keep its end (a feed grows there) before the target is
+# said to be in no part of it.
+_GRACE_S = 1.0
 
 
 def _turn(point: dict[str, Any]) -> int:
@@ -36,14 +50,102 @@ def _turn(point: dict[str, Any]) -> int:
     return round(float(point["height"]) * _WHEEL_SHARE)
 
 
-def _delta(search: ListSearch, point: dict[str, Any]) -> int:
-    """The wheel turn to where the list search looks next (a screen-sized turn when it is over)."""
-    rows = [str(row) for row in point.get("rows") or []]
-    top, height = float(point["scroll_top"]), float(point["height"])
-    ahead = search.next_position(
-        top, height, float(point["max"]), rows, at_end=bool(point["at_end"])
-    )
-    return _turn(point) if ahead is None else round(ahead - top)
+def _stretches(look: dict[str, Any]) -> list[tuple[float, float]]:
+    return [(float(a), float(b)) for a, b in look.get("seen") or []]
+
+
+class _Plan:
+    """Where one ``scroll --until`` with a text target goes next, from what the last look
+    showed: the bisection of a sorted list (ListSearch) while it lasts; a wheel turn that centres
+    the target once a look has it rendered; else the page's sweep (``sweepList``) from the first
+    part not looked at (Sweep), until every part of the list was. Other targets: a screen a
+    wheel turn."""
+
+    def __init__(
+        self,
+        ctx: CommandContext,
+        spec: dict[str, Any] | None,
+        search: ListSearch | None,
+        sweep: Sweep | None,
+        look: dict[str, Any],
+    ) -> None:
+        self.ctx, self.spec, self.search, self.sweep, self.look = ctx, spec, search, sweep, look
+        self.aim: float | None = None  # where a look of the last trip had the target rendered
+        self.met = False  # the target was rendered at some look
+        self.whole_since: float | None = None
+        self.began = time.monotonic()
+        if sweep is not None:
+            sweep.add(_stretches(look))
+
+    def next_step(self, target: str) -> list[int] | float:
+        """The wheel deltas of the next round trip, or where the sweep goes on from (raises
+        not_found once every part of the list was looked at)."""
+        look = self.look
+        top, height = float(look["scroll_top"]), float(look["height"])
+        if self.spec is None or self.sweep is None:
+            return [_turn(look)]
+        if self.search is not None and self.search.on:
+            rows = [str(row) for row in look.get("rows") or []]
+            at_end = bool(look["at_end"])
+            ahead = self.search.next_position(top, height, float(look["max"]), rows, at_end=at_end)
+            if ahead is not None:
+                if not self.search.on:  # the bisection is over: the sweep goes on from there
+                    self.sweep.origin = ahead
+                return [round(ahead - top)]
+        aim = look.get("target_at")
+        aim, self.aim = (self.aim if aim is None else float(aim)), None
+        if aim is not None:
+            self.met = True
+            return [round(aim - top - height / 2)]
+        length = float(look["max"]) + height
+        ahead = self.sweep.next_top(length)
+        if ahead is None:
+            now = time.monotonic()
+            self.whole_since = self.whole_since or now
+            if now - self.whole_since >= _GRACE_S and not self.met:
+                raise ResolutionError(
+                    f"{target} is in no part of {look['scroller']}: all of its {round(length)} px"
+                    " were rendered and looked at, and its end stayed the end",
+                    code="not_found",
+                    transient=False,
+                    hint="check the text (any case, a part of a row's text; quoted: exact), or"
+                    " give the SCROLLER that holds TARGET",
+                    details={"share_seen": 1.0},
+                )
+            return [_turn(look)]
+        self.whole_since = None
+        return ahead
+
+    def took(self, looks: list[dict[str, Any]]) -> None:
+        """What the looks of a round trip showed, in order."""
+        for look in looks:
+            if self.sweep is not None:
+                self.sweep.add(_stretches(look))
+            if self.aim is None and look.get("target_at") is not None:
+                self.aim = float(look["target_at"])
+        self.look = looks[-1]
+
+    def _share(self) -> float:
+        if self.sweep is None:
+            return 0.0
+        return self.sweep.share_seen(float(self.look["max"]) + float(self.look["height"]))
+
+    def how_far(self) -> str:
+        return f"; {self._share():.0%} of the list looked at" if self.sweep is not None else ""
+
+    def details(self) -> dict[str, Any]:
+        return {"share_seen": round(self._share(), 3)} if self.sweep is not None else {}
+
+    def hint(self) -> str:
+        share = self._share()
+        if self.sweep is None or self.met or share <= 0 or share >= 1:
+            return "give a SCROLLER (the list that holds TARGET), or a longer --timeout-ms"
+        whole = (time.monotonic() - self.began) / share
+        return (
+            "the list is in no order reins can search, so it is looked at whole: at this pace"
+            f" that takes about {whole:.0f} s; give a longer --timeout-ms, or a TARGET that"
+            " is nearer the top"
+        )
 
 
 async def _page_scroller(ctx: CommandContext) -> Resolved:
@@ -67,6 +169,35 @@ async def scroll_by(
     return moved
 
 
+async def _wheel_turns(
+    ctx: CommandContext,
+    object_id: str,
+    look: dict[str, Any],
+    deltas: list[int],
+    spec: dict[str, Any] | None,
+) -> list[dict[str, Any]]:
+    """Wheel turns over the scroller, each followed by a look once the page has drawn the scroll
+    and rendered what it brings (not after a fixed pause: fast where the page is, patient where
+    it is slow); one round trip."""
+    batch: list[tuple[str, dict[str, Any]]] = []
+    for delta in deltas:
+        wheel = {"type": "mouseWheel", "x": look["x"], "y": look["y"], "button": "none"}
+        batch.append(("Input.dispatchMouseEvent", {**wheel, "deltaX": 0, "deltaY": delta}))
+        batch.append(
+            (
+                "Runtime.callFunctionOn",
+                call_params(object_id, "rowsAfterFrames", spec, await_promise=True),
+            )
+        )
+    answers = await ctx.cdp_batch(batch, sequential=True)
+    for answer in answers:
+        if isinstance(answer, ReinsError):
+            raise answer
+    if len(answers) < len(batch):
+        raise ReinsError("the wheel turn was cut short", code="cdp_error", transient=True)
+    return [call_value(a, what="scroll") for a in answers[1::2] if isinstance(a, dict)]
+
+
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
 ) -> dict[str, Any]:
@@ -80,21 +211,26 @@ async def scroll_until(
             "scroll --until works in the main frame and same-origin frames",
             code="frame_unreachable",
         )
-    seen: dict[str, Any] = {"wheels": 0}
     parsed = parse_target(target, frame=frame)
-    search = ListSearch.for_text(parsed.value) if parsed.kind == "text" else None
-
     # A text target is looked for in the scroller at each turn, cheaply, in the turn's own round
-    # trip (``rowsShown``'s ``holds``); the whole lookup runs when that sees it, and every
-    # _FULL_LOOK_EVERY turns (the target may lie outside the scroller named).
+    # trip (``rowsShown``'s ``holds`` and ``target_at``); the whole lookup runs when that sees it,
+    # and every _FULL_LOOK_EVERY round trips (the target may lie outside the scroller named).
     spec = {"text": parsed.value, "exact": parsed.exact} if parsed.kind == "text" else None
-    look: dict[str, Any] = await call_function(
+    first: dict[str, Any] = await call_function(
         ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"
     )
+    plan = _Plan(
+        ctx,
+        spec,
+        ListSearch.for_text(parsed.value) if spec else None,
+        Sweep.starting_at(float(first["scroll_top"])) if spec else None,
+        first,
+    )
+    seen: dict[str, Any] = {"wheels": 0, "steps": 0, "trips": 0, "before": first["scroll_top"]}
 
     async def in_view() -> dict[str, Any]:
-        nonlocal look
-        if spec is None or look.get("holds") or seen["wheels"] % _FULL_LOOK_EVERY == 0:
+        look = plan.look
+        if spec is None or look.get("holds") or seen["trips"] % _FULL_LOOK_EVERY == 0:
             try:
                 el = await resolve_target(ctx, target, frame=frame, settle=False)
                 if await call_function(
@@ -104,45 +240,27 @@ async def scroll_until(
             except ReinsError as exc:
                 if exc.code not in ("not_found", "ref_stale"):
                     raise
-        point = look
-        seen.setdefault("before", point["scroll_top"])
-        seen.update(
-            scroller=point["scroller"],
-            after=point["scroll_top"],
-            max=point["max"],
-            at_end=point["at_end"],
-        )
-        looking = search is not None and search.on
-        wheel = {
-            "type": "mouseWheel",
-            "x": point["x"],
-            "y": point["y"],
-            "button": "none",
-            "deltaX": 0,
-            "deltaY": _delta(search, point) if looking and search else _turn(point),
-        }
-        # The turn, then the next look once the page has drawn the scroll and rendered what it
-        # brings (not after a fixed pause: fast where the page is, patient where it is slow).
-        answers = await ctx.cdp_batch(
-            [
-                ("Input.dispatchMouseEvent", wheel),
-                (
-                    "Runtime.callFunctionOn",
-                    call_params(wheel_over.object_id, "framesPassed", await_promise=True),
-                ),
-                ("Runtime.callFunctionOn", call_params(wheel_over.object_id, "rowsShown", spec)),
-            ],
-            sequential=True,
-        )
-        seen["wheels"] += 1
-        for answer in answers:
-            if isinstance(answer, ReinsError):
-                raise answer
-        if len(answers) < 3:
-            raise ReinsError("the wheel turn was cut short", code="cdp_error", transient=True)
-        last = answers[2]
-        assert isinstance(last, dict)
-        look = call_value(last, what="scroll")
+        step = plan.next_step(target)
+        seen["trips"] += 1
+        if isinstance(step, float):
+            room = min(_SWEEP_CALL_S, ctx.deadline.remaining() - 0.4)
+            swept = await call_function(
+                ctx,
+                wheel_over.object_id,
+                "sweepList",
+                spec,
+                step,
+                _SWEEP_MOST_STEPS,
+                max(50, round(room * 1000)),
+                await_promise=True,
+                what="scroll",
+            )
+            seen["steps"] += int(swept["looks"])
+            plan.took([swept])
+        else:
+            plan.took(await _wheel_turns(ctx, wheel_over.object_id, look, step, spec))
+            seen["wheels"] += len(step)
+        look = plan.look
         end = " (at the end)" if look["at_end"] else ""
         raise NotYet(
             f"{target} is not in view after {seen['wheels']} wheel turn(s); "
@@ -151,9 +269,15 @@ async def scroll_until(
 
     def gave_up(last: ReinsError) -> ReinsError:
         return DeadlineExceeded(
-            f"scroll --until: gave up at the end of the budget; last seen: {last.message}",
-            details={"last_seen": last.message, "wheels": seen["wheels"]},
-            hint="give a SCROLLER (the list that holds TARGET), or a longer --timeout-ms",
+            f"scroll --until: gave up at the end of the budget; last seen: {last.message}"
+            + plan.how_far(),
+            details={
+                "last_seen": last.message,
+                "wheels": seen["wheels"],
+                "sweep_steps": seen["steps"],
+                **plan.details(),
+            },
+            hint=plan.hint(),
         )
 
     found = await poll_until(
@@ -168,9 +292,10 @@ async def scroll_until(
     return {
         **found,
         "scroller": last["scroller"],
-        "before": seen.get("before", last["scroll_top"]),
+        "before": seen["before"],
         "after": last["scroll_top"],
         "max": last["max"],
         "at_end": last["at_end"],
         "wheels": seen["wheels"],
+        "sweep_steps": seen["steps"],
     }

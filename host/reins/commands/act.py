@@ -382,7 +382,8 @@ class ScrollArgs(Args):
     until: str | None = Field(
         default=None,
         description="Wheel until this TARGET exists and is in view "
-        "(virtualized lists, infinite feeds).",
+        "(virtualized lists, infinite feeds); a text= TARGET in a list in no searchable order "
+        "is looked for over the whole list, and answered not_found once all of it was seen.",
     )
     frame: str | None = Field(
         default=None, description="CSS of an iframe to scope a CSS/XPath target."
