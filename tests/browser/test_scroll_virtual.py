@@ -64,3 +64,36 @@ def test_a_grid_row_is_found_in_view_and_one_not_there_never_is(
     )
     assert code == 1 and body["error"]["code"] == "not_found", body
     assert body["error"]["share_seen"] == 1.0, body
+
+
+_UNCOVERED = """
+const [text] = arguments;
+const cell = [...document.querySelectorAll('#grid [role=gridcell]')]
+  .find((c) => c.innerText.trim() === text);
+if (!cell) return false;
+const r = cell.getBoundingClientRect();
+const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+return !!hit && cell.contains(hit);
+"""
+
+
+def test_a_grid_row_under_the_sticky_header_is_not_found_until_it_is_uncovered(
+    browser: Browser, page: Any
+) -> None:
+    tab = _open(browser, page)
+    grid = "#grid .MuiDataGrid-virtualScroller"
+    # Row 20's middle scrolled beneath the column headers: in the scroller's box, not in view.
+    browser.js(
+        "const s = document.querySelector(arguments[0]);"
+        "const row = s.querySelector('[data-rowindex=\"0\"]') || s.querySelector('[role=row][aria-rowindex=\"2\"]');"
+        "const header = s.querySelector('.MuiDataGrid-columnHeaders').getBoundingClientRect();"
+        "const first = row.getBoundingClientRect();"
+        "s.scrollTop = first.top - s.getBoundingClientRect().top + s.scrollTop"
+        " + 20 * first.height + first.height / 2 - (header.bottom - s.getBoundingClientRect().top) / 2",
+        grid,
+    )
+    browser.ok("wait", "--idle", "--tab", tab)
+    assert browser.js(_UNCOVERED, "Merchant 0020") is False  # the headers lie over it
+    body = browser.ok("scroll", grid, "--until", "text=Merchant 0020", "--tab", tab)
+    assert body["found"] is True and body["wheels"] >= 1, body
+    assert browser.js(_UNCOVERED, "Merchant 0020") is True
