@@ -151,7 +151,7 @@ function merged(spans, at) {
 // a text holding `spec` is rendered, the end, `most` steps or `ms` milliseconds. A step sets the
 // scroll position and tells the list at once (a scroll event, as the browser sends one at the
 // next frame), so a list that renders in its scroll handler draws many positions a frame; where
-// what it rendered does not cover the box yet, the step waits for two frames and reads again.
+// what it rendered does not cover the box yet, the step waits for a task, then two frames.
 // Answers the last step's rowsShown, with `seen` merged over all steps and `looks`.
 export async function sweepList(el, spec, from, most, ms) {
   const s = scrollerOf(el);
@@ -168,10 +168,13 @@ export async function sweepList(el, spec, from, most, ms) {
   };
   while (looks < most && (looks === 0 || Date.now() < stop)) {
     s.scrollTop = top;
-    (page ? s.ownerDocument : s).dispatchEvent(new Event("scroll"));
+    (page ? s.ownerDocument : s).dispatchEvent(new Event("scroll", { bubbles: page }));
     let look = rendered();
-    if (!covers(look)) {
-      await framesPassed(el);
+    // A list that renders in a task it schedules (React's scheduler) draws after one; others at
+    // the next frames.
+    for (const wait of [taskPassed, framesPassed]) {
+      if (covers(look)) break;
+      await wait(el);
       look = rendered();
     }
     looks += 1;
@@ -183,6 +186,18 @@ export async function sweepList(el, spec, from, most, ms) {
   }
   const last = rowsShown(el, spec);
   return { ...last, seen: merged([...spans, ...last.seen], last), looks };
+}
+
+// Resolves once the tasks already queued (a render a list scheduled) have run.
+function taskPassed() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }
 
 function covers(look) {

@@ -118,3 +118,30 @@ def test_a_sweep_cut_short_by_the_budget_says_how_far_it_got_and_what_to_do(
     assert code == 1 and body["error"]["code"] == "timeout", body
     assert 0 < body["error"]["share_seen"] < 1, body
     assert "--timeout-ms" in body["error"]["message"], body
+
+
+_IN_WINDOW = """
+const row = [...document.querySelectorAll('#window-list [role=listitem]')]
+  .find((r) => r.innerText.trim() === arguments[0]);
+if (!row) return false;
+const r = row.getBoundingClientRect();
+const mid = r.top + r.height / 2;
+return mid > 0 && mid < innerHeight;
+"""
+
+
+@pytest.mark.parametrize("index", [5000, 9990])
+def test_a_row_of_a_list_that_scrolls_with_the_page_is_reached_and_in_view(
+    browser: Browser, page: Any, index: int
+) -> None:
+    tab = str(page("app/virtual-window.html")[0])
+    browser.ok("wait", "--target", "#window-list [data-index='0']", "--tab", tab)
+    text = _vendor(index, 10_000)
+    began = time.monotonic()
+    body = browser.ok("scroll", "--until", f"text={text}", "--tab", tab, "--timeout-ms", "30000")
+    print(
+        f"\npage {text}: {body['wheels']} wheel turns, {body['sweep_steps']} sweep steps, "
+        f"{time.monotonic() - began:.2f} s whole process"
+    )
+    assert body["found"] is True and body["scroller"] == "page", body
+    assert browser.js(_IN_WINDOW, text) is True

@@ -74,6 +74,7 @@ class _Plan:
         self.met = False  # the target was rendered at some look
         self.whole_since: float | None = None
         self.began = time.monotonic()
+        self.wheels = self.steps = 0  # wheel turns made, and steps of the page's sweep
         if sweep is not None:
             sweep.add(_stretches(look))
 
@@ -110,7 +111,7 @@ class _Plan:
                     transient=False,
                     hint="check the text (any case, a part of a row's text; quoted: exact), or"
                     " give the SCROLLER that holds TARGET",
-                    details={"share_seen": 1.0},
+                    details={"share_seen": 1.0, "wheels": self.wheels, "sweep_steps": self.steps},
                 )
             return [_turn(look)]
         self.whole_since = None
@@ -226,7 +227,7 @@ async def scroll_until(
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,
         first,
     )
-    seen: dict[str, Any] = {"wheels": 0, "steps": 0, "trips": 0, "before": first["scroll_top"]}
+    seen: dict[str, Any] = {"trips": 0, "before": first["scroll_top"]}
 
     async def in_view() -> dict[str, Any]:
         look = plan.look
@@ -255,16 +256,17 @@ async def scroll_until(
                 await_promise=True,
                 what="scroll",
             )
-            seen["steps"] += int(swept["looks"])
+            plan.steps += int(swept["looks"])
             plan.took([swept])
         else:
             plan.took(await _wheel_turns(ctx, wheel_over.object_id, look, step, spec))
-            seen["wheels"] += len(step)
+            plan.wheels += len(step)
         look = plan.look
         end = " (at the end)" if look["at_end"] else ""
         raise NotYet(
-            f"{target} is not in view after {seen['wheels']} wheel turn(s); "
-            f"{look['scroller']} at {look['scroll_top']} of {look['max']}{end}"
+            f"{target} is not in view after {plan.wheels} wheel turn(s)"
+            + (f" and {plan.steps} sweep steps; " if plan.steps else "; ")
+            + f"{look['scroller']} at {look['scroll_top']} of {look['max']}{end}"
         )
 
     def gave_up(last: ReinsError) -> ReinsError:
@@ -273,8 +275,8 @@ async def scroll_until(
             + plan.how_far(),
             details={
                 "last_seen": last.message,
-                "wheels": seen["wheels"],
-                "sweep_steps": seen["steps"],
+                "wheels": plan.wheels,
+                "sweep_steps": plan.steps,
                 **plan.details(),
             },
             hint=plan.hint(),
@@ -296,6 +298,6 @@ async def scroll_until(
         "after": last["scroll_top"],
         "max": last["max"],
         "at_end": last["at_end"],
-        "wheels": seen["wheels"],
-        "sweep_steps": seen["steps"],
+        "wheels": plan.wheels,
+        "sweep_steps": plan.steps,
     }
