@@ -1,6 +1,7 @@
 """`scroll --until` on long virtual lists in no searchable order (issue 32, item 6), from the real
 library in app/virtual-lists.html: TanStack Virtual lists of 10,000 rows (400,000 px) and
-100,000 rows (4,000,000 px) whose row i shows "Vendor " + (i * 7919 + 13) mod N. Nothing tells
+100,000 rows (4,000,000 px) whose row i shows "Vendor " + (i * 7919 + 13) mod N; and in
+app/virtual-window.html, 10,000 such rows in a list that scrolls with the page. Nothing tells
 where a row is, so the list is swept; `found` is never answered for a row that is not there and
 in view, and a row that is in no part of the list is answered `not_found` once the whole list was
 seen. The page is the oracle: the row's box inside the list's box, read by the test. Wheel turns

@@ -42,7 +42,7 @@ _SWEEP_CALL_S = 1.5
 _SWEEP_MOST_STEPS = 1000
 # How long a list looked at whole must keep its end (a feed grows there) before the target is
 # said to be in no part of it.
-_GRACE_S = 1.0
+_GRACE_S = 2.0
 
 
 def _turn(point: dict[str, Any]) -> int:
@@ -106,11 +106,12 @@ class _Plan:
             if now - self.whole_since >= _GRACE_S and not self.met:
                 raise ResolutionError(
                     f"{target} is in no part of {look['scroller']}: all of its {round(length)} px"
-                    " were rendered and looked at, and its end stayed the end",
+                    f" were rendered and looked at, and its end stayed the end for {_GRACE_S:.0f} s",
                     code="not_found",
                     transient=False,
-                    hint="check the text (any case, a part of a row's text; quoted: exact), or"
-                    " give the SCROLLER that holds TARGET",
+                    hint="check the text (any case, a part of a row's text; quoted: exact), give"
+                    " the SCROLLER that holds TARGET, or, where the list loads more slowly, run"
+                    " it again once it has",
                     details={"share_seen": 1.0, "wheels": self.wheels, "sweep_steps": self.steps},
                 )
             return [_turn(look)]
