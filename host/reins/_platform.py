@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from reins._errors import UsageError
 
@@ -25,10 +25,13 @@ __all__ = [
     "WindowsRegistry",
     "binary_stdio",
     "current_registry",
+    "detached",
     "exclusive_address",
     "lock_exclusive",
     "move_fd_above",
     "os_name",
+    "process_alive",
+    "stop_process_group",
     "stop_signals",
     "system_root",
     "transport",
@@ -140,6 +143,65 @@ def stop_signals() -> tuple[int, ...]:
     import signal
 
     return (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def detached() -> dict[str, Any]:
+    """`subprocess.Popen` arguments for a browser that outlives the command starting it, in a
+    group of its own (so stopping it stops its children): a new session on POSIX, a new process
+    group on Windows (where ``start_new_session`` does nothing)."""
+    if sys.platform == "win32":
+        return {"creationflags": 0x200}  # CREATE_NEW_PROCESS_GROUP
+    return {"start_new_session": True}
+
+
+def process_alive(pid: int) -> bool:
+    """Does process ``pid`` exist (a zombie counts, as on POSIX)? On Windows the process is
+    opened for a query and its exit code read (``os.kill(pid, 0)`` there would send it Ctrl+C)."""
+    if sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return ctypes.get_last_error() == 5  # ERROR_ACCESS_DENIED: it exists, not ours
+        code = ctypes.c_ulong()
+        try:
+            ok = kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        finally:
+            kernel32.CloseHandle(handle)
+        return bool(ok) and code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_process_group(pid: int, *, force: bool = False) -> bool:
+    """Ask the process ``pid`` leads (its group: a browser and its children) to end — SIGTERM,
+    or SIGKILL when ``force`` — or the process alone when it leads no group. On Windows
+    ``taskkill /T`` (its tree; ``/F`` when ``force``). False when there was nothing to stop."""
+    if sys.platform == "win32":
+        import subprocess
+
+        argv = ["taskkill", "/PID", str(pid), "/T", *(["/F"] if force else [])]
+        done = subprocess.run(argv, capture_output=True, check=False)
+        return done.returncode == 0
+    import signal
+
+    signum = signal.SIGKILL if force else signal.SIGTERM
+    try:
+        os.killpg(pid, signum)
+        return True
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.kill(pid, signum)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
 
 
 def binary_stdio(*fds: int) -> None:

@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -112,13 +111,7 @@ def browser_flags(user_data_dir: Path, *, headless: bool, load: str = "flag") ->
 
 
 def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return _platform.process_alive(pid)
 
 
 def _read_pid(pdir: Path) -> int | None:
@@ -254,7 +247,7 @@ def _launch(
         proc, browser_pid = _start_over_pipe(args, log.fileno(), timeout_s, pdir)
     else:
         proc = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+            args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, **_platform.detached()
         )
         browser_pid = proc.pid
     log.close()
@@ -410,34 +403,29 @@ def _host_connected(name: str) -> bool:
     return bool(answer.get("ok") and answer.get("connected"))
 
 
-def _signal(pid: int, signum: int) -> bool:
-    """Signal the browser's process group (reins starts it in a session of its own), or the
-    process alone when it leads no group (found by its profile lock)."""
-    try:
-        os.killpg(pid, signum)
-        return True
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        os.kill(pid, signum)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
-
-
 def _terminate(pid: int, *, grace_s: float = 5.0) -> None:
-    if not _signal(pid, signal.SIGTERM):
+    """End the browser's process group (reins starts it in one of its own): asked first, then,
+    after ``grace_s``, forced."""
+    if not _platform.stop_process_group(pid):
         return
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
-        try:
-            finished, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            finished = 0 if _pid_alive(pid) else pid
-        if finished or not _pid_alive(pid):
+        if _reaped(pid) or not _pid_alive(pid):
             return
         time.sleep(0.05)
-    _signal(pid, signal.SIGKILL)
+    _platform.stop_process_group(pid, force=True)
+
+
+def _reaped(pid: int) -> bool:
+    """Collect ``pid`` if it is this process's child and has ended (a zombie counts as alive
+    to ``_pid_alive``); Windows keeps no zombies."""
+    if sys.platform == "win32":
+        return False
+    try:
+        finished, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return finished != 0
 
 
 def shutdown(name: str | None = None) -> dict[str, Any]:
