@@ -1,0 +1,364 @@
+"""One fake Chrome for the unit tests: the extension's side of the link, answered from tables.
+
+``FakeChrome`` plays the extension on an ``ExtensionLink`` (the real one): a CDP method → answer
+table, page functions answered by name (the host sends their declarations; the fake names them
+back from the generated bundle), the extension's batch semantics in one place, and a call log.
+
+The batch semantics are the extension's (extension/sequencer.js, tests/extension): a sequential
+batch runs in order and ends at the first failure; a command marked ``stopIfThrown`` ends it after
+an answer whose script threw. Messages of other types (``subscribe``, ``world``, ``pause_probe``)
+are answered ok.
+
+``make_host`` and ``make_context`` build a real ``Host`` and ``CommandContext`` on the fake's link;
+``dispatch`` runs one request through the real dispatcher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reins._errors import ReinsError
+from reins._host import Dispatcher
+from reins.bridge.context import CommandContext, Host
+from reins.bridge.deadline import Deadline
+from reins.bridge.link import ExtensionLink
+from reins.bridge.protocol import Hello, Request
+from reins.commands.table import all_commands
+from reins.page.call import FUNCTION_GROUP, _bundle
+
+__all__ = [
+    "Call",
+    "FakeChrome",
+    "Fail",
+    "Thrown",
+    "dispatch",
+    "log_of",
+    "make_context",
+    "make_host",
+    "value",
+]
+
+TAB = 7
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A command the browser refused: the extension's error object (``{code, message, …}``)."""
+
+    error: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Thrown:
+    """A page function that threw ``exception`` (a RemoteObject's ``value``)."""
+
+    exception: Any
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "exceptionDetails": {
+                "text": "Uncaught",
+                "exception": {"type": "string", "value": self.exception},
+            }
+        }
+
+
+def value(v: Any) -> dict[str, Any]:
+    """What Chrome answers for a script that returned ``v`` by value."""
+    return {"result": {"type": type(v).__name__, "value": v}}
+
+
+@dataclass(frozen=True)
+class Call:
+    """One command the fake was sent: its method, parameters, session, the page function it
+    calls (by name, or None), and the batch it came in (None: alone)."""
+
+    method: str
+    params: dict[str, Any]
+    session: str | None
+    function: str | None
+    batch: int | None
+
+
+# An answer: a CDP result, a Fail, or a function of the call giving either. For a page function
+# the answer is the script's value (wrapped as Chrome wraps it), a Thrown, a Fail, or a function.
+Answer = Any
+
+
+@functools.cache
+def _names() -> dict[str, str]:
+    """Page function declaration → its name."""
+    return {str(src): name for name, src in _bundle()["functions"].items()}
+
+
+def function_name(method: str, params: dict[str, Any]) -> str | None:
+    """The page function a ``Runtime.evaluate`` or ``callFunctionOn`` calls (or compiles)."""
+    if method == "Runtime.callFunctionOn":
+        return _names().get(str(params.get("functionDeclaration")))
+    if method == "Runtime.evaluate":
+        expression = str(params.get("expression") or "")
+        if expression.startswith("("):
+            for src, name in _names().items():
+                if expression.startswith(f"({src})"):
+                    return name
+    return None
+
+
+@dataclass
+class FakeChrome:
+    """The extension and the browser behind it, answering from ``cdp`` (method → answer) and
+    ``functions`` (page function name → answer); what is in neither answers ``{}`` (a page
+    function: undefined). ``features``: what the extension's hello says it has."""
+
+    cdp: dict[str, Answer] = field(default_factory=dict)
+    functions: dict[str, Answer] = field(default_factory=dict)
+    features: tuple[str, ...] = ()
+    fail_whole: dict[str, Any] | None = None  # every message answered with this error
+    dialogs_in_batch: int = 0  # JavaScript dialogs a batch's commands open (onlyIf's noDialog)
+    calls: list[Call] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    _batches: int = 0
+    _held: dict[str, str] = field(default_factory=dict)  # handle of a held function → its name
+
+    def __post_init__(self) -> None:
+        self.link = ExtensionLink(send=self._send)
+        self.link.receive({"type": "hello", "version": "test", "features": list(self.features)})
+        assert isinstance(self.link.hello, Hello)
+
+    # ---- the call log ----
+
+    def called(self, name: str) -> list[Call]:
+        """The calls of page function or CDP method ``name``, in order."""
+        return [c for c in self.calls if name in (c.function, c.method)]
+
+    def batches(self) -> list[list[Call]]:
+        out: dict[int, list[Call]] = {}
+        for c in self.calls:
+            if c.batch is not None:
+                out.setdefault(c.batch, []).append(c)
+        return [out[k] for k in sorted(out)]
+
+    # ---- answering ----
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        kind = message.get("type")
+        reply: dict[str, Any]
+        if self.fail_whole is not None and kind in ("cdp", "cdp_batch"):
+            reply = {"id": message["id"], "ok": False, "error": self.fail_whole}
+        elif kind == "cdp":
+            one = self.answer(message["method"], message.get("params") or {}, message, None)
+            reply = (
+                {"id": message["id"], "ok": False, "error": one.error}
+                if isinstance(one, Fail)
+                else {"id": message["id"], "ok": True, "result": one}
+            )
+        elif kind == "cdp_batch":
+            reply = {"id": message["id"], "ok": True, "result": self._batch(message)}
+        elif kind == "pause_probe":
+            reply = {"id": message["id"], "ok": True, "result": {"paused": False}}
+        else:
+            reply = {"id": message["id"], "ok": True, "result": {}}
+        asyncio.get_running_loop().call_soon(self.link.receive, reply)
+
+    def _batch(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        """A batch as the extension runs it (sequencer.js, hitguard.js): a sequential one in
+        order, ending at the first failure, after an answer that threw for a ``stopIfThrown``
+        command, or before a command whose ``onlyIf`` does not hold (``held_back``); ``fill``
+        takes a handle from an earlier answer."""
+        self._batches += 1
+        sequential = bool(message.get("sequential"))
+        out: list[dict[str, Any]] = []
+        for command in message["commands"]:
+            if sequential and (command.get("fill") or command.get("onlyIf")):
+                why = guard_refuses(command.get("onlyIf"), out, self.dialogs_in_batch)
+                if why is not None:
+                    return [*out, held_back(why)]
+                try:
+                    command = filled(command, out)
+                except KeyError:
+                    return [*out, {"ok": False, "error": _FILL_MISSING}]
+            one = self.answer(command["method"], command.get("params") or {}, message, command)
+            if isinstance(one, Fail):
+                out.append({"ok": False, "error": one.error})
+                if sequential:
+                    break
+                continue
+            out.append({"ok": True, "result": one})
+            if sequential and command.get("stopIfThrown") and "exceptionDetails" in one:
+                break
+        return out
+
+    def answer(
+        self,
+        method: str,
+        params: dict[str, Any],
+        message: dict[str, Any],
+        command: dict[str, Any] | None,
+    ) -> dict[str, Any] | Fail:
+        session = (command or {}).get("sessionId") or message.get("sessionId")
+        name = function_name(method, params) or self._held.get(str(params.get("objectId")))
+        compiled = name is not None and params.get("objectGroup") == FUNCTION_GROUP
+        batch = self._batches if command is not None else None
+        self.calls.append(Call(method, params, session, name, batch))
+        if compiled and name is not None:  # a page function compiled to be held: its handle,
+            # named by the command's place in its batch (or message)
+            where = message["commands"].index(command) if command is not None else message["id"]
+            handle = f"fn-{where}"
+            self._held[handle] = name
+            return {"result": {"type": "function", "objectId": handle}}
+        if name is not None:
+            given = self.functions.get(name)
+            if callable(given):
+                given = given(params)
+            if isinstance(given, Fail):
+                return given
+            if isinstance(given, Thrown):
+                return given.result()
+            if params.get("returnByValue") is False and not (
+                isinstance(given, dict) and "result" in given
+            ):
+                return {"result": {"type": "object", "objectId": f"{name}-handle"}}
+            return given if isinstance(given, dict) and "result" in given else value(given)
+        given = self.cdp.get(method, {})
+        if callable(given):
+            given = given(params)
+        return given if isinstance(given, Fail) else dict(given)
+
+
+_FILL_MISSING = {
+    "code": "ref_stale",
+    "message": "the batch has no objectId: what it looked up is gone",
+    "transient": True,
+    "chrome": "fill_missing",
+}
+_FRAME_OWNERS = frozenset({"IFRAME", "FRAME", "OBJECT", "EMBED", "FENCEDFRAME", "PORTAL"})
+
+
+def _owns_frame(node: dict[str, Any]) -> bool:
+    name = str(node.get("nodeName") or "").upper()
+    return name in _FRAME_OWNERS or bool(node.get("frameId") or node.get("contentDocument"))
+
+
+def _path_to(tree: dict[str, Any], hit: Any) -> list[dict[str, Any]] | None:
+    if not isinstance(hit, int):
+        return None
+    stack: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [(tree, [tree])]
+    if isinstance(tree.get("contentDocument"), dict):
+        stack.append((tree["contentDocument"], [tree, tree["contentDocument"]]))
+    while stack:
+        node, path = stack.pop()
+        if node.get("backendNodeId") == hit:
+            return path
+        for key in ("children", "shadowRoots", "pseudoElements"):
+            for kid in node.get(key) or []:
+                if isinstance(kid, dict):
+                    stack.append((kid, [*path, kid]))
+    return None
+
+
+def _hit_reaches(tree: dict[str, Any], hit: Any) -> bool:
+    path = _path_to(tree, hit)
+    if path is None or any(n.get("shadowRootType") == "closed" for n in path):
+        return False
+    return hit == tree.get("backendNodeId") or not _owns_frame(path[-1])
+
+
+def _result_at(out: list[dict[str, Any]], index: Any) -> Any:
+    if not isinstance(index, int) or index >= len(out) or not out[index].get("ok"):
+        return None
+    return out[index].get("result")
+
+
+def guard_refuses(only_if: Any, out: list[dict[str, Any]], dialogs: int = 0) -> str | None:
+    """Why a command may not be sent by its ``onlyIf`` (hitguard.js ``guardRefuses``)."""
+    if not isinstance(only_if, dict):
+        return None
+    if only_if.get("noDialog") and dialogs > 0:
+        return "a dialog opened"
+    if "tree" in only_if:
+        tree = (_result_at(out, only_if["tree"]) or {}).get("node")
+        if not isinstance(tree, dict) or _owns_frame(tree):
+            return "the target is not known, or is a frame"
+        if "hit" in only_if:
+            hit = (_result_at(out, only_if["hit"]) or {}).get("backendNodeId")
+            if not _hit_reaches(tree, hit):
+                return "the hit test found another node"
+    if "metrics" in only_if:
+        viewport = (_result_at(out, only_if["metrics"]) or {}).get("cssLayoutViewport")
+        x, y = (float(v) for v in only_if.get("scroll") or (float("nan"), float("nan")))
+        if not isinstance(viewport, dict) or not (
+            abs(float(viewport.get("pageX", 0)) - x) < 0.5
+            and abs(float(viewport.get("pageY", 0)) - y) < 0.5
+        ):
+            return "the page scrolled"
+    return None
+
+
+def held_back(why: str) -> dict[str, Any]:
+    """The answer a batch ends with when a guard held its command back (hitguard.js)."""
+    error = {"code": "obscured", "transient": True, "chrome": "held_back"}
+    return {"ok": False, "error": {**error, "message": f"not sent: {why}"}}
+
+
+def filled(command: dict[str, Any], out: list[dict[str, Any]]) -> dict[str, Any]:
+    """The command with its ``fill`` parameters taken from the answers so far (hitguard.js
+    ``filled``); KeyError when one is not there."""
+    fill = command.get("fill")
+    if not isinstance(fill, dict):
+        return command
+    params = copy.deepcopy(command.get("params") or {})
+    for name, path in fill.items():
+        found: Any = _result_at(out, path[0])
+        for key in path[1:]:
+            found = found.get(key) if isinstance(found, dict) else None
+        if not isinstance(found, (str, int)):
+            raise KeyError(name)
+        *keys, last = name.split(".")
+        place: Any = params
+        for key in keys:
+            place = place[int(key)] if isinstance(place, list) else place[key]
+        place[last] = found
+    return {**command, "params": params}
+
+
+def make_host(chrome: FakeChrome, home: Path | None = None) -> Host:
+    """A real host on the fake's link (``home``: none by default, nothing is written)."""
+    return Host("test", home or Path("/nonexistent"), chrome.link)
+
+
+def make_context(
+    chrome: FakeChrome, *, host: Host | None = None, budget_ms: int = 3_000, cmd: str = "click"
+) -> CommandContext:
+    """A real command context on tab ``TAB`` of a host on the fake's link."""
+    return CommandContext(
+        host or make_host(chrome), Deadline.after_ms(budget_ms), TAB, Request(id=1, cmd=cmd)
+    )
+
+
+async def dispatch(
+    chrome: FakeChrome,
+    cmd: str,
+    args: dict[str, Any],
+    *,
+    host: Host | None = None,
+    timeout_ms: int = 3_000,
+) -> dict[str, Any]:
+    """One request through the real dispatcher on tab ``TAB``: what the control socket would
+    write for it, without the request id (``{**answer, "ok": true}`` or the typed error)."""
+    dispatcher = Dispatcher(host or make_host(chrome), all_commands())
+    request = Request(id=1, cmd=cmd, args=args, tab=TAB, timeout_ms=timeout_ms)
+    try:
+        return {**(await dispatcher.dispatch(request)), "ok": True}
+    except ReinsError as exc:
+        return {"ok": False, "error": exc.to_wire()}
+
+
+def log_of(chrome: FakeChrome) -> list[str]:
+    """The call log as short lines (method, or method:function), for readable assertions."""
+    return [f"{c.method}:{c.function}" if c.function else c.method for c in chrome.calls]

@@ -1,0 +1,362 @@
+"""The action commands' answers on the wire, as the current host code writes them.
+
+Each scenario runs one request through the real dispatcher against the one fake Chrome
+(tests/unit/fakes.py): the page's answers come from the fake's tables, everything else is the
+host's own code. ``tests/unit/test_wire.py`` checks that each answer is, byte for byte, the JSON
+file of its name in this folder; ``python -m tests.unit.wire.record`` writes the files again
+(only when an answer is meant to change: a review then sees the difference).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from reins.bridge.context import Host
+from reins.bridge.protocol import HIT_GUARD, STOP_IF_THROWN
+from reins.observe.registry import Registry
+from reins.observe.sent import SentRecords
+from reins.observe.store import ObserveState, SeenAt
+
+from tests.unit.fakes import TAB, Fail, FakeChrome, Thrown, dispatch, make_host
+
+__all__ = ["SCENARIOS", "WIRE", "answer_of", "wire_text"]
+
+WIRE = Path(__file__).resolve().parent
+
+URL = "https://shop.test/cart"
+RECORD = {
+    "tag": "button",
+    "role": "button",
+    "name": "Save",
+    "id": "save",
+    "sibling_index": 0,
+    "connected": True,
+    "box": [10, 20, 100, 30],
+}
+FIELD = {**RECORD, "tag": "input", "role": "textbox", "name": "Email", "id": "email"}
+BEFORE = {"url": URL, "value": None, "focus": None, "document": "doc-1", "top": True}
+NODE = {"node": {"backendNodeId": 5, "nodeName": "BUTTON"}}
+HIT = {"backendNodeId": 5, "frameId": "F"}
+READY = {"state": "ok", "visible": True, "stable": True, "x": 60.4, "y": 35}
+GONE = {"code": "cdp_error", "message": "Cannot find context", "chrome": "context_gone"}
+CLOSED = {"code": "target_closed", "message": "No tab with given id"}
+
+
+def _states(after: Any, before: dict[str, Any] = BEFORE) -> Callable[[dict[str, Any]], Any]:
+    """readState: ``before`` for the read before, ``after`` (a value, a Fail) after."""
+
+    def read(params: dict[str, Any]) -> Any:
+        args = params.get("arguments") or []
+        phase = next((a.get("value") for a in args if a.get("value") in ("before", "after")), None)
+        return before if phase == "before" else after
+
+    return read
+
+
+def _page(**functions: Any) -> dict[str, Any]:
+    """A page with one element ``#save`` ready for input, and ``functions`` over it."""
+    return {
+        "findMatches": {"count": 1},
+        "describeElement": RECORD,
+        "probe": READY,
+        "documentUrl": URL,
+        "documentIdentity": ["doc-1", URL],
+        **functions,
+    }
+
+
+def _cdp(**methods: Any) -> dict[str, Any]:
+    return {
+        "DOM.describeNode": NODE,
+        "DOM.getNodeForLocation": HIT,
+        "Page.getLayoutMetrics": {"cssLayoutViewport": {"pageX": 0, "pageY": 0}},
+        **methods,
+    }
+
+
+def _observed() -> tuple[Registry, str]:
+    registry = Registry()
+    [ref] = registry.observe([RECORD], now=0.0, document_id="doc-1")
+    return registry, ref
+
+
+REF = _observed()[1]
+
+
+def _with_ref(host: Host) -> None:
+    """The tab's latest observation showed ``RECORD`` as ``REF`` (its node still there)."""
+    state = host.tab(TAB).part(ObserveState)
+    state.registry, ref = _observed()
+    state.registry_url = URL
+    state.seen = SeenAt("doc-1", {"main": "g1"}, {ref: (None, 0)})
+    sent = host.tab(TAB).part(SentRecords)
+    sent.gen, sent.records = "g1", [RECORD]
+
+
+def _typed(text: str) -> dict[str, Any]:
+    """The read after a fill or type that left ``text`` in the field."""
+    return {**BEFORE, "value": text, "focus": "input#email", "connected": True, "field": text}
+
+
+@dataclass
+class _Flips:
+    """checkedState: ``checked`` at the first read, the other way from then on (the click)."""
+
+    kind: str
+    checked: bool
+    reads: int = 0
+
+    def __call__(self, params: dict[str, Any]) -> Any:
+        self.reads += 1
+        return {"kind": self.kind, "checked": self.checked if self.reads == 1 else not self.checked}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    cmd: str
+    args: dict[str, Any]
+    functions: dict[str, Any]
+    cdp: dict[str, Any] = field(default_factory=_cdp)
+    features: tuple[str, ...] = ()
+    seed: Callable[[Host], None] | None = None
+    timeout_ms: int = 3_000
+
+
+AFTER = {**BEFORE, "focus": "button#save", "connected": True, "counts": {"elsewhere": 2}}
+
+SCENARIOS: dict[str, Scenario] = {
+    "click": Scenario("click", {"target": "#save"}, _page(readState=_states(AFTER))),
+    "click_no_effect": Scenario(
+        "click", {"target": "#save"}, _page(readState=_states({**BEFORE, "connected": True}))
+    ),
+    "click_guarded": Scenario(
+        "click", {"target": "#save"}, _page(readState=_states(AFTER)), features=(HIT_GUARD,)
+    ),
+    "click_navigated": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states(Fail(GONE)), documentIdentity=["doc-2", URL + "/done"]),
+    ),
+    "click_unknown": Scenario(
+        "click", {"target": "#save"}, _page(readState=_states(Fail(GONE | {"chrome": None})))
+    ),
+    "click_js_fallback": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states(AFTER), probe={**READY, "visible": False, "zeroBox": True}),
+    ),
+    "click_js_forced": Scenario(
+        "click", {"target": "#save", "mode": "js"}, _page(readState=_states(AFTER))
+    ),
+    "click_disabled": Scenario(
+        "click", {"target": "#save"}, _page(probe={**READY, "disabled": True})
+    ),
+    "click_by_ref": Scenario(
+        "click",
+        {"target": REF},
+        _page(
+            readState=_states(AFTER),
+            readHeld=AFTER,
+            pressSame={"record": RECORD, "probe": READY, "before": BEFORE},
+        ),
+        features=(STOP_IF_THROWN,),
+        seed=_with_ref,
+    ),
+    "click_by_ref_guarded": Scenario(
+        "click",
+        {"target": REF},
+        _page(
+            readState=_states(AFTER),
+            readHeld=AFTER,
+            pressSame={"record": RECORD, "probe": READY, "before": BEFORE},
+        ),
+        features=(STOP_IF_THROWN, HIT_GUARD),
+        seed=_with_ref,
+    ),
+    "click_by_ref_refused": Scenario(
+        "click",
+        {"target": REF},
+        _page(
+            readState=_states(AFTER),
+            readHeld=AFTER,
+            pressSame=Thrown(json.dumps({"record": RECORD, "probe": READY, "why": "covered"})),
+        ),
+        features=(STOP_IF_THROWN,),
+        seed=_with_ref,
+    ),
+    "click_press_not_seen": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states({**AFTER, "receipt": {"seen": False}})),
+        features=(HIT_GUARD,),
+    ),
+    "click_press_intercepted": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states({**AFTER, "receipt": {"seen": True, "elsewhere": ["div#veil"]}})),
+        features=(HIT_GUARD,),
+    ),
+    "click_tab_closed": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states(Fail(CLOSED))),
+    ),
+    "dblclick": Scenario("dblclick", {"target": "#save"}, _page(readState=_states(AFTER))),
+    "hover": Scenario("hover", {"target": "#save"}, _page(readState=_states(AFTER))),
+    "fill": Scenario(
+        "fill",
+        {"target": "#email", "value": "a@b.c"},
+        _page(
+            describeElement=FIELD,
+            readState=_states(_typed("a@b.c")),
+            enterField={"ok": True, "original": "old"},
+            fieldValue="a@b.c",
+        ),
+    ),
+    "fill_mismatch": Scenario(
+        "fill",
+        {"target": "#email", "value": "a@b.c"},
+        _page(
+            describeElement=FIELD,
+            readState=_states(_typed("A@B.C")),
+            enterField={"ok": True, "original": ""},
+            fieldValue="A@B.C",
+        ),
+    ),
+    "type": Scenario(
+        "type",
+        {"target": "#email", "value": "xy"},
+        _page(
+            describeElement=FIELD,
+            readState=_states(_typed("abxy")),
+            enterField={"ok": True, "original": "ab"},
+            fieldValue="abxy",
+        ),
+    ),
+    "type_not_all_kept": Scenario(
+        "type",
+        {"target": "#email", "value": "x1"},
+        _page(
+            describeElement=FIELD,
+            readState=_states(_typed("1")),
+            enterField={"ok": True, "original": ""},
+            fieldValue="1",
+        ),
+    ),
+    "check": Scenario(
+        "check",
+        {"target": "#save"},
+        _page(readState=_states(AFTER), checkedState=_Flips("checkbox", False)),
+    ),
+    "check_already": Scenario(
+        "check", {"target": "#save"}, _page(checkedState={"kind": "checkbox", "checked": True})
+    ),
+    "uncheck": Scenario(
+        "uncheck",
+        {"target": "#save"},
+        _page(readState=_states(AFTER), checkedState=_Flips("switch", True)),
+    ),
+    "select": Scenario(
+        "select",
+        {"target": "#save", "values": ["b"]},
+        _page(
+            readState=_states({**AFTER, "value": "b"}),
+            selectOptions={"selected": [{"value": "b", "label": "Bee"}]},
+        ),
+    ),
+    "select_mismatch": Scenario(
+        "select",
+        {"target": "#save", "values": ["z"]},
+        _page(
+            readState=_states(AFTER),
+            selectOptions={
+                "error": "select_mismatch",
+                "message": "no option z",
+                "options": ["a", "b"],
+                "selected": [],
+            },
+        ),
+    ),
+    "press": Scenario("press", {"keys": "Enter"}, _page()),
+    "press_on_target": Scenario(
+        "press", {"keys": "Control+A", "target": "#save"}, _page(readState=_states(AFTER))
+    ),
+    "scroll_to": Scenario(
+        "scroll",
+        {"target": "#save", "to": "bottom"},
+        _page(
+            scrollOn={
+                "scroller": "div#list",
+                "before": 0,
+                "after": 900,
+                "max": 900,
+                "at_end": True,
+                "at_top": False,
+            }
+        ),
+    ),
+    "drag": Scenario(
+        "drag",
+        {"source": "#save", "dest": "#save", "position": "5,6"},
+        _page(
+            readState=_states(AFTER),
+            viewportBox=[100, 200, 50, 40],
+            dragBefore={"place": {"index": 0}, "key": "k"},
+            dragAfter={"index": 2},
+        ),
+    ),
+    "mouse_move": Scenario("mouse_move", {"x": 10, "y": 20, "steps": 2}, _page()),
+    "mouse_down": Scenario("mouse_down", {}, _page()),
+    "mouse_up": Scenario("mouse_up", {"button": "right"}, _page()),
+    "mouse_wheel": Scenario("mouse_wheel", {"dx": 0, "dy": 120}, _page()),
+    "wait_text": Scenario("wait", {"text": "Saved"}, _page()),
+    "wait_url": Scenario("wait", {"url": "*/cart"}, _page()),
+    "wait_target": Scenario("wait", {"target": "#save"}, _page()),
+    "wait_gone": Scenario("wait", {"gone": "#save"}, _page(findMatches={"count": 0})),
+    "wait_idle": Scenario("wait", {"idle": True}, _page(settle={"settled": True, "quiet_ms": 120})),
+    "eval": Scenario(
+        "eval",
+        {"expression": "1 + 1"},
+        _page(),
+        cdp=_cdp(**{"Runtime.evaluate": {"result": {"type": "number", "value": 2}}}),
+    ),
+    "eval_object": Scenario(
+        "eval",
+        {"expression": "({a: [1, 'x']})"},
+        _page(),
+        cdp=_cdp(
+            **{
+                "Runtime.evaluate": {
+                    "result": {"type": "object", "value": {"a": [1, "x"]}, "objectId": "o-1"}
+                }
+            }
+        ),
+    ),
+}
+
+
+def answer_of(name: str) -> dict[str, Any]:
+    """Scenario ``name`` run once: the answer the control socket would write (no request id)."""
+    s = SCENARIOS[name]
+    functions = {
+        k: replace(v) if isinstance(v, _Flips) else v for k, v in s.functions.items()
+    }  # a page with a state of its own starts afresh
+    chrome = FakeChrome(cdp=dict(s.cdp), functions=functions, features=s.features)
+
+    async def run() -> dict[str, Any]:
+        host = make_host(chrome)
+        if s.seed is not None:
+            s.seed(host)
+        return await dispatch(chrome, s.cmd, s.args, host=host, timeout_ms=s.timeout_ms)
+
+    return asyncio.run(run())
+
+
+def wire_text(answer: dict[str, Any]) -> str:
+    """An answer as its recorded file holds it: the JSON the socket writes, one key a line."""
+    return json.dumps(answer, indent=2, ensure_ascii=False) + "\n"
