@@ -32,14 +32,20 @@ from reins.commands.table import all_commands
 from reins.page.call import FUNCTION_GROUP, _bundle
 
 __all__ = [
+    "SILENT",
     "Call",
     "FakeChrome",
     "Fail",
     "Thrown",
     "dispatch",
+    "filled",
+    "function_name",
+    "guard_refuses",
+    "held_back",
     "log_of",
     "make_context",
     "make_host",
+    "offline_host",
     "value",
 ]
 
@@ -85,9 +91,15 @@ class Call:
     batch: int | None
 
 
-# An answer: a CDP result, a Fail, or a function of the call giving either. For a page function
-# the answer is the script's value (wrapped as Chrome wraps it), a Thrown, a Fail, or a function.
+# An answer: a CDP result, a Fail, or a function of the Call giving either. For a page function
+# the answer is the script's value (wrapped as Chrome wraps it), a Thrown, a Fail, Chrome's own
+# answer (a dict with ``result`` or ``exceptionDetails``), or a function of the Call.
 Answer = Any
+
+
+def _raw(given: Any) -> bool:
+    """Is a page function's answer Chrome's own (not a value to wrap)?"""
+    return isinstance(given, dict) and ("result" in given or "exceptionDetails" in given)
 
 
 @functools.cache
@@ -109,15 +121,28 @@ def function_name(method: str, params: dict[str, Any]) -> str | None:
     return None
 
 
+# A command never answered (the link's deadline ends the wait).
+SILENT = object()
+
+
 @dataclass
 class FakeChrome:
     """The extension and the browser behind it, answering from ``cdp`` (method → answer) and
     ``functions`` (page function name → answer); what is in neither answers ``{}`` (a page
-    function: undefined). ``features``: what the extension's hello says it has."""
+    function: undefined). ``replies``: answers taken in order, before the tables, by every
+    command while any is left (``SILENT``: none at all). ``worlds``: reins's world per frame
+    (None: the session's top frame), the context ids the extension answers in turn.
+    ``features``: what the extension's hello says it has; ``session``: the browser run it names;
+    ``hello``: False for an extension that has not said hello (not connected)."""
 
     cdp: dict[str, Answer] = field(default_factory=dict)
     functions: dict[str, Answer] = field(default_factory=dict)
+    replies: list[Answer] = field(default_factory=list)
+    worlds: dict[str | None, list[int]] = field(default_factory=dict)
     features: tuple[str, ...] = ()
+    session: str | None = None
+    hello: bool = True
+    delay_s: float = 0.0  # how long each answer takes
     fail_whole: dict[str, Any] | None = None  # every message answered with this error
     dialogs_in_batch: int = 0  # JavaScript dialogs a batch's commands open (onlyIf's noDialog)
     calls: list[Call] = field(default_factory=list)
@@ -127,8 +152,12 @@ class FakeChrome:
 
     def __post_init__(self) -> None:
         self.link = ExtensionLink(send=self._send)
-        self.link.receive({"type": "hello", "version": "test", "features": list(self.features)})
-        assert isinstance(self.link.hello, Hello)
+        if self.hello:
+            hello = {"type": "hello", "version": "test", "features": list(self.features)}
+            if self.session is not None:
+                hello["session"] = self.session
+            self.link.receive(hello)
+            assert isinstance(self.link.hello, Hello)
 
     # ---- the call log ----
 
@@ -136,12 +165,30 @@ class FakeChrome:
         """The calls of page function or CDP method ``name``, in order."""
         return [c for c in self.calls if name in (c.function, c.method)]
 
-    def batches(self) -> list[list[Call]]:
-        out: dict[int, list[Call]] = {}
-        for c in self.calls:
-            if c.batch is not None:
-                out.setdefault(c.batch, []).append(c)
-        return [out[k] for k in sorted(out)]
+    @property
+    def batches(self) -> list[list[dict[str, Any]]]:
+        """The commands of each ``cdp_batch`` message, as sent (with ``stopIfThrown``, ``fill``,
+        ``onlyIf``, ``noWait``)."""
+        return [m["commands"] for m in self.messages if m.get("type") == "cdp_batch"]
+
+    @property
+    def singles(self) -> list[dict[str, Any]]:
+        """The ``cdp`` messages: commands sent alone."""
+        return [m for m in self.messages if m.get("type") == "cdp"]
+
+    @property
+    def sent(self) -> list[tuple[str, dict[str, Any], str | None]]:
+        """Every command as (method, parameters, session), in order."""
+        return [(c.method, c.params, c.session) for c in self.calls]
+
+    @property
+    def asked_worlds(self) -> list[tuple[str | None, str | None]]:
+        """The ``world`` requests as (session, frame)."""
+        return [
+            (m.get("sessionId"), m.get("frameId"))
+            for m in self.messages
+            if m.get("type") == "world"
+        ]
 
     # ---- answering ----
 
@@ -153,6 +200,8 @@ class FakeChrome:
             reply = {"id": message["id"], "ok": False, "error": self.fail_whole}
         elif kind == "cdp":
             one = self.answer(message["method"], message.get("params") or {}, message, None)
+            if one is SILENT:
+                return
             reply = (
                 {"id": message["id"], "ok": False, "error": one.error}
                 if isinstance(one, Fail)
@@ -160,11 +209,19 @@ class FakeChrome:
             )
         elif kind == "cdp_batch":
             reply = {"id": message["id"], "ok": True, "result": self._batch(message)}
+        elif kind == "world":
+            frame = message.get("frameId")
+            ids = self.worlds[frame]
+            reply = {
+                "id": message["id"],
+                "ok": True,
+                "result": {"executionContextId": ids.pop(0), "frameId": frame or "TOP"},
+            }
         elif kind == "pause_probe":
             reply = {"id": message["id"], "ok": True, "result": {"paused": False}}
         else:
             reply = {"id": message["id"], "ok": True, "result": {}}
-        asyncio.get_running_loop().call_soon(self.link.receive, reply)
+        asyncio.get_running_loop().call_later(self.delay_s, self.link.receive, reply)
 
     def _batch(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         """A batch as the extension runs it (sequencer.js, hitguard.js): a sequential one in
@@ -200,12 +257,16 @@ class FakeChrome:
         params: dict[str, Any],
         message: dict[str, Any],
         command: dict[str, Any] | None,
-    ) -> dict[str, Any] | Fail:
+    ) -> Any:
+        """Chrome's answer to one command: a result, a ``Fail`` or ``SILENT``."""
         session = (command or {}).get("sessionId") or message.get("sessionId")
         name = function_name(method, params) or self._held.get(str(params.get("objectId")))
         compiled = name is not None and params.get("objectGroup") == FUNCTION_GROUP
         batch = self._batches if command is not None else None
-        self.calls.append(Call(method, params, session, name, batch))
+        call = Call(method, params, session, name, batch)
+        self.calls.append(call)
+        if self.replies:
+            return self._given(self.replies.pop(0), call)
         if compiled and name is not None:  # a page function compiled to be held: its handle,
             # named by the command's place in its batch (or message)
             where = message["commands"].index(command) if command is not None else message["id"]
@@ -213,22 +274,24 @@ class FakeChrome:
             self._held[handle] = name
             return {"result": {"type": "function", "objectId": handle}}
         if name is not None:
-            given = self.functions.get(name)
+            given: Any = self.functions.get(name)
             if callable(given):
-                given = given(params)
+                given = given(call)
             if isinstance(given, Fail):
                 return given
             if isinstance(given, Thrown):
                 return given.result()
-            if params.get("returnByValue") is False and not (
-                isinstance(given, dict) and "result" in given
-            ):
+            if params.get("returnByValue") is False and not _raw(given):
                 return {"result": {"type": "object", "objectId": f"{name}-handle"}}
-            return given if isinstance(given, dict) and "result" in given else value(given)
-        given = self.cdp.get(method, {})
+            return dict(given) if _raw(given) else value(given)
+        return self._given(self.cdp.get(method, {}), call)
+
+    def _given(self, given: Answer, call: Call) -> Any:
         if callable(given):
-            given = given(params)
-        return given if isinstance(given, Fail) else dict(given)
+            given = given(call)
+        if isinstance(given, ReinsError):  # as the link would make it from the error
+            return Fail(given.to_wire() | ({"chrome": given.chrome} if given.chrome else {}))
+        return given if isinstance(given, Fail) or given is SILENT else dict(given)
 
 
 _FILL_MISSING = {
@@ -327,9 +390,16 @@ def filled(command: dict[str, Any], out: list[dict[str, Any]]) -> dict[str, Any]
     return {**command, "params": params}
 
 
-def make_host(chrome: FakeChrome, home: Path | None = None) -> Host:
-    """A real host on the fake's link (``home``: none by default, nothing is written)."""
-    return Host("test", home or Path("/nonexistent"), chrome.link)
+def make_host(chrome: FakeChrome, home: Path | None = None, *, profile: str = "test") -> Host:
+    """A real host of ``profile`` on the fake's link (``home``: none by default, nothing is
+    written)."""
+    return Host(profile, home or Path("/nonexistent"), chrome.link)
+
+
+def offline_host(home: Path, run: str | None = None) -> Host:
+    """A host of profile ``p`` at ``home`` whose extension has not said hello (``run``: it has,
+    naming that browser run, and answers every command ``{}``)."""
+    return make_host(FakeChrome(hello=run is not None, session=run), home, profile="p")
 
 
 def make_context(

@@ -9,13 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from reins.bridge.context import Host
-from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Request
 from reins.bridge.server import ControlServer
 
-
-def _host(home: Path) -> Host:
-    return Host(profile="p", home=home, link=ExtensionLink(lambda message: None))
+from tests.unit.fakes import offline_host
 
 
 def _ran(host: Host) -> None:
@@ -25,8 +22,8 @@ def _ran(host: Host) -> None:
     assert finished.wait(10)
 
 
-def test_held_work_waits_for_its_answer_and_the_latest_per_key_wins(tmp_path: Path) -> None:
-    host = _host(tmp_path)
+def test_held_work_waits_for_its_answer_and_the_latest_per_key_wins(offline: Host) -> None:
+    host = offline
     first = Request(id=1, cmd="state")
     done: list[str] = []
     host.after_answer(first, "a", done.append, "a1")
@@ -41,8 +38,8 @@ def test_held_work_waits_for_its_answer_and_the_latest_per_key_wins(tmp_path: Pa
     assert done == ["b1", "a2"]
 
 
-def test_another_requests_answer_does_not_release_what_a_request_holds(tmp_path: Path) -> None:
-    host = _host(tmp_path)
+def test_another_requests_answer_does_not_release_what_a_request_holds(offline: Host) -> None:
+    host = offline
     big, short, later = (Request(id=i, cmd="state") for i in range(3))
     done: list[str] = []
     host.after_answer(big, "registry", done.append, "big")
@@ -64,7 +61,7 @@ def test_another_requests_answer_does_not_release_what_a_request_holds(tmp_path:
 def test_on_loop_work_runs_on_the_loop_once_the_answering_callback_is_over(
     tmp_path: Path,
 ) -> None:
-    host = _host(tmp_path)
+    host = offline_host(tmp_path)
     request = Request(id=1, cmd="state")
     where: list[str] = []
 
@@ -80,8 +77,8 @@ def test_on_loop_work_runs_on_the_loop_once_the_answering_callback_is_over(
     asyncio.run(scenario())
 
 
-def test_a_stopping_host_releases_everything_held(tmp_path: Path) -> None:
-    host = _host(tmp_path)
+def test_a_stopping_host_releases_everything_held(offline: Host) -> None:
+    host = offline
     done: list[str] = []
     host.after_answer(Request(id=1, cmd="state"), "a", done.append, "a")
     host.after_answer(Request(id=2, cmd="state"), "b", done.append, "b")

@@ -5,13 +5,13 @@ The batch's part names the hit test's and the tree's answers for the extension's
 place in the batch, takes the element's handle from the lookup's answer when it has none, and a
 batch that the extension held back is never read as a press given. A ref's lookup carries the
 whole of it only with an extension that says ``hitGuard``. The host runs for real; the extension
-is a function answering each batch as Chrome would (tests/unit/test_press.py's).
+and Chrome are the one fake (tests/unit/fakes.py), which holds a press back as the extension's
+guard does.
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,14 +31,13 @@ from reins.act.guarded import (
 from reins.act.handles import Press
 from reins.act.hittest import ScrollSeen
 from reins.act.refs import _by_last_snapshot
-from reins.bridge.context import CommandContext, Host
-from reins.bridge.deadline import Deadline
-from reins.bridge.protocol import Request
+from reins.bridge.context import CommandContext
 from reins.observe.store import ObserveState, SeenAt
 
-from .test_press import RECORD, Extension, _entry
+from tests.unit.fakes import FakeChrome, make_context
 
-TAB = 3
+from .test_press import RECORD, _chrome, _entry
+
 MOVE = ("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 60.0, "y": 35.0})
 PRESS = [
     ("Input.dispatchMouseEvent", {"type": "mousePressed", "x": 60.0, "y": 35.0}),
@@ -47,10 +46,27 @@ PRESS = [
 AFTER = ("Runtime.callFunctionOn", {"objectId": "fn-read", "arguments": []})
 
 
-def _ctx(ext: Extension | None = None) -> CommandContext:
-    link = (ext or Extension(["stopIfThrown", "hitGuard"], {})).link
-    host = Host("test", Path("/nonexistent"), link)
-    return CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
+# Chrome's answers around the press: the target's tree, the hit test at the point, the metrics.
+TREE_ANSWER = {"node": {"backendNodeId": 5, "nodeName": "BUTTON"}}
+METRICS_ANSWER = {"cssLayoutViewport": {"pageX": 0, "pageY": 0}}
+
+
+def _browser(features: list[str], second: dict[str, Any], *, hit: int = 5) -> FakeChrome:
+    """The lookup's Chrome (tests/unit/test_press.py's) with the press's answers; the
+    extension's guard holds the press back when the hit (a backend node id) is not the target."""
+    return _chrome(
+        features,
+        second,
+        **{
+            "DOM.describeNode": TREE_ANSWER,
+            "DOM.getNodeForLocation": {"backendNodeId": hit},
+            "Page.getLayoutMetrics": METRICS_ANSWER,
+        },
+    )
+
+
+def _ctx(ext: FakeChrome | None = None) -> CommandContext:
+    return make_context(ext or _browser(["stopIfThrown", "hitGuard"], {}))
 
 
 def test_the_part_names_its_answers_by_their_place_in_the_whole_batch() -> None:
@@ -144,7 +160,7 @@ def test_a_failure_before_the_hit_test_is_raised_and_nothing_was_pressed() -> No
     asyncio.run(main())
 
 
-def _guarded_lookup(ext: Extension) -> tuple[Press, Any]:
+def _guarded_lookup(ext: FakeChrome) -> tuple[Press, Any]:
     async def main() -> tuple[Press, Any]:
         ctx = _ctx(ext)
         ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
@@ -162,7 +178,7 @@ _READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "befo
 
 
 def test_a_refs_click_is_one_round_trip_from_its_lookup_to_the_read_after() -> None:
-    ext = Extension(["stopIfThrown", "hitGuard"], _READY)
+    ext = _browser(["stopIfThrown", "hitGuard"], _READY)
     press, (resolved, _record) = _guarded_lookup(ext)
     [batch] = ext.batches
     assert [c["method"] for c in batch] == [
@@ -186,26 +202,16 @@ def test_a_refs_click_is_one_round_trip_from_its_lookup_to_the_read_after() -> N
     assert resolved.object_id == ""  # the press was given: no handle goes on
 
 
-class _HeldBack(Extension):
-    """Answers as Chrome would, and holds the press back as the extension's guard does."""
-
-    def _batch(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        answers = super()._batch(commands)
-        for i, command in enumerate(commands):
-            if "onlyIf" in command:
-                error = {"code": "obscured", "chrome": "held_back", "message": "not sent"}
-                return [*answers[:i], {"ok": False, "error": error}]
-        return answers
-
-
 def test_a_press_held_back_goes_on_from_the_handle_and_counts_as_not_given() -> None:
-    press, (resolved, _record) = _guarded_lookup(_HeldBack(["stopIfThrown", "hitGuard"], _READY))
+    # The hit test finds another node: the extension's guard holds the press back.
+    held_back = _browser(["stopIfThrown", "hitGuard"], _READY, hit=9)
+    press, (resolved, _record) = _guarded_lookup(held_back)
     assert not press.given and not press.armed
     assert press.checked_at == (60, 35) and resolved.object_id == "node-1"
 
 
 def test_without_the_guard_the_lookup_gives_no_input() -> None:
-    ext = Extension(["stopIfThrown"], _READY)
+    ext = _browser(["stopIfThrown"], _READY)
     press, (resolved, _record) = _guarded_lookup(ext)
     assert [c["method"] for c in ext.batches[0][:2]] == ["Runtime.evaluate"] * 2
     assert not any(c["method"].startswith("Input.") for c in ext.batches[0])

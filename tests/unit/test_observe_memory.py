@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from reins._errors import ReinsError
-from reins.bridge.context import CommandContext, Host
+from reins.bridge.context import CommandContext
 from reins.bridge.deadline import Deadline
-from reins.bridge.link import ExtensionLink
 from reins.bridge.memory import give_memory_back, tune_allocator
 from reins.bridge.protocol import Request
 from reins.observe import store
@@ -34,6 +33,8 @@ from reins.observe.store import (
     let_big_document_go,
 )
 from reins.setup.install import mimalloc_library
+
+from tests.unit.fakes import FakeChrome, make_host
 
 
 def _records(n: int, prefix: str = "btn") -> list[dict[str, object]]:
@@ -187,7 +188,7 @@ def test_leaving_a_big_document_compacts_once_that_commands_answer_is_out(
 ) -> None:
     """The compaction waits for the answer of the look that left the big document (not another
     request's, not a timer), then runs on the host's loop."""
-    host = Host(profile="p", home=tmp_path, link=ExtensionLink(lambda message: None))
+    host = make_host(FakeChrome(hello=False), tmp_path, profile="p")
     look = CommandContext(host, Deadline.after_ms(5000), 3, Request(id=1, cmd="state"))
     state = look.part(ObserveState)
     big = Registry()

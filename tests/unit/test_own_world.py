@@ -8,7 +8,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from reins._errors import BrowserError, ReinsError, from_cdp_error
+from reins._errors import BrowserError, from_cdp_error
+from reins.bridge.context import CommandContext
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 from reins.page.call import evaluate
@@ -20,49 +21,16 @@ from reins.page.world import (
     reaches_own_world,
 )
 
-
-class FakeLink:
-    def __init__(self, worlds: dict[str | None, list[int]], features: tuple[str, ...]) -> None:
-        self.worlds = worlds  # frame id (None: the top frame) -> the ids the extension answers
-        self.features = features
-        self.asked: list[tuple[str | None, str | None]] = []
-
-    def has(self, feature: str) -> bool:
-        return feature in self.features
-
-    async def world(
-        self, tab_id: int, *, deadline: Deadline, session_id: str | None, frame_id: str | None
-    ) -> dict[str, Any]:
-        self.asked.append((session_id, frame_id))
-        return {"executionContextId": self.worlds[frame_id].pop(0), "frameId": frame_id or "TOP"}
+from tests.unit.fakes import FakeChrome, make_context
 
 
-class FakeHost:
-    def __init__(self, link: FakeLink) -> None:
-        self.link = link
-
-
-class FakeContext:
-    def __init__(self, link: FakeLink, *answers: dict[str, Any] | ReinsError) -> None:
-        self.host = FakeHost(link)
-        self.tab = 7
-        self.deadline = Deadline.after_ms(5_000)
-        self.answers = list(answers)
-        self.sent: list[tuple[str, dict[str, Any], str | None]] = []
-
-    async def cdp(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        session_id: str | None = None,
-        deadline: Deadline | None = None,
-    ) -> dict[str, Any]:
-        self.sent.append((method, params or {}, session_id))
-        answer = self.answers.pop(0)
-        if isinstance(answer, ReinsError):
-            raise answer
-        return answer
+def _ctx(
+    worlds: dict[str | None, list[int]], features: tuple[str, ...], *answers: Any
+) -> tuple[CommandContext, FakeChrome]:
+    """A command context on tab 7 whose CDP calls get ``answers`` in order; the extension
+    answers reins's world per frame (None: the top frame) with the ids ``worlds`` lists."""
+    chrome = FakeChrome(replies=list(answers), worlds=worlds, features=features)
+    return make_context(chrome, budget_ms=5_000), chrome
 
 
 DESCRIBED = {"node": {"backendNodeId": 42}}
@@ -78,73 +46,87 @@ def run(coro: Any) -> Any:
 
 
 def test_an_element_of_the_top_document_is_resolved_in_one_call() -> None:
-    link = FakeLink({None: [5]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, {"object": {"objectId": "w-1"}})
-    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"  # type: ignore[arg-type]
-    assert ctx.sent[0] == ("DOM.describeNode", {"objectId": "page-1"}, "S")
+    ctx, chrome = _ctx({None: [5]}, ("ownWorld",), DESCRIBED, {"object": {"objectId": "w-1"}})
+    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"
+    assert chrome.sent[0] == ("DOM.describeNode", {"objectId": "page-1"}, "S")
     # The extension names reins's world of the session's top frame itself (OWN_WORLD).
-    assert ctx.sent[1] == (
+    assert chrome.sent[1] == (
         "DOM.resolveNode",
         {"backendNodeId": 42, "executionContextId": "reins", "objectGroup": "reins"},
         "S",
     )
-    assert link.asked == []
+    assert chrome.asked_worlds == []
 
 
 def test_an_element_is_resolved_in_reins_world_of_the_top_frame_by_number() -> None:
-    link = FakeLink({None: [5]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, {"object": {"objectId": "w-1"}})
-    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"  # type: ignore[arg-type]
-    assert ctx.sent[2] == (
+    ctx, chrome = _ctx(
+        {None: [5]}, ("ownWorld",), DESCRIBED, NOT_HERE, {"object": {"objectId": "w-1"}}
+    )
+    assert run(in_own_world(ctx, "page-1", session_id="S")) == "w-1"
+    assert chrome.sent[2] == (
         "DOM.resolveNode",
         {"backendNodeId": 42, "executionContextId": 5, "objectGroup": "reins"},
         "S",
     )
-    assert link.asked == [("S", None)]
+    assert chrome.asked_worlds == [("S", None)]
 
 
 def test_a_node_of_an_in_process_frame_is_resolved_in_that_frame_s_world() -> None:
-    link = FakeLink({None: [5], "CHILD": [9]}, ("ownWorld",))
     tree = {"frameTree": {"frame": {"id": "TOP"}, "childFrames": [{"frame": {"id": "CHILD"}}]}}
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, NOT_HERE, tree, {"object": {"objectId": "w-9"}})
-    assert run(in_own_world(ctx, "page-1")) == "w-9"  # type: ignore[arg-type]
-    assert link.asked == [(None, None), (None, "CHILD")]
-    assert ctx.sent[-1][1]["executionContextId"] == 9
+    ctx, chrome = _ctx(
+        {None: [5], "CHILD": [9]},
+        ("ownWorld",),
+        DESCRIBED,
+        NOT_HERE,
+        NOT_HERE,
+        tree,
+        {"object": {"objectId": "w-9"}},
+    )
+    assert run(in_own_world(ctx, "page-1")) == "w-9"
+    assert chrome.asked_worlds == [(None, None), (None, "CHILD")]
+    assert chrome.sent[-1][1]["executionContextId"] == 9
 
 
 def test_a_stale_world_is_asked_for_once_more() -> None:
-    link = FakeLink({None: [5, 6]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, GONE, {"object": {"objectId": "w-6"}})
-    assert run(in_own_world(ctx, "page-1")) == "w-6"  # type: ignore[arg-type]
-    contexts = [p["executionContextId"] for m, p, _ in ctx.sent if m == "DOM.resolveNode"]
+    ctx, chrome = _ctx(
+        {None: [5, 6]}, ("ownWorld",), DESCRIBED, NOT_HERE, GONE, {"object": {"objectId": "w-6"}}
+    )
+    assert run(in_own_world(ctx, "page-1")) == "w-6"
+    contexts = [p["executionContextId"] for m, p, _ in chrome.sent if m == "DOM.resolveNode"]
     assert contexts == ["reins", 5, 6]
 
 
 def test_no_frame_holding_the_node_is_ref_stale() -> None:
-    link = FakeLink({None: [5]}, ("ownWorld",))
-    ctx = FakeContext(link, DESCRIBED, NOT_HERE, NOT_HERE, {"frameTree": {"frame": {"id": "TOP"}}})
+    ctx, chrome = _ctx(
+        {None: [5]},
+        ("ownWorld",),
+        DESCRIBED,
+        NOT_HERE,
+        NOT_HERE,
+        {"frameTree": {"frame": {"id": "TOP"}}},
+    )
     with pytest.raises(BrowserError) as caught:
-        run(in_own_world(ctx, "page-1"))  # type: ignore[arg-type]
+        run(in_own_world(ctx, "page-1"))
     assert caught.value.code == "ref_stale"
 
 
 def test_an_extension_without_the_world_says_so() -> None:
-    ctx = FakeContext(FakeLink({}, ()))
+    ctx, chrome = _ctx({}, ())
     with pytest.raises(BrowserError) as caught:
-        run(own_world(ctx))  # type: ignore[arg-type]
+        run(own_world(ctx))
     assert caught.value.code == "cdp_blocked"
 
 
 def test_evaluate_runs_in_the_world_it_is_given() -> None:
-    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
-    assert run(evaluate(ctx, "1", context_id=5)) == 1  # type: ignore[arg-type]
-    assert ctx.sent[0][1]["contextId"] == 5
-    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
-    run(evaluate(ctx, "1"))  # type: ignore[arg-type]
-    assert ctx.sent[0][1]["contextId"] == "reins"  # reins's world of the top frame: the default
-    ctx = FakeContext(FakeLink({}, ()), {"result": {"type": "number", "value": 1}})
-    run(evaluate(ctx, "1", main_world=True))  # type: ignore[arg-type]
-    assert "contextId" not in ctx.sent[0][1]
+    ctx, chrome = _ctx({}, (), {"result": {"type": "number", "value": 1}})
+    assert run(evaluate(ctx, "1", context_id=5)) == 1
+    assert chrome.sent[0][1]["contextId"] == 5
+    ctx, chrome = _ctx({}, (), {"result": {"type": "number", "value": 1}})
+    run(evaluate(ctx, "1"))
+    assert chrome.sent[0][1]["contextId"] == "reins"  # reins's world of the top frame: the default
+    ctx, chrome = _ctx({}, (), {"result": {"type": "number", "value": 1}})
+    run(evaluate(ctx, "1", main_world=True))
+    assert "contextId" not in chrome.sent[0][1]
 
 
 def test_the_world_request_on_the_link() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,13 @@ from reins._errors import (
     from_cdp_error,
 )
 from reins._host import Dispatcher
-from reins.bridge.context import Host
+from reins.bridge.context import CommandContext, Host
 from reins.bridge.deadline import Deadline
-from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Request
 from reins.commands.table import all_commands
 from reins.page.call import (
     ScriptStopped,
+    _bundle,
     call_function,
     evaluate,
     evaluate_handle,
@@ -34,6 +33,8 @@ from reins.page.call import (
     page_function,
 )
 from reins.page.poll import NotYet, poll_until
+
+from tests.unit.fakes import FakeChrome, make_context, make_host
 
 HOST = Path(__file__).resolve().parents[2] / "host" / "reins"
 TERMINATED = {
@@ -46,31 +47,13 @@ TERMINATED = {
 }
 
 
-class FakeContext:
-    """Just what the page-call layer uses of a CommandContext: a deadline and CDP."""
-
-    def __init__(
-        self, *answers: dict[str, Any] | ReinsError, budget_ms: int = 5_000, delay_s: float = 0.0
-    ) -> None:
-        self.deadline = Deadline.after_ms(budget_ms)
-        self.answers = list(answers)
-        self.sent: list[tuple[str, dict[str, Any], str | None]] = []
-        self.delay_s = delay_s
-
-    async def cdp(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        session_id: str | None = None,
-        deadline: Deadline | None = None,
-    ) -> dict[str, Any]:
-        self.sent.append((method, params or {}, session_id))
-        await asyncio.sleep(self.delay_s)
-        answer = self.answers.pop(0)
-        if isinstance(answer, ReinsError):
-            raise answer
-        return answer
+def _ctx(
+    *answers: dict[str, Any] | ReinsError, budget_ms: int = 5_000, delay_s: float = 0.0
+) -> tuple[CommandContext, FakeChrome]:
+    """A command context whose CDP calls get ``answers`` in order, each ``delay_s`` late, and
+    the fake Chrome that gives them (its ``sent``: what the context sent)."""
+    chrome = FakeChrome(replies=list(answers), delay_s=delay_s)
+    return make_context(chrome, budget_ms=budget_ms), chrome
 
 
 def run(coro: Any) -> Any:
@@ -81,31 +64,31 @@ def run(coro: Any) -> Any:
 
 
 def test_evaluate_answers_the_value_under_v8s_timeout() -> None:
-    ctx = FakeContext({"result": {"type": "number", "value": 3}}, budget_ms=2_000)
-    assert run(evaluate(ctx, "1 + 2", session_id="S")) == 3  # type: ignore[arg-type]
-    method, params, session = ctx.sent[0]
+    ctx, chrome = _ctx({"result": {"type": "number", "value": 3}}, budget_ms=2_000)
+    assert run(evaluate(ctx, "1 + 2", session_id="S")) == 3
+    method, params, session = chrome.sent[0]
     assert (method, session) == ("Runtime.evaluate", "S")
     assert params["returnByValue"] is True and params["awaitPromise"] is False
     assert 1_800 < params["timeout"] <= 2_000 - 50  # the budget left minus the headroom
 
 
 def test_a_handle_is_an_object_id_and_null_is_none() -> None:
-    ctx = FakeContext(
+    ctx, chrome = _ctx(
         {"result": {"type": "object", "objectId": "o-1"}},
         {"result": {"type": "object", "subtype": "null", "value": None}},
         {"result": {"type": "undefined"}},
     )
-    assert run(evaluate_handle(ctx, "x")) == "o-1"  # type: ignore[arg-type]
-    assert run(evaluate_handle(ctx, "x")) is None  # type: ignore[arg-type]
-    assert run(evaluate_handle(ctx, "x")) is None  # type: ignore[arg-type]
-    assert all(params["objectGroup"] == "reins" for _, params, _ in ctx.sent)
+    assert run(evaluate_handle(ctx, "x")) == "o-1"
+    assert run(evaluate_handle(ctx, "x")) is None
+    assert run(evaluate_handle(ctx, "x")) is None
+    assert all(params["objectGroup"] == "reins" for _, params, _ in chrome.sent)
 
 
 def test_a_page_function_is_called_with_the_element_first() -> None:
-    ctx = FakeContext({"result": {"type": "object", "value": {"kind": None}}})
-    answer = run(call_function(ctx, "el-7", "checkedState", session_id="S"))  # type: ignore[arg-type]
+    ctx, chrome = _ctx({"result": {"type": "object", "value": {"kind": None}}})
+    answer = run(call_function(ctx, "el-7", "checkedState", session_id="S"))
     assert answer == {"kind": None}
-    method, params, _ = ctx.sent[0]
+    method, params, _ = chrome.sent[0]
     assert method == "Runtime.callFunctionOn"
     assert params["objectId"] == "el-7"
     assert params["arguments"] == [{"objectId": "el-7"}]
@@ -139,9 +122,9 @@ def test_a_script_v8_stopped_is_a_deadline_exceeded() -> None:
             },
         ),
     ):
-        ctx = FakeContext(answer)
+        ctx, chrome = _ctx(answer)
         with pytest.raises(DeadlineExceeded) as caught:
-            run(evaluate(ctx, "while (1) {}", what="collect"))  # type: ignore[arg-type]
+            run(evaluate(ctx, "while (1) {}", what="collect"))
         assert isinstance(caught.value, ScriptStopped)
         assert caught.value.code == "timeout" and caught.value.transient
 
@@ -155,27 +138,29 @@ def test_an_internal_error_is_a_stop_only_at_about_the_timeout() -> None:
             "chrome": "internal_error",
         },
     )
-    ctx = FakeContext(internal, budget_ms=60 + 50, delay_s=0.07)  # V8 timeout 60 ms; answered at 70
+    ctx, chrome = _ctx(
+        internal, budget_ms=60 + 50, delay_s=0.07
+    )  # V8 timeout 60 ms; answered at 70
     with pytest.raises(ScriptStopped):
-        run(evaluate(ctx, "x", await_promise=True))  # type: ignore[arg-type]
-    ctx = FakeContext(internal, budget_ms=5_000)  # at once: a real CDP failure
+        run(evaluate(ctx, "x", await_promise=True))
+    ctx, chrome = _ctx(internal, budget_ms=5_000)  # at once: a real CDP failure
     with pytest.raises(BrowserError) as caught:
-        run(evaluate(ctx, "x", await_promise=True))  # type: ignore[arg-type]
+        run(evaluate(ctx, "x", await_promise=True))
     assert caught.value.code == "cdp_error"
 
 
 def test_no_answer_in_time_is_the_links_timeout_not_a_stop() -> None:
-    ctx = FakeContext(DeadlineExceeded("Runtime.evaluate: no answer within the 100 ms budget"))
+    ctx, chrome = _ctx(DeadlineExceeded("Runtime.evaluate: no answer within the 100 ms budget"))
     with pytest.raises(DeadlineExceeded) as caught:
-        run(evaluate(ctx, "x"))  # type: ignore[arg-type]
+        run(evaluate(ctx, "x"))
     assert not isinstance(caught.value, ScriptStopped)
 
 
 def test_no_budget_left_sends_nothing() -> None:
-    ctx = FakeContext(budget_ms=40)
+    ctx, chrome = _ctx(budget_ms=40)
     with pytest.raises(DeadlineExceeded, match="before the script could start"):
-        run(evaluate(ctx, "x", what="find"))  # type: ignore[arg-type]
-    assert ctx.sent == []
+        run(evaluate(ctx, "x", what="find"))
+    assert chrome.sent == []
 
 
 def test_a_page_script_that_threw_is_eval_exception_naming_it() -> None:
@@ -187,29 +172,20 @@ def test_a_page_script_that_threw_is_eval_exception_naming_it() -> None:
             "exception": {"description": "TypeError: x is null\n    at f"},
         }
     }
-    ctx = FakeContext(thrown)
+    ctx, chrome = _ctx(thrown)
     with pytest.raises(EvaluateError) as caught:
-        run(call_function(ctx, "el", "probe", {}, what="actionability"))  # type: ignore[arg-type]
+        run(call_function(ctx, "el", "probe", {}, what="actionability"))
     assert caught.value.code == "eval_exception"
     assert str(caught.value.args[0]) == "actionability: TypeError: x is null"
     assert caught.value.details == {"line": 3, "column": 9}
 
 
-async def _state_answered_by(
-    result: Callable[[dict[str, Any]], Any],
-) -> tuple[Host, dict[str, Any] | ReinsError]:
-    """`reins state` on tab 7 through the dispatcher, every message to the extension answered ok
-    with ``result(message)``: the host, and the answer or the error."""
-    loop = asyncio.get_running_loop()
-    link: ExtensionLink
-
-    def send(message: dict[str, Any]) -> None:
-        answer = {"id": message["id"], "ok": True, "result": result(message)}
-        loop.call_soon(link.receive, answer)
-
-    link = ExtensionLink(send)
-    link.receive({"type": "hello", "version": "test"})
-    host = Host(profile="test", home=Path("/nonexistent"), link=link)
+async def _state_answered(evaluated: dict[str, Any]) -> tuple[Host, dict[str, Any] | ReinsError]:
+    """`reins state` on tab 7 through the dispatcher, every script answered ``evaluated``,
+    everything else answered ok: the host, and the answer or the error."""
+    every_function = dict.fromkeys(_bundle()["functions"], evaluated)
+    chrome = FakeChrome(cdp={"Runtime.evaluate": evaluated}, functions=every_function)
+    host = make_host(chrome)
     dispatcher = Dispatcher(host, all_commands())
     try:
         return host, await dispatcher.dispatch(Request(id=1, cmd="state", tab=7, timeout_ms=2_000))
@@ -221,11 +197,8 @@ def test_an_internal_script_stopped_marks_the_tab_suspect() -> None:
     """End to end through the dispatcher: `state`'s collection stopped by V8 answers `timeout`
     and the tab is probed before its next command."""
 
-    def result(message: dict[str, Any]) -> Any:
-        return TERMINATED if message.get("method") == "Runtime.evaluate" else {}
-
     async def scenario() -> tuple[dict[str, Any] | ReinsError, bool]:
-        host, answer = await _state_answered_by(result)
+        host, answer = await _state_answered(TERMINATED)
         return answer, host.tab(7).suspect
 
     answer, suspect = run(scenario())
@@ -333,13 +306,9 @@ def test_a_collection_answered_in_an_unreadable_form_is_page_answer_invalid() ->
     """`state` whose collection answers something that is not its JSON: a typed error with a
     next step (page_answer_invalid), never `internal` or a traceback."""
 
-    def result(message: dict[str, Any]) -> Any:
-        if message.get("method") == "Runtime.evaluate":
-            return {"result": {"type": "string", "value": "<not the collection>"}}
-        return [] if message.get("type") == "cdp_batch" else {}
-
     async def scenario() -> dict[str, Any] | ReinsError:
-        return (await _state_answered_by(result))[1]
+        unreadable = {"result": {"type": "string", "value": "<not the collection>"}}
+        return (await _state_answered(unreadable))[1]
 
     answer = run(scenario())
     assert isinstance(answer, ReinsError), answer

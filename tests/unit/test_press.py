@@ -3,7 +3,7 @@
 Input rides in the lookup's batch only behind a page-side check the extension stops at
 (``stopIfThrown``): never with an extension that did not say it has that, never without the
 record the identity check passed, and never twice. The host runs for real (Host, ExtensionLink,
-CommandContext); the extension is a function answering each batch as Chrome would.
+CommandContext); the extension and Chrome are the one fake (tests/unit/fakes.py).
 """
 
 from __future__ import annotations
@@ -11,76 +11,49 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import fields, replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 from reins._errors import ReinsError
 from reins.act.handles import Press
 from reins.act.refs import _by_last_snapshot
-from reins.bridge.context import CommandContext, Host
-from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
-from reins.bridge.protocol import Hello, Request, parse_extension_message
+from reins.bridge.protocol import Hello, parse_extension_message
 from reins.observe.entries import Bounds, Locator, RegistryEntry
 from reins.observe.identity import MAX_NAME_CHARS, Identity
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt
-from reins.page.call import FUNCTION_GROUP, HeldFunctions, page_function
+from reins.page.call import HeldFunctions, page_function
 
-TAB = 3
+from tests.unit.fakes import Call, FakeChrome, make_context, make_host
+
 RECORD = {"tag": "button", "role": "button", "name": "Save", "id": "save", "sibling_index": 0}
 
 
-class Extension:
-    """Answers every batch as Chrome would: a handle for sameNode, ``second`` for the check
-    (probeSame, or pressSame where the batch stops if it threw), the rest ok; and a single
-    sameNode evaluate (the handle asked for after a refusal) with another handle."""
+def _chrome(
+    features: list[str], second: dict[str, Any], fail: dict[str, Any] | None = None, **cdp: Any
+) -> FakeChrome:
+    """Chrome as the lookup meets it: a handle for sameNode (node-1 in a batch; node-2 alone,
+    the handle asked for after a refusal), ``second`` for the check (probeSame, or pressSame
+    where the batch stops if it threw), the read after, the rest ok; ``fail``: every message
+    answered with this error; ``cdp``: answers by method."""
 
-    def __init__(
-        self, features: list[str], second: dict[str, Any], fail: dict[str, Any] | None = None
-    ) -> None:
-        self.fail = fail  # the whole message answered with this error
-        self.batches: list[list[dict[str, Any]]] = []
-        self.singles: list[dict[str, Any]] = []
-        self.held: HeldFunctions | None = None
-        self.second = second
-        self.link = ExtensionLink(send=self._send)
-        self.link.hello = Hello(type="hello", features=features)
+    def same_node(call: Call) -> dict[str, Any]:
+        handle = "node-1" if call.batch is not None else "node-2"
+        return {"result": {"type": "object", "objectId": handle}}
 
-    def _send(self, message: dict[str, Any]) -> None:
-        if message["type"] == "cdp":
-            self.singles.append(message)
-            answer: Any = {"result": {"type": "object", "objectId": "node-2"}}
-        else:
-            answer = self._batch(message["commands"])
-        reply = {"id": message["id"], "ok": True, "result": answer}
-        if self.fail is not None:
-            reply = {"id": message["id"], "ok": False, "error": self.fail}
-        asyncio.get_running_loop().call_soon(self.link.receive, reply)
-
-    def _batch(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        self.batches.append(commands)
-        answers: list[dict[str, Any]] = []
-        checked = False
-        for i, command in enumerate(commands):
-            params = command["params"]
-            if params.get("objectGroup") == "reins":  # sameNode: a handle
-                remote = {"type": "object", "objectId": "node-1"}
-                answers.append({"ok": True, "result": {"result": remote}})
-            elif not checked:  # the check
-                checked = True
-                answers.append({"ok": True, "result": self.second})
-                if command.get("stopIfThrown") and "exceptionDetails" in self.second:
-                    break  # the page refused: nothing after it is sent
-            elif params.get("objectGroup") == FUNCTION_GROUP:  # compiled to be held
-                remote = {"type": "function", "objectId": f"fn-{i}"}
-                answers.append({"ok": True, "result": {"result": remote}})
-            elif command["method"].startswith("Runtime."):  # the read after
-                answers.append({"ok": True, "result": {"result": {"value": {"url": "u"}}}})
-            else:
-                answers.append({"ok": True, "result": {}})
-        return answers
+    return FakeChrome(
+        functions={
+            "sameNode": same_node,
+            "probeSame": second,
+            "pressSame": second,
+            "readHeld": {"url": "u"},
+            "readState": {"url": "u"},
+        },
+        cdp=cdp,
+        features=tuple(features),
+        fail_whole=fail,
+    )
 
 
 def _entry() -> RegistryEntry:
@@ -105,20 +78,22 @@ def _press() -> Press:
 
 
 def _lookup(
-    ext: Extension,
+    ext: FakeChrome,
     press: Press,
     *,
     held: list[dict[str, Any]] | None,
     times: int = 1,
     entry: RegistryEntry | None = None,
+    kept: list[HeldFunctions] | None = None,
 ) -> Any:
-    """``times`` lookups in one host, each with a new Press like ``press``; the last answer."""
+    """``times`` lookups in one host, each with a new Press like ``press``; the last answer
+    (``kept``: gets the functions the tab holds after them)."""
 
     async def main() -> Any:
-        host = Host("test", Path("/nonexistent"), ext.link)
+        host = make_host(ext)
         answer = None
         for _ in range(times):
-            ctx = CommandContext(host, Deadline.after_ms(3000), TAB, Request(id=1, cmd="click"))
+            ctx = make_context(ext, host=host)
             ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
             if held is not None:
                 ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
@@ -126,7 +101,8 @@ def _lookup(
             answer = await _by_last_snapshot(ctx, entry or _entry(), probe=True, press=each)
             press.point, press.before, press.count = each.point, each.before, each.count
             press.answers = each.answers
-            ext.held = ctx.part(HeldFunctions)
+            if kept is not None:
+                kept.append(ctx.part(HeldFunctions))
         return answer
 
     return asyncio.run(main())
@@ -136,7 +112,7 @@ _READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "befo
 
 
 def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None:
-    ext, press = Extension(["stopIfThrown"], _READY), _press()
+    ext, press = _chrome(["stopIfThrown"], _READY), _press()
     resolved, record = _lookup(ext, press, held=[RECORD])
     [batch] = ext.batches
     assert [c["method"] for c in batch] == [
@@ -159,10 +135,10 @@ def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None
 
 
 def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> None:
-    ext, press = Extension(["stopIfThrown"], _READY), _press()
-    _lookup(ext, press, held=[RECORD], times=2)
+    ext, press, kept = _chrome(["stopIfThrown"], _READY), _press(), []
+    _lookup(ext, press, held=[RECORD], times=2, kept=kept)
     first, second = ext.batches
-    assert ext.held is not None and ext.held.held("doc-1", "pressSame", "readHeld")
+    assert kept and kept[-1].held("doc-1", "pressSame", "readHeld")
     assert [c["method"] for c in second] == [
         "Runtime.callFunctionOn",
         "Input.dispatchMouseEvent",
@@ -176,7 +152,7 @@ def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> 
 
 
 def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:
-    ext, press = Extension([], {"result": {"value": {"record": RECORD, "probe": None}}}), _press()
+    ext, press = _chrome([], {"result": {"value": {"record": RECORD, "probe": None}}}), _press()
     _lookup(ext, press, held=[RECORD])
     [batch] = ext.batches
     assert [c["method"] for c in batch] == ["Runtime.evaluate", "Runtime.evaluate"]
@@ -186,7 +162,7 @@ def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:
 def test_no_input_rides_without_a_record_that_passes_the_identity_check() -> None:
     probe_only = {"result": {"value": {"record": RECORD, "probe": None}}}
     for held in ([], [{**RECORD, "name": "Delete", "id": "delete", "role": "link"}]):
-        ext, press = Extension(["stopIfThrown"], probe_only), _press()
+        ext, press = _chrome(["stopIfThrown"], probe_only), _press()
         _lookup(ext, press, held=held)
         assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, held
         assert not press.given
@@ -197,7 +173,7 @@ def test_no_input_rides_for_a_record_listed_as_a_frame() -> None:
     what the node is (act/locate.py, refuse_frame_owner) before any input."""
     frame = {**RECORD, "tag": "iframe", "role": "frame", "name": "Save draft"}
     entry = replace(_entry(), identity=Identity.from_record(frame))
-    ext = Extension(["stopIfThrown"], {"result": {"value": {"record": frame, "probe": None}}})
+    ext = _chrome(["stopIfThrown"], {"result": {"value": {"record": frame, "probe": None}}})
     press = _press()
     _lookup(ext, press, held=[frame], entry=entry)
     [batch] = ext.batches
@@ -217,7 +193,7 @@ def _expected_in(batch: list[dict[str, Any]]) -> dict[str, Any]:
 def test_after_a_host_restart_the_input_rides_on_the_saved_identity() -> None:
     """A new host holds none of the records the page sent (SentRecords empty): the ref's own
     identity from the saved registry is what the page must show, field for field."""
-    ext, press = Extension(["stopIfThrown"], _READY), _press()
+    ext, press = _chrome(["stopIfThrown"], _READY), _press()
     _lookup(ext, press, held=None)
     [batch] = ext.batches
     assert [c["method"] for c in batch][:2] == ["Runtime.evaluate", "Input.dispatchMouseEvent"]
@@ -236,7 +212,7 @@ def test_after_a_host_restart_an_ax_or_cut_identity_gives_no_input() -> None:
         replace(_entry(), source="ax"),
         replace(_entry(), identity=Identity.from_record({**RECORD, "name": long_name})),
     ):
-        ext, press = Extension(["stopIfThrown"], probe_only), _press()
+        ext, press = _chrome(["stopIfThrown"], probe_only), _press()
         _lookup(ext, press, held=None, entry=entry)
         assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, entry
         assert not press.given
@@ -245,7 +221,7 @@ def test_after_a_host_restart_an_ax_or_cut_identity_gives_no_input() -> None:
 def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> None:
     found = {"record": RECORD, "probe": {"state": "ok", "cover": "div#veil"}, "why": "covered"}
     thrown = {"exceptionDetails": {"exception": {"type": "string", "value": json.dumps(found)}}}
-    ext, press = Extension(["stopIfThrown"], thrown), _press()
+    ext, press = _chrome(["stopIfThrown"], thrown), _press()
     resolved, record = _lookup(ext, press, held=[RECORD])
     assert not press.given and press.answers is None
     assert record == RECORD and resolved.probed == found["probe"]
@@ -262,7 +238,7 @@ def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> N
 
 def test_a_refusal_that_is_not_the_checks_own_findings_is_no_lookup() -> None:
     thrown = {"exceptionDetails": {"exception": {"type": "string", "value": "not json"}}}
-    ext, press = Extension(["stopIfThrown"], thrown), _press()
+    ext, press = _chrome(["stopIfThrown"], thrown), _press()
     assert _lookup(ext, press, held=[RECORD]) is None and not press.given
     assert not ext.singles  # nothing to go on from: no handle asked for
 
@@ -281,7 +257,7 @@ def test_hello_features_are_read_and_bounded() -> None:
 def test_an_input_given_is_the_answer_whatever_the_check_answered() -> None:
     # pressSame did not throw, so the extension went on with the input: even an odd value is no
     # reason to look the ref up (and click) again.
-    ext, press = Extension(["stopIfThrown"], {"result": {"value": "odd"}}), _press()
+    ext, press = _chrome(["stopIfThrown"], {"result": {"value": "odd"}}), _press()
     resolved, record = _lookup(ext, press, held=[RECORD])
     assert press.given and press.before is None and record == {}
     assert resolved.ref == "@save" and len(ext.batches) == 1 and not ext.singles
@@ -289,11 +265,11 @@ def test_an_input_given_is_the_answer_whatever_the_check_answered() -> None:
 
 def test_a_press_batch_that_fails_whole_is_not_looked_up_again() -> None:
     failure = {"code": "cdp_error", "message": "the extension lost the batch"}
-    ext, press = Extension(["stopIfThrown"], _READY, fail=failure), _press()
+    ext, press = _chrome(["stopIfThrown"], _READY, fail=failure), _press()
     with pytest.raises(ReinsError) as raised:
         _lookup(ext, press, held=[RECORD])
     assert raised.value.code == "cdp_error" and len(ext.batches) == 1
     closed = {"code": "target_closed", "message": "No tab with id"}
-    ext, press = Extension(["stopIfThrown"], _READY, fail=closed), _press()
+    ext, press = _chrome(["stopIfThrown"], _READY, fail=closed), _press()
     _lookup(ext, press, held=[RECORD])
     assert press.given and isinstance((press.answers or [None])[0], ReinsError)

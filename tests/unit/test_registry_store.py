@@ -9,24 +9,17 @@ from pathlib import Path
 import pytest
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.deadline import Deadline
-from reins.bridge.link import ExtensionLink
-from reins.bridge.protocol import Hello, Request
+from reins.bridge.protocol import Request
 from reins.observe.registry import Registry
 from reins.observe.store import ObserveState, registry_for, save_registry, saved_by
+
+from tests.unit.fakes import offline_host
 
 URL = "https://app.example/expenses"
 
 
 def _ctx(host: Host, tab: int) -> CommandContext:
     return CommandContext(host, Deadline.after_ms(5000), tab, Request(id=1, cmd="state"))
-
-
-def _host(home: Path, run: str | None = None) -> Host:
-    """A host of profile p; ``run``: the browser run its extension's hello names."""
-    link = ExtensionLink(lambda message: None)
-    if run is not None:
-        link.hello = Hello(type="hello", session=run)
-    return Host(profile="p", home=home, link=link)
 
 
 def _records(n: int) -> list[dict[str, object]]:
@@ -37,7 +30,7 @@ def _observe_and_save(home: Path, tab: int, browser_run: str | None = None) -> l
     """Observe and save in ``tab`` of a host, as `state` does; the refs it gave."""
 
     async def run() -> list[str]:
-        host = _host(home, browser_run)
+        host = offline_host(home, browser_run)
         ctx = _ctx(host, tab)
         registry = registry_for(ctx, URL)
         refs = registry.observe(_records(5), now=1.0, document_id="doc")
@@ -61,7 +54,7 @@ def test_a_tab_gets_back_what_it_saved_and_another_tab_starts_its_own(tmp_path: 
     [saved] = (tmp_path / "registries" / "p").glob("*.json")
     assert saved.read_bytes().startswith(b'{"tab":7,')
     # A new host (a restart): tab 7 gets its refs back; tab 8, on the same URL, an empty one.
-    host = _host(tmp_path)
+    host = offline_host(tmp_path)
     restored = registry_for(_ctx(host, 7), URL)
     assert [restored.lookup(ref).ref for ref in refs] == refs
     assert len(registry_for(_ctx(host, 8), URL)) == 0
@@ -89,11 +82,11 @@ def test_after_a_browser_restart_the_page_gets_its_registry_back_whatever_its_ta
     refs = _observe_and_save(tmp_path, 7, browser_run="run-1")
     [saved] = (tmp_path / "registries" / "p").glob("*.json")
     assert saved.read_bytes().startswith(b'{"tab":7,"session":"run-1",')
-    same_run = _host(tmp_path, "run-1")
+    same_run = offline_host(tmp_path, "run-1")
     assert len(registry_for(_ctx(same_run, 8), URL)) == 0  # another tab of the same run
     restored = registry_for(_ctx(same_run, 7), URL)  # a host restart, same browser run
     assert [restored.lookup(ref).ref for ref in refs] == refs
-    next_run = _host(tmp_path, "run-2")  # the browser restarted: the tab is 3 now
+    next_run = offline_host(tmp_path, "run-2")  # the browser restarted: the tab is 3 now
     again = registry_for(_ctx(next_run, 3), URL)
     assert [again.lookup(ref).ref for ref in refs] == refs
 

@@ -16,8 +16,6 @@ import pytest
 from PIL import Image
 from reins._errors import ReinsError
 from reins._host import Dispatcher
-from reins.bridge.context import Host
-from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Request
 from reins.commands.table import all_commands
 from reins.trace.report import write_report
@@ -34,6 +32,8 @@ from reins.trace.tracefile import (
     save_active,
 )
 from reins.trace.tracer import Shot, Tracer, _write_step
+
+from tests.unit.fakes import offline_host
 
 TABLE = all_commands()
 
@@ -193,11 +193,6 @@ def test_a_step_whose_picture_the_disk_refuses_says_so(tmp_path: Path) -> None:
 # ---- the recorder, through the dispatcher ----------------------------------------------------------
 
 
-def _host(home: Path) -> Host:
-    link = ExtensionLink(lambda message: None)  # the commands below never reach the extension
-    return Host(profile="p", home=home, link=link)
-
-
 async def _call(
     dispatcher: Dispatcher,
     cmd: str,
@@ -213,8 +208,8 @@ def test_every_command_is_a_step_and_a_restarted_host_notes_the_gap(tmp_path: Pa
     home, folder = tmp_path / "home", tmp_path / "trace"
     home.mkdir(mode=0o700)
 
-    async def first_host() -> None:
-        host = _host(home)
+    async def firstoffline_host() -> None:
+        host = offline_host(home)
         dispatcher = Dispatcher(host, TABLE)
         started = await _call(dispatcher, "trace_start", {"dir": str(folder), "name": "n"})
         assert isinstance(started, dict) and started["dir"] == str(folder)
@@ -224,17 +219,17 @@ def test_every_command_is_a_step_and_a_restarted_host_notes_the_gap(tmp_path: Pa
         await host.background_done()
         # then the host is killed: no stop line, the running trace left under REINS_HOME
 
-    async def second_host() -> None:
-        host = _host(home)
+    async def secondoffline_host() -> None:
+        host = offline_host(home)
         dispatcher = Dispatcher(host, TABLE)
         assert isinstance(await _call(dispatcher, "stats"), dict)
         stopped = await _call(dispatcher, "trace_stop")
         assert isinstance(stopped, dict) and stopped["steps"] == 3
 
-    asyncio.run(first_host())
+    asyncio.run(firstoffline_host())
     saved = load_active(home, "p")
     assert saved is not None and saved.step == 2 and saved.pid == os.getpid()
-    asyncio.run(second_host())
+    asyncio.run(secondoffline_host())
     lines = read_trace(folder)
     assert [line["type"] for line in lines] == ["start", "step", "step", "gap", "step", "stop"]
     steps = [line for line in lines if line["type"] == "step"]
@@ -253,7 +248,7 @@ def _full_disk_run(tmp_path: Path, disk: FullDisk) -> dict[str, Any]:
     home.mkdir(mode=0o700)
 
     async def scenario() -> dict[str, Any]:
-        host = _host(home)
+        host = offline_host(home)
         host.part(Tracer).disk = disk
         dispatcher = Dispatcher(host, TABLE)
         assert isinstance(await _call(dispatcher, "trace_start", {"dir": str(folder)}), dict)
@@ -303,7 +298,7 @@ def test_a_complete_trace_stops_without_a_warning(tmp_path: Path) -> None:
 
 def test_a_step_still_running_when_the_trace_stops_is_named(tmp_path: Path) -> None:
     async def scenario() -> dict[str, Any]:
-        host = _host(tmp_path / "home")
+        host = offline_host(tmp_path / "home")
         tracer = host.part(Tracer)
         tracer.start(host, tmp_path / "t", name="x", screenshots=False, max_bytes=10**6)
         tracer.next_step(host)  # a command that has not answered yet
@@ -319,7 +314,7 @@ def test_a_step_still_running_when_the_trace_stops_is_named(tmp_path: Path) -> N
 
 def test_no_trace_no_recording(tmp_path: Path) -> None:
     async def scenario() -> None:
-        host = _host(tmp_path)
+        host = offline_host(tmp_path)
         dispatcher = Dispatcher(host, TABLE)
         assert isinstance(await _call(dispatcher, "stats"), dict)
         stopped = await _call(dispatcher, "trace_stop")
@@ -331,7 +326,7 @@ def test_no_trace_no_recording(tmp_path: Path) -> None:
 
 def test_a_second_trace_start_is_refused_while_one_runs(tmp_path: Path) -> None:
     async def scenario() -> None:
-        host = _host(tmp_path / "home")
+        host = offline_host(tmp_path / "home")
         dispatcher = Dispatcher(host, TABLE)
         assert isinstance(
             await _call(dispatcher, "trace_start", {"dir": str(tmp_path / "a")}), dict

@@ -22,7 +22,7 @@ from reins.observe.registry import Registry
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt
 
-from tests.unit.fakes import TAB, Fail, FakeChrome, Thrown, dispatch, make_host
+from tests.unit.fakes import TAB, Call, Fail, FakeChrome, Thrown, dispatch, make_host
 
 __all__ = ["SCENARIOS", "WIRE", "answer_of", "wire_text"]
 
@@ -47,11 +47,11 @@ GONE = {"code": "cdp_error", "message": "Cannot find context", "chrome": "contex
 CLOSED = {"code": "target_closed", "message": "No tab with given id"}
 
 
-def _states(after: Any, before: dict[str, Any] = BEFORE) -> Callable[[dict[str, Any]], Any]:
+def _states(after: Any, before: dict[str, Any] = BEFORE) -> Callable[[Call], Any]:
     """readState: ``before`` for the read before, ``after`` (a value, a Fail) after."""
 
-    def read(params: dict[str, Any]) -> Any:
-        args = params.get("arguments") or []
+    def read(call: Call) -> Any:
+        args = call.params.get("arguments") or []
         phase = next((a.get("value") for a in args if a.get("value") in ("before", "after")), None)
         return before if phase == "before" else after
 
@@ -98,9 +98,42 @@ def _with_ref(host: Host) -> None:
     sent.gen, sent.records = "g1", [RECORD]
 
 
+@dataclass(frozen=True)
+class Scenario:
+    cmd: str
+    args: dict[str, Any]
+    functions: dict[str, Any]
+    cdp: dict[str, Any] = field(default_factory=_cdp)
+    features: tuple[str, ...] = ()
+    seed: Callable[[Host], None] | None = None
+    timeout_ms: int = 3_000
+
+
 def _typed(text: str) -> dict[str, Any]:
     """The read after a fill or type that left ``text`` in the field."""
     return {**BEFORE, "value": text, "focus": "input#email", "connected": True, "field": text}
+
+
+def _by_ref(checked: Any, *features: str) -> Scenario:
+    """A click on ``REF``, its lookup's check (pressSame) answering ``checked``."""
+    page = _page(readState=_states(AFTER), readHeld=AFTER, pressSame=checked)
+    return Scenario(
+        "click", {"target": REF}, page, features=(STOP_IF_THROWN, *features), seed=_with_ref
+    )
+
+
+def _field(cmd: str, text: str, *, original: str, kept: str) -> Scenario:
+    """``cmd`` (fill or type) of ``text`` into a field holding ``original`` that keeps ``kept``."""
+    return Scenario(
+        cmd,
+        {"target": "#email", "value": text},
+        _page(
+            describeElement=FIELD,
+            readState=_states(_typed(kept)),
+            enterField={"ok": True, "original": original},
+            fieldValue=kept,
+        ),
+    )
 
 
 @dataclass
@@ -111,20 +144,9 @@ class _Flips:
     checked: bool
     reads: int = 0
 
-    def __call__(self, params: dict[str, Any]) -> Any:
+    def __call__(self, call: Call) -> Any:
         self.reads += 1
         return {"kind": self.kind, "checked": self.checked if self.reads == 1 else not self.checked}
-
-
-@dataclass(frozen=True)
-class Scenario:
-    cmd: str
-    args: dict[str, Any]
-    functions: dict[str, Any]
-    cdp: dict[str, Any] = field(default_factory=_cdp)
-    features: tuple[str, ...] = ()
-    seed: Callable[[Host], None] | None = None
-    timeout_ms: int = 3_000
 
 
 AFTER = {**BEFORE, "focus": "button#save", "connected": True, "counts": {"elsewhere": 2}}
@@ -156,38 +178,12 @@ SCENARIOS: dict[str, Scenario] = {
     "click_disabled": Scenario(
         "click", {"target": "#save"}, _page(probe={**READY, "disabled": True})
     ),
-    "click_by_ref": Scenario(
-        "click",
-        {"target": REF},
-        _page(
-            readState=_states(AFTER),
-            readHeld=AFTER,
-            pressSame={"record": RECORD, "probe": READY, "before": BEFORE},
-        ),
-        features=(STOP_IF_THROWN,),
-        seed=_with_ref,
+    "click_by_ref": _by_ref({"record": RECORD, "probe": READY, "before": BEFORE}),
+    "click_by_ref_guarded": _by_ref(
+        {"record": RECORD, "probe": READY, "before": BEFORE}, HIT_GUARD
     ),
-    "click_by_ref_guarded": Scenario(
-        "click",
-        {"target": REF},
-        _page(
-            readState=_states(AFTER),
-            readHeld=AFTER,
-            pressSame={"record": RECORD, "probe": READY, "before": BEFORE},
-        ),
-        features=(STOP_IF_THROWN, HIT_GUARD),
-        seed=_with_ref,
-    ),
-    "click_by_ref_refused": Scenario(
-        "click",
-        {"target": REF},
-        _page(
-            readState=_states(AFTER),
-            readHeld=AFTER,
-            pressSame=Thrown(json.dumps({"record": RECORD, "probe": READY, "why": "covered"})),
-        ),
-        features=(STOP_IF_THROWN,),
-        seed=_with_ref,
+    "click_by_ref_refused": _by_ref(
+        Thrown(json.dumps({"record": RECORD, "probe": READY, "why": "covered"}))
     ),
     "click_press_not_seen": Scenario(
         "click",
@@ -208,46 +204,10 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "dblclick": Scenario("dblclick", {"target": "#save"}, _page(readState=_states(AFTER))),
     "hover": Scenario("hover", {"target": "#save"}, _page(readState=_states(AFTER))),
-    "fill": Scenario(
-        "fill",
-        {"target": "#email", "value": "a@b.c"},
-        _page(
-            describeElement=FIELD,
-            readState=_states(_typed("a@b.c")),
-            enterField={"ok": True, "original": "old"},
-            fieldValue="a@b.c",
-        ),
-    ),
-    "fill_mismatch": Scenario(
-        "fill",
-        {"target": "#email", "value": "a@b.c"},
-        _page(
-            describeElement=FIELD,
-            readState=_states(_typed("A@B.C")),
-            enterField={"ok": True, "original": ""},
-            fieldValue="A@B.C",
-        ),
-    ),
-    "type": Scenario(
-        "type",
-        {"target": "#email", "value": "xy"},
-        _page(
-            describeElement=FIELD,
-            readState=_states(_typed("abxy")),
-            enterField={"ok": True, "original": "ab"},
-            fieldValue="abxy",
-        ),
-    ),
-    "type_not_all_kept": Scenario(
-        "type",
-        {"target": "#email", "value": "x1"},
-        _page(
-            describeElement=FIELD,
-            readState=_states(_typed("1")),
-            enterField={"ok": True, "original": ""},
-            fieldValue="1",
-        ),
-    ),
+    "fill": _field("fill", "a@b.c", original="old", kept="a@b.c"),
+    "fill_mismatch": _field("fill", "a@b.c", original="", kept="A@B.C"),
+    "type": _field("type", "xy", original="ab", kept="abxy"),
+    "type_not_all_kept": _field("type", "x1", original="", kept="1"),
     "check": Scenario(
         "check",
         {"target": "#save"},
