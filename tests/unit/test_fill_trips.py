@@ -80,8 +80,9 @@ def _after_options(field: FakeChrome) -> list[Any]:
 def _fill(field: FakeChrome, text: str = "new") -> dict[str, Any]:
     async def main() -> dict[str, Any]:
         ctx = make_context(field, budget_ms=5000, cmd="fill")
-        el = Resolved("node-1", None, via="ref", ref="@name", seen_box=[0, 0, 100, 20])
-        el.probed = dict(_PROBE)
+        el = Resolved(
+            "node-1", None, via="ref", ref="@name", seen_box=[0, 0, 100, 20], probed=dict(_PROBE)
+        )
         return await fill_element(ctx, el, text)
 
     return asyncio.run(main())

@@ -28,7 +28,7 @@ from reins.act.guarded import (
     read_guarded,
     took_press,
 )
-from reins.act.handles import Press
+from reins.act.handles import Press, PressResult
 from reins.act.hittest import ScrollSeen
 from reins.act.refs import _by_last_snapshot
 from reins.bridge.context import CommandContext
@@ -160,8 +160,10 @@ def test_a_failure_before_the_hit_test_is_raised_and_nothing_was_pressed() -> No
     asyncio.run(main())
 
 
-def _guarded_lookup(ext: FakeChrome) -> tuple[Press, Any]:
-    async def main() -> tuple[Press, Any]:
+def _guarded_lookup(ext: FakeChrome) -> tuple[PressResult, Any]:
+    """What the lookup of a click by ref did with its press, and the lookup's answer."""
+
+    async def main() -> tuple[PressResult, Any]:
         ctx = _ctx(ext)
         ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
         from reins.observe.sent import SentRecords
@@ -169,7 +171,8 @@ def _guarded_lookup(ext: FakeChrome) -> tuple[Press, Any]:
         ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", [RECORD]
         press = Press(lambda x, y: [MOVE, *PRESS], hit_test=True)
         answer = await _by_last_snapshot(ctx, _entry(), probe=True, press=press)
-        return press, answer
+        pressed = answer[0].pressed if answer is not None else None
+        return pressed or PressResult(), answer
 
     return asyncio.run(main())
 
@@ -179,7 +182,7 @@ _READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "befo
 
 def test_a_refs_click_is_one_round_trip_from_its_lookup_to_the_read_after() -> None:
     ext = _browser(["stopIfThrown", "hitGuard"], _READY)
-    press, (resolved, _record) = _guarded_lookup(ext)
+    pressed, (resolved, _record) = _guarded_lookup(ext)
     [batch] = ext.batches
     assert [c["method"] for c in batch] == [
         "Runtime.evaluate",  # the check, where the batch stops if the page refuses
@@ -197,30 +200,29 @@ def test_a_refs_click_is_one_round_trip_from_its_lookup_to_the_read_after() -> N
     ]
     assert batch[6]["onlyIf"]["hit"] == 4 and batch[6]["onlyIf"]["tree"] == 2
     assert batch[2]["fill"] == {"objectId": [1, "result", "objectId"]}
-    assert press.given and press.armed and press.count == 2 and press.point == (60, 35)
-    assert len(press.answers or []) == 3  # the press, the release, the read after
+    assert pressed.given and pressed.armed and pressed.count == 2 and pressed.point == (60, 35)
+    assert len(pressed.answers or []) == 3  # the press, the release, the read after
     assert resolved.object_id == ""  # the press was given: no handle goes on
 
 
 def test_a_press_held_back_goes_on_from_the_handle_and_counts_as_not_given() -> None:
     # The hit test finds another node: the extension's guard holds the press back.
     held_back = _browser(["stopIfThrown", "hitGuard"], _READY, hit=9)
-    press, (resolved, _record) = _guarded_lookup(held_back)
-    assert not press.given and not press.armed
-    assert press.checked_at == (60, 35) and resolved.object_id == "node-1"
+    pressed, (resolved, _record) = _guarded_lookup(held_back)
+    assert not pressed.given and not pressed.armed
+    assert pressed.checked_at == (60, 35) and resolved.object_id == "node-1"
 
 
 def test_without_the_guard_the_lookup_gives_no_input() -> None:
     ext = _browser(["stopIfThrown"], _READY)
-    press, (resolved, _record) = _guarded_lookup(ext)
+    pressed, (resolved, _record) = _guarded_lookup(ext)
     assert [c["method"] for c in ext.batches[0][:2]] == ["Runtime.evaluate"] * 2
     assert not any(c["method"].startswith("Input.") for c in ext.batches[0])
-    assert not press.given and resolved.object_id == "node-1"
+    assert not pressed.given and resolved.object_id == "node-1"
 
 
 def test_took_press_needs_the_point_the_check_set() -> None:
     async def main() -> None:
-        press = Press(lambda x, y: [])
-        assert not took_press(_ctx(), press, _answers({}, {}, {}, {}), 1, 2)
+        assert not took_press(_ctx(), PressResult(), _answers({}, {}, {}, {}), 1, 2)
 
     asyncio.run(main())

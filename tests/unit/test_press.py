@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from reins._errors import ReinsError
-from reins.act.handles import Press
+from reins.act.handles import Press, PressResult
 from reins.act.refs import _by_last_snapshot
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Hello, parse_extension_message
@@ -86,10 +86,10 @@ def _lookup(
     entry: RegistryEntry | None = None,
     kept: list[HeldFunctions] | None = None,
 ) -> Any:
-    """``times`` lookups in one host, each with a new Press like ``press``; the last answer
-    (``kept``: gets the functions the tab holds after them)."""
+    """``times`` lookups in one host, each with ``press``: the last answer, and what its lookup
+    did with the press (``kept``: gets the functions the tab holds after them)."""
 
-    async def main() -> Any:
+    async def main() -> tuple[Any, PressResult]:
         host = make_host(ext)
         answer = None
         for _ in range(times):
@@ -97,13 +97,11 @@ def _lookup(
             ctx.part(ObserveState).seen = SeenAt("doc-1", {"main": "g1"}, {"@save": (None, 0)})
             if held is not None:
                 ctx.part(SentRecords).gen, ctx.part(SentRecords).records = "g1", held
-            each = Press(press.events)
-            answer = await _by_last_snapshot(ctx, entry or _entry(), probe=True, press=each)
-            press.point, press.before, press.count = each.point, each.before, each.count
-            press.answers = each.answers
+            answer = await _by_last_snapshot(ctx, entry or _entry(), probe=True, press=press)
             if kept is not None:
                 kept.append(ctx.part(HeldFunctions))
-        return answer
+        pressed = answer[0].pressed if answer is not None else None
+        return answer, pressed or PressResult()
 
     return asyncio.run(main())
 
@@ -113,7 +111,7 @@ _READY = {"result": {"value": {"record": RECORD, "probe": {"state": "ok"}, "befo
 
 def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None:
     ext, press = _chrome(["stopIfThrown"], _READY), _press()
-    resolved, record = _lookup(ext, press, held=[RECORD])
+    (resolved, record), pressed = _lookup(ext, press, held=[RECORD])
     [batch] = ext.batches
     assert [c["method"] for c in batch] == [
         "Runtime.evaluate",
@@ -129,14 +127,14 @@ def test_the_input_rides_with_the_lookup_at_the_middle_of_the_seen_box() -> None
     assert page_function("readHeld") in batch[2]["params"]["expression"]
     assert not any(page_function("sameNode") in json.dumps(c) for c in batch)
     assert batch[1]["params"]["x"] == 60 and batch[1]["params"]["y"] == 35
-    assert press.point == (60, 35) and press.before == {"u": 1} and press.count == 1
-    assert len(press.answers or []) == 2  # the event and the read after, not the definitions
+    assert pressed.point == (60, 35) and pressed.before == {"u": 1} and pressed.count == 1
+    assert len(pressed.answers or []) == 2  # the event and the read after, not the definitions
     assert record == RECORD and not ext.singles
 
 
 def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> None:
     ext, press, kept = _chrome(["stopIfThrown"], _READY), _press(), []
-    _lookup(ext, press, held=[RECORD], times=2, kept=kept)
+    _, pressed = _lookup(ext, press, held=[RECORD], times=2, kept=kept)
     first, second = ext.batches
     assert kept and kept[-1].held("doc-1", "pressSame", "readHeld")
     assert [c["method"] for c in second] == [
@@ -148,24 +146,24 @@ def test_the_next_press_in_the_document_calls_the_held_functions_by_handle() -> 
     assert second[2]["params"]["objectId"] == "fn-4"
     # A few hundred bytes instead of the declarations.
     assert len(json.dumps(second)) * 5 < len(json.dumps(first))
-    assert press.given and press.before == {"u": 1}
+    assert pressed.given and pressed.before == {"u": 1}
 
 
 def test_no_input_rides_with_an_extension_that_cannot_stop_the_batch() -> None:
     ext, press = _chrome([], {"result": {"value": {"record": RECORD, "probe": None}}}), _press()
-    _lookup(ext, press, held=[RECORD])
+    _, pressed = _lookup(ext, press, held=[RECORD])
     [batch] = ext.batches
     assert [c["method"] for c in batch] == ["Runtime.evaluate", "Runtime.evaluate"]
-    assert page_function("probeSame") in batch[1]["params"]["expression"] and not press.given
+    assert page_function("probeSame") in batch[1]["params"]["expression"] and not pressed.given
 
 
 def test_no_input_rides_without_a_record_that_passes_the_identity_check() -> None:
     probe_only = {"result": {"value": {"record": RECORD, "probe": None}}}
     for held in ([], [{**RECORD, "name": "Delete", "id": "delete", "role": "link"}]):
         ext, press = _chrome(["stopIfThrown"], probe_only), _press()
-        _lookup(ext, press, held=held)
+        _, pressed = _lookup(ext, press, held=held)
         assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, held
-        assert not press.given
+        assert not pressed.given
 
 
 def test_no_input_rides_for_a_record_listed_as_a_frame() -> None:
@@ -175,10 +173,10 @@ def test_no_input_rides_for_a_record_listed_as_a_frame() -> None:
     entry = replace(_entry(), identity=Identity.from_record(frame))
     ext = _chrome(["stopIfThrown"], {"result": {"value": {"record": frame, "probe": None}}})
     press = _press()
-    _lookup(ext, press, held=[frame], entry=entry)
+    _, pressed = _lookup(ext, press, held=[frame], entry=entry)
     [batch] = ext.batches
     assert [c["method"] for c in batch] == ["Runtime.evaluate"] * 2
-    assert page_function("probeSame") in batch[1]["params"]["expression"] and not press.given
+    assert page_function("probeSame") in batch[1]["params"]["expression"] and not pressed.given
 
 
 def _expected_in(batch: list[dict[str, Any]]) -> dict[str, Any]:
@@ -194,13 +192,13 @@ def test_after_a_host_restart_the_input_rides_on_the_saved_identity() -> None:
     """A new host holds none of the records the page sent (SentRecords empty): the ref's own
     identity from the saved registry is what the page must show, field for field."""
     ext, press = _chrome(["stopIfThrown"], _READY), _press()
-    _lookup(ext, press, held=None)
+    _, pressed = _lookup(ext, press, held=None)
     [batch] = ext.batches
     assert [c["method"] for c in batch][:2] == ["Runtime.evaluate", "Input.dispatchMouseEvent"]
     expect = _expected_in(batch)
     assert expect == {f.name: getattr(_entry().identity, f.name) for f in fields(Identity)}
     assert expect["name"] == "Save" and expect["id"] == "save" and expect["testid"] is None
-    assert press.given
+    assert pressed.given
 
 
 def test_after_a_host_restart_an_ax_or_cut_identity_gives_no_input() -> None:
@@ -213,17 +211,17 @@ def test_after_a_host_restart_an_ax_or_cut_identity_gives_no_input() -> None:
         replace(_entry(), identity=Identity.from_record({**RECORD, "name": long_name})),
     ):
         ext, press = _chrome(["stopIfThrown"], probe_only), _press()
-        _lookup(ext, press, held=None, entry=entry)
+        _, pressed = _lookup(ext, press, held=None, entry=entry)
         assert [c["method"] for c in ext.batches[0]] == ["Runtime.evaluate"] * 2, entry
-        assert not press.given
+        assert not pressed.given
 
 
 def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> None:
     found = {"record": RECORD, "probe": {"state": "ok", "cover": "div#veil"}, "why": "covered"}
     thrown = {"exceptionDetails": {"exception": {"type": "string", "value": json.dumps(found)}}}
     ext, press = _chrome(["stopIfThrown"], thrown), _press()
-    resolved, record = _lookup(ext, press, held=[RECORD])
-    assert not press.given and press.answers is None
+    (resolved, record), pressed = _lookup(ext, press, held=[RECORD])
+    assert not pressed.given and not pressed.answers
     assert record == RECORD and resolved.probed == found["probe"]
     # The batch (which the extension stopped at the check) asked for no handle; the handle the
     # action goes on with is asked for after it.
@@ -239,7 +237,8 @@ def test_a_refusal_hands_back_what_the_page_found_and_no_input_is_counted() -> N
 def test_a_refusal_that_is_not_the_checks_own_findings_is_no_lookup() -> None:
     thrown = {"exceptionDetails": {"exception": {"type": "string", "value": "not json"}}}
     ext, press = _chrome(["stopIfThrown"], thrown), _press()
-    assert _lookup(ext, press, held=[RECORD]) is None and not press.given
+    answer, pressed = _lookup(ext, press, held=[RECORD])
+    assert answer is None and not pressed.given
     assert not ext.singles  # nothing to go on from: no handle asked for
 
 
@@ -258,8 +257,8 @@ def test_an_input_given_is_the_answer_whatever_the_check_answered() -> None:
     # pressSame did not throw, so the extension went on with the input: even an odd value is no
     # reason to look the ref up (and click) again.
     ext, press = _chrome(["stopIfThrown"], {"result": {"value": "odd"}}), _press()
-    resolved, record = _lookup(ext, press, held=[RECORD])
-    assert press.given and press.before is None and record == {}
+    (resolved, record), pressed = _lookup(ext, press, held=[RECORD])
+    assert pressed.given and pressed.before is None and record == {}
     assert resolved.ref == "@save" and len(ext.batches) == 1 and not ext.singles
 
 
@@ -271,5 +270,5 @@ def test_a_press_batch_that_fails_whole_is_not_looked_up_again() -> None:
     assert raised.value.code == "cdp_error" and len(ext.batches) == 1
     closed = {"code": "target_closed", "message": "No tab with id"}
     ext, press = _chrome(["stopIfThrown"], _READY, fail=closed), _press()
-    _lookup(ext, press, held=[RECORD])
-    assert press.given and isinstance((press.answers or [None])[0], ReinsError)
+    _, pressed = _lookup(ext, press, held=[RECORD])
+    assert pressed.given and isinstance((pressed.answers or (None,))[0], ReinsError)

@@ -16,6 +16,7 @@ viewport). Out-of-process frames: the point is moved by the frame owner's conten
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.locate import Resolved
@@ -90,24 +91,28 @@ async def actionable_point(
     *,
     need_enabled: bool = True,
     need_editable: bool = False,
+    first_probe: dict[str, Any] | None = None,
 ) -> Point | None:
-    """Scroll into view and run the checks until they pass or the budget ends.
+    """Scroll into view and run the checks until they pass or the budget ends. ``first_probe``:
+    the first probe's answer, taken already (with a ref's lookup: ``Resolved.probed``).
 
     Returns None when the element has no usable point (no box); raises the last failure (obscured,
     not_visible, not_stable, disabled, not_editable) when the budget runs out.
     """
     require_rendering(ctx)
     covered = 0  # obscured answers so far: which alignment the next scroll uses
+    taken = first_probe
 
     async def ready() -> Point | None:
-        nonlocal covered
+        nonlocal covered, taken
         if el.session_id is not None:  # an out-of-process frame: bring the frame into view first
             try:
                 await _scroll_frame_owner(ctx, el)
             except ReinsError:
                 pass
-        if el.probed is not None and covered == 0:  # taken with the ref's lookup (act/refs.py)
-            probe, el.probed = el.probed, None
+        probe: Any
+        if taken is not None and covered == 0:  # taken with the ref's lookup (act/refs.py)
+            probe, taken = taken, None
         else:
             probe = await call_function(
                 ctx,

@@ -66,7 +66,7 @@ async def fill_element(
     action, which also reads the field's text once the page has settled."""
 
     async def do(target: Resolved) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-        await actionable_point(ctx, target, need_editable=True)
+        await actionable_point(ctx, target, need_editable=True, first_probe=target.probed)
         before, ready = await _enter(ctx, target, "end" if append else "all", text)
         if not isinstance(ready, dict) or not ready.get("ok"):
             why = ready.get("why") if isinstance(ready, dict) else "unknown"

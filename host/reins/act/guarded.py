@@ -26,11 +26,11 @@ Here: building that part of a batch, reading its answers, and the receipt guard'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
-from reins.act.handles import Press
+from reins.act.handles import PressResult
 from reins.act.hittest import ScrollSeen, scroll_checked
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import HIT_GUARD
@@ -168,25 +168,27 @@ def read_guarded(
 
 def took_press(
     ctx: CommandContext,
-    press: Press,
+    checked: PressResult,
     answers: list[dict[str, Any] | ReinsError],
     at: int,
     count: int,
-) -> bool:
-    """Was the press of a ref's lookup batch given (its guarded part at ``at``; ``count`` input
-    events after the move)? Then noted in ``press`` (the point its check set, the answers from
-    the first event on, the receipt guard armed); else the click goes on from the element's
-    handle the long way (held back, or something before the press failed)."""
+) -> PressResult | None:
+    """The press of a ref's lookup batch (its guarded part at ``at``; ``count`` input events
+    after the move), given at the point its check set (``checked``): what was pressed, with the
+    answers from the first event on and whether the receipt guard was armed; None when it was
+    not given (held back, or something before the press failed): the click then goes on from
+    the element's handle the long way."""
     try:
         outcome = read_guarded(ctx, answers, at)
     except ReinsError:
-        return False
-    if isinstance(outcome, HeldBack) or press.checked_at is None:
-        return False
-    press.point, press.count = press.checked_at, count
-    press.answers, press.armed = outcome.given[: count + 1], outcome.armed
+        return None
+    if isinstance(outcome, HeldBack) or checked.checked_at is None:
+        return None
     ctx.note("press_guarded")
-    return True
+    given = tuple(outcome.given[: count + 1])
+    return replace(
+        checked, point=checked.checked_at, count=count, answers=given, armed=outcome.armed
+    )
 
 
 def receipt_in(answer: dict[str, Any] | ReinsError) -> dict[str, Any] | None:

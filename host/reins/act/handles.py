@@ -16,6 +16,7 @@ from reins.page.frames import session_for_iframe
 
 __all__ = [
     "Press",
+    "PressResult",
     "Resolved",
     "describe",
     "find_all",
@@ -28,13 +29,15 @@ __all__ = [
 InputAt = Callable[[float, float], list[tuple[str, dict[str, Any]]]]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Press:
     """Input an action may give in the very round trip that looks its ref up (act/refs.py): when
     the node the latest observation showed under the ref is still there, with the identity
     fields of the record the host's check passed, ready for input, and hit at the middle of the
     box it was seen at — the page checks all of it and the batch stops before the input if
-    anything differs. Otherwise the action goes on as usual from what the lookup found."""
+    anything differs. Otherwise the action goes on as usual from what the lookup found.
+
+    The plan only: what the lookup did with it comes back as ``Resolved.pressed``."""
 
     events: InputAt
     need_enabled: bool = True
@@ -42,19 +45,28 @@ class Press:
     read_after: dict[str, Any] = field(default_factory=dict)
     # A press (not a hover): its input waits for Chrome's hit test after the move
     # (act/hittest.py), so the lookup gives only the check, the state read before and the
-    # element's handle; ``checked_at`` is then the point the page checked.
+    # element's handle (``PressResult.checked_at``).
     hit_test: bool = False
-    checked_at: tuple[float, float] | None = None
-    # Set when the input was given: where, the state read before it (None: not readable), the
-    # batch's answers from the first event on (the events, then the read after), or the
-    # JavaScript dialog the input opened.
+
+
+@dataclass(frozen=True)
+class PressResult:
+    """What a ref's lookup did with its ``Press``, built once when the lookup answered.
+
+    The input was given (``point``: where; ``count`` input events; ``answers``: the batch's
+    answers from the first event on, the events then the read after; ``dialog``: the JavaScript
+    dialog it opened; ``armed``: the receipt guard was armed before it, its read after holds what
+    received it), or only checked (``checked_at``: the point the page checked; the move, Chrome's
+    hit test and the press follow in act/pointer.py). ``before``: the state read before the
+    input (None: not readable)."""
+
     point: tuple[float, float] | None = None
-    count: int = 0  # how many input events
+    count: int = 0
     before: dict[str, Any] | None = None
-    answers: list[dict[str, Any] | ReinsError] | None = None
+    answers: tuple[dict[str, Any] | ReinsError, ...] = ()
     dialog: dict[str, Any] | None = None
-    # The receipt guard was armed before the input (its read after holds what received it).
     armed: bool = False
+    checked_at: tuple[float, float] | None = None
 
     @property
     def given(self) -> bool:
@@ -63,7 +75,8 @@ class Press:
 
 @dataclass
 class Resolved:
-    """An element handle and where it lives."""
+    """An element handle and where it lives, with what its resolution did, set when it is built
+    (``dataclasses.replace`` makes another)."""
 
     object_id: str
     session_id: str | None = None
@@ -71,15 +84,19 @@ class Resolved:
     via: str = "css"
     ref: str | None = None
     recovered: dict[str, Any] | None = None
-    # For an element of an out-of-process frame: its iframe's backend node id, once looked up.
-    frame_owner: int | None = None
     # The box the latest observation saw this very node at (main-frame nodes reached as the same
     # node only): the first of the two looks actionability's stability check needs.
     seen_box: list[float] | None = None
-    # The first actionability probe's answer, taken with the ref's lookup (act/refs.py); used once.
+    # The first actionability probe's answer, taken with the ref's lookup (act/refs.py): the
+    # action's first probe (act/actionability.py, ``first_probe``).
     probed: dict[str, Any] | None = None
+    # What the ref's lookup did with the action's Press (None: it had none, or none rode).
+    pressed: PressResult | None = None
     # With --frame: the frame the element is in, as the browser names it ({id, url, origin}).
     frame: dict[str, str] | None = None
+    # For an element of an out-of-process frame: its iframe's backend node id, once the action
+    # looked it up (act/actionability.py, frame_owner; a cache, never resolution's).
+    frame_owner: int | None = None
 
 
 # Frame owners by the browser's own node name; any other element owns a frame when the browser

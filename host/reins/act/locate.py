@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
@@ -67,7 +68,7 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
         )
     resolved = Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
     if target.frame:
-        resolved.frame = await frame_by_browser(ctx, target.frame)
+        return replace(resolved, frame=await frame_by_browser(ctx, target.frame))
     return resolved
 
 
@@ -309,14 +310,14 @@ async def resolve_target(
             exc.transient = False
         raise
     if control:
-        await _refuse_frame_owner(ctx, found, press)
+        await _refuse_frame_owner(ctx, found)
     return found
 
 
-async def _refuse_frame_owner(ctx: CommandContext, found: Resolved, press: Press | None) -> None:
+async def _refuse_frame_owner(ctx: CommandContext, found: Resolved) -> None:
     # A press that rode with its ref's lookup has been given (act/refs.py never lets one ride for
     # a record listed as a frame): there is no handle, nor anything left to refuse.
-    if press is None or not press.given:
+    if found.pressed is None or not found.pressed.given:
         await refuse_frame_owner(ctx, found)
 
 

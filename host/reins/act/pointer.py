@@ -142,7 +142,9 @@ async def _at_checked_points(
         tries += 1
         point = first if first is not None and tries == 1 else None
         if point is None:
-            point = await actionable_point(ctx, el, need_enabled=need_enabled)
+            # The probe its ref's lookup took is the first look, never a later one.
+            probed = el.probed if tries == 1 else None
+            point = await actionable_point(ctx, el, need_enabled=need_enabled, first_probe=probed)
         if point is None:
             return None
         return await step(Point(float(round(point.x)), float(round(point.y))))
@@ -314,34 +316,35 @@ async def click_element(
     button: str = "left",
     force_js: bool = False,
     hover_only: bool = False,
-    press: Press | None = None,
 ) -> dict[str, Any]:
     """Real mouse events at the element's actionable point, the state reads around them in the
     same round trip (act_by_input); ``el.click()`` when it has no point (or forced), then
-    reported as such. ``press``: built by ``pointer_press`` with the same arguments; when the
-    lookup gave it already, its answers are read into the answer here."""
-    if press is not None and press.point is not None:  # given with the lookup
-        x, y = press.point
+    reported as such. ``el.pressed``: what its ref's lookup did with the ``Press`` that
+    ``pointer_press`` built with the same arguments; when it gave the input already, its answers
+    are read into the answer here."""
+    pressed = el.pressed
+    if pressed is not None and pressed.point is not None:  # given with the lookup
+        x, y = pressed.point
         moved_to(ctx, x, y, released=not hover_only)
-        if press.dialog is not None:
-            return dialog_answer(el, press.dialog)
+        if pressed.dialog is not None:
+            return dialog_answer(el, pressed.dialog)
         extra = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
-        given = press.answers or []
-        if press.armed and len(given) > press.count:
-            extra = judge_receipt(receipt_in(given[press.count]), extra)
-        return await input_answer(ctx, el, press.before, given, press.count, extra)
+        given = list(pressed.answers)
+        if pressed.armed and len(given) > pressed.count:
+            extra = judge_receipt(receipt_in(given[pressed.count]), extra)
+        return await input_answer(ctx, el, pressed.before, given, pressed.count, extra)
 
     guarded = not force_js and not hover_only and guard_ready(ctx, el.session_id)
-    if press is not None and press.checked_at is not None and not hover_only:
+    if pressed is not None and pressed.checked_at is not None and not hover_only:
         # The lookup checked the node and read the state before (refs.py): the move, Chrome's
         # hit test and the press follow here, at the point the page checked first.
         if guarded:
-            first = Point(*press.checked_at)
+            first = Point(*pressed.checked_at)
             answer = await _click_checked(
                 ctx,
                 el,
                 first=first,
-                before=press.before,
+                before=pressed.before,
                 read_before=False,
                 clicks=clicks,
                 button=button,
@@ -349,14 +352,14 @@ async def click_element(
             if answer is not None:
                 return answer
         try:
-            checked = await checked_point(ctx, el, first=Point(*press.checked_at))
+            checked = await checked_point(ctx, el, first=Point(*pressed.checked_at))
         except DialogOpened as opened:
             return dialog_answer(el, opened.dialog)
         if checked is not None:
             point = checked[0]
             extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
             return await press_checked(
-                ctx, el, point, press.before, extra, clicks=clicks, button=button
+                ctx, el, point, pressed.before, extra, clicks=clicks, button=button
             )
 
     async def js(target: Resolved) -> dict[str, Any]:
@@ -368,7 +371,7 @@ async def click_element(
     if force_js:
         return await act_on(ctx, el, js)
     if hover_only:
-        spot = await actionable_point(ctx, el, need_enabled=False)
+        spot = await actionable_point(ctx, el, need_enabled=False, first_probe=el.probed)
         if spot is None:
             raise ResolutionError("the element has no box to hover", code="not_visible")
         moved_to(ctx, spot.x, spot.y, released=False)

@@ -5,6 +5,7 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
@@ -12,7 +13,15 @@ from reins._pagetext import quote, word
 from reins._pagetext import ref as quote_ref
 from reins.act.effects import ASK_AFTER_MS
 from reins.act.guarded import guard_ready, guarded_part, took_press
-from reins.act.handles import Press, Resolved, describe, find_all, handle_for_record, match_handle
+from reins.act.handles import (
+    Press,
+    PressResult,
+    Resolved,
+    describe,
+    find_all,
+    handle_for_record,
+    match_handle,
+)
 from reins.act.presscheck import (
     PressPlan,
     expected_identity,
@@ -96,25 +105,26 @@ def _plan_press(
         else None
     )
     plan = held_plan(ctx, press, seen, point, check_args, after_args, after_ms, timeout)
-    if handle is not None:
-        plan.handle = handle
-        if guard_ready(ctx, None):  # the check at 0, the handle at 1, then the guarded part
-            move, *events = plan.events
-            plan.guarded = guarded_part(ctx, move, events, handle=1, after=plan.after, at=2)
-    return plan
+    if handle is None:
+        return plan
+    guarded = None
+    if guard_ready(ctx, None):  # the check at 0, the handle at 1, then the guarded part
+        move, *events = plan.events
+        guarded = guarded_part(ctx, move, events, handle=1, after=plan.after, at=2)
+    return replace(plan, handle=handle, guarded=guarded)
 
 
 def _given(
     ctx: CommandContext,
-    press: Press,
     plan: PressPlan,
     tail: list[dict[str, Any] | ReinsError],
     checked: dict[str, Any],
     document_id: str,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], PressResult]:
     """``pressSame`` answered (``checked``) without throwing, so the extension went on with the
-    input (``tail``: the batch's answers after the check): note it in ``press`` (and keep the
-    functions the batch compiled). Answers the check's record."""
+    input (``tail``: the batch's answers after the check; kept: the functions the batch
+    compiled). Answers the check's record and what was pressed (or only checked, when the
+    press waits for Chrome's hit test)."""
     try:
         value = call_value(checked, what="press")
     except ReinsError:
@@ -125,16 +135,15 @@ def _given(
         keep_defined(ctx.part(HeldFunctions), document_id, tail[plan.defs_at :])
     else:
         ctx.note("press_by_held_functions")
-    before = found.get("before")
-    press.before = before if isinstance(before, dict) else None
+    read = found.get("before")
+    before = read if isinstance(read, dict) else None
     if plan.handle is not None:
-        press.checked_at = plan.point
+        pressed = PressResult(before=before, checked_at=plan.point)
     else:
-        press.point, press.count = plan.point, count
-        press.answers = tail[: count + 1]
+        pressed = PressResult(plan.point, count, before, tuple(tail[: count + 1]))
     ctx.note("press_with_lookup")
     record = found.get("record")
-    return record if isinstance(record, dict) else {}
+    return (record if isinstance(record, dict) else {}), pressed
 
 
 async def _by_last_snapshot(
@@ -144,7 +153,8 @@ async def _by_last_snapshot(
     and its record now (for the identity check) — with ``probe``, also the actionability probe an
     action would start with (``Resolved.probed``): one round trip.
 
-    With ``press``, that same round trip may also give the action's input (``Press``): the
+    With ``press``, that same round trip may also give the action's input (``Press``; what it
+    did: ``Resolved.pressed``): the
     page checks the node's identity fields against the collection's record the host checked,
     and its readiness at the middle of the box it was seen at, and the batch stops before the
     input when anything differs (``stopIfThrown``, an extension that says it has it).
@@ -173,8 +183,8 @@ async def _by_last_snapshot(
         if press is not None and session is None
         else None
     )
-    if press is not None and plan is not None:
-        return await _press_with_lookup(ctx, entry, press, plan, seen, index, seen_box)
+    if plan is not None:
+        return await _press_with_lookup(ctx, entry, plan, seen, index, seen_box)
     same = (
         "Runtime.evaluate",
         evaluate_params(
@@ -203,16 +213,21 @@ async def _by_last_snapshot(
     record = found.get("record") if isinstance(found, dict) else None
     if not handle or remote.get("subtype") == "null" or not isinstance(record, dict):
         return None
-    resolved = Resolved(str(handle), session, via="ref", ref=entry.ref, seen_box=seen_box)
-    if options is not None and isinstance(found, dict) and isinstance(found.get("probe"), dict):
-        resolved.probed = found["probe"]
+    probed = found.get("probe") if options is not None and isinstance(found, dict) else None
+    resolved = Resolved(
+        str(handle),
+        session,
+        via="ref",
+        ref=entry.ref,
+        seen_box=seen_box,
+        probed=probed if isinstance(probed, dict) else None,
+    )
     return resolved, record
 
 
 async def _press_with_lookup(
     ctx: CommandContext,
     entry: RegistryEntry,
-    press: Press,
     plan: PressPlan,
     seen: SeenAt,
     index: int,
@@ -222,7 +237,7 @@ async def _press_with_lookup(
     when it throws), then the input and the read after. The element's handle is asked for only
     when the page refused the input (the action then goes on from its findings as from
     ``probeSame``'s); a given input needs none, and asking for it in the batch cost a script run
-    in front of every press."""
+    in front of every press. What was pressed comes back as the element's ``pressed``."""
     tail, tail_each = plan.tail()
     try:
         answers = await until_dialog(
@@ -236,16 +251,16 @@ async def _press_with_lookup(
         )
     except DialogOpened as opened:
         # The input was given (the page let it go) and opened a dialog: that is the answer.
-        press.point, press.dialog = plan.point, opened.dialog
         ctx.note("press_with_lookup")
-        return Resolved("", None, via="ref", ref=entry.ref), {}
+        pressed = PressResult(plan.point, dialog=opened.dialog)
+        return Resolved("", None, via="ref", ref=entry.ref, pressed=pressed), {}
     except ReinsError as exc:
         # The batch failed as a whole: its input may have gone in, so the action is not looked up
         # or given again; it answers what happened (a closed tab) or this failure.
         if exc.code != "target_closed":
             raise
-        press.point, press.count, press.answers = plan.point, len(plan.events), [exc]
-        return Resolved("", None, via="ref", ref=entry.ref), {}
+        pressed = PressResult(plan.point, len(plan.events), answers=(exc,))
+        return Resolved("", None, via="ref", ref=entry.ref, pressed=pressed), {}
     if not answers:
         return None
     checked = answers[0]
@@ -253,20 +268,30 @@ async def _press_with_lookup(
         ctx.part(HeldFunctions).forget()  # a handle of a context that went away
         return None
     if not checked.get("exceptionDetails"):
-        record_now = _given(ctx, press, plan, answers[1:], checked, seen.document_id)
-        if plan.guarded is not None and took_press(ctx, press, answers, 2, len(plan.events) - 1):
-            return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
+        record_now, pressed = _given(ctx, plan, answers[1:], checked, seen.document_id)
+        taken = (
+            took_press(ctx, pressed, answers, 2, len(plan.events) - 1)
+            if plan.guarded is not None
+            else None
+        )
+        if taken is not None:
+            return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box, pressed=taken), (
+                record_now
+            )
         if plan.handle is not None:
             # No input yet: the element's handle goes on to the move, the hit test and the
             # press (and through the identity check like any lookup's).
             remote = remote_handle(answers[1] if len(answers) > 1 else None)
             if remote is None:
-                press.checked_at = None
                 return None
-            return Resolved(remote, None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
+            found_now = Resolved(
+                remote, None, via="ref", ref=entry.ref, seen_box=seen_box, pressed=pressed
+            )
+            return found_now, record_now
         # Whatever the answers say, this is the element the input was given to (never looked
         # up, nor given, again).
-        return Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box), record_now
+        given = Resolved("", None, via="ref", ref=entry.ref, seen_box=seen_box, pressed=pressed)
+        return given, record_now
     ctx.note("press_with_lookup_refused")
     found = findings(checked)
     record = found.get("record") if found is not None else None
@@ -277,9 +302,15 @@ async def _press_with_lookup(
     )
     if handle is None:
         return None
-    resolved = Resolved(handle, None, via="ref", ref=entry.ref, seen_box=seen_box)
-    if isinstance(found.get("probe"), dict):
-        resolved.probed = found["probe"]
+    probed = found.get("probe")
+    resolved = Resolved(
+        handle,
+        None,
+        via="ref",
+        ref=entry.ref,
+        seen_box=seen_box,
+        probed=probed if isinstance(probed, dict) else None,
+    )
     return resolved, record
 
 
@@ -361,13 +392,9 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry, *, acting: bool) -
         runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
         if best >= MATCH_THRESHOLD and best - runner_up >= RECOVERY_MARGIN:
             resolved = await handle_for_record(ctx, snap.homes[best_i], via="ref", ref=entry.ref)
-            resolved.recovered = {
-                "via": "identity",
-                "confidence": round(best, 3),
-                "ref": refs[best_i],
-            }
+            recovered = {"via": "identity", "confidence": round(best, 3), "ref": refs[best_i]}
             ctx.note("ref_recovered")
-            return resolved
+            return replace(resolved, recovered=recovered)
     raise ResolutionError(
         f"{entry.ref} is stale: its element is gone and no single element matches it well enough"
         + (" under the same role and name" if acting else "")
@@ -398,7 +425,8 @@ async def resolve_ref(
 ) -> Resolved:
     """The element ``target`` (a ref) names now. ``probe``: an action that starts with
     ``actionable_point`` follows; its first probe rides along with the same-node lookup.
-    ``press``: that action's input may ride along too (``Press.given`` says whether it did).
+    ``press``: that action's input may ride along too (what it did: ``Resolved.pressed``, kept
+    on whichever element is answered).
     ``acting``: the element is to be pressed, filled or typed into: a stand-in for the ref's own
     element must have its role and name, and none is taken from another document."""
     state = ctx.part(ObserveState)
@@ -406,12 +434,14 @@ async def resolve_ref(
         state.registry_url = await current_url(ctx)
     registry = registry_for(ctx, state.registry_url)
     entry = registry.lookup(target.value)
+    pressed: PressResult | None = None
     if not entry.carried_over:
         # A hash ref's locator is positional or text-based: after a re-render it can land on a
         # look-alike (another row's "Edit") that verifies at full confidence. Only the identity
         # search, which refuses ties, may pick among look-alikes.
         same = await _by_last_snapshot(ctx, entry, probe=probe, press=press)
-        if same is not None and press is not None and press.given:
+        pressed = same[0].pressed if same is not None else None
+        if same is not None and pressed is not None and pressed.given:
             # The input went to this node on the page's word that its identity fields are the
             # ones checked here: it is the answer, never resolved again (nor given twice).
             return same[0]
@@ -427,10 +457,13 @@ async def resolve_ref(
             )
             if confidence >= MATCH_THRESHOLD:
                 if attempt is _by_locator:  # the registered node is gone: say who stood in
-                    resolved.recovered = {"via": "locator", "confidence": round(confidence, 3)}
                     ctx.note("ref_recovered")
-                return resolved
+                    recovered = {"via": "locator", "confidence": round(confidence, 3)}
+                    return replace(resolved, recovered=recovered, pressed=pressed)
+                return replace(resolved, pressed=pressed)
     resolved = await _recover(ctx, entry, acting=acting)
     if entry.carried_over and resolved.recovered is not None:
-        resolved.recovered["via"] = "reidentified_after_navigation"
-    return resolved
+        recovered = {**resolved.recovered, "via": "reidentified_after_navigation"}
+        resolved = replace(resolved, recovered=recovered)
+    # A press the lookup only checked goes on from the element answered (act/pointer.py).
+    return replace(resolved, pressed=pressed)

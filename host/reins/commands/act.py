@@ -88,7 +88,7 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
         control=True,
     )
     return await click_element(
-        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js", press=press
+        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
     )
 
 
@@ -111,7 +111,7 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, press=press
     )
-    return await click_element(ctx, el, hover_only=True, press=press)
+    return await click_element(ctx, el, hover_only=True)
 
 
 class FillArgs(SmartArgs):
