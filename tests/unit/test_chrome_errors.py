@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from reins._errors import ReinsError, from_cdp_error
 from reins.act import effects
+from reins.act.answers import Detached, Instead, Navigated, TabClosed, Unknown
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
 
@@ -156,18 +157,18 @@ class _Tab:
     ("answered", "instead"),
     [
         # The document went away: a navigation, its URL not known yet.
-        ({"code": "cdp_error", "transient": True, "chrome": "context_gone"}, {"navigated": None}),
-        ({"code": "cdp_error", "chrome": "object_gone"}, {"navigated": None}),
+        ({"code": "cdp_error", "transient": True, "chrome": "context_gone"}, Navigated(None)),
+        ({"code": "cdp_error", "chrome": "object_gone"}, Navigated(None)),
         # Chrome's words without the extension's word decide nothing: unknown.
         (
             {"code": "cdp_error", "message": "Execution context was destroyed."},
-            {"unknown": "the page did not answer the read after the action (cdp_error)"},
+            Unknown("the page did not answer the read after the action (cdp_error)"),
         ),
-        ({"code": "target_closed"}, {"tab_closed": True}),
+        ({"code": "target_closed"}, TabClosed()),
     ],
 )
 def test_an_after_read_failure_is_read_by_its_code(
-    answered: dict[str, Any], instead: dict[str, Any]
+    answered: dict[str, Any], instead: Instead
 ) -> None:
     failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", **answered})
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
@@ -182,8 +183,9 @@ def test_a_let_go_tab_the_browser_still_lists_is_not_called_closed() -> None:
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
     tab = _Tab(busy, open=True)
     got = asyncio.run(effects._instead(tab, {"top": True, "document": "d1"}, failure))  # type: ignore[arg-type]
-    assert got == {"detached": True}
-    assert effects.effect_of({"url": "u"}, None, got) == (
+    assert got == Detached()
+    effect, warnings = effects.effect_of({"url": "u"}, None, got)
+    assert (effect.to_wire(), warnings) == (
         {"detached": True, "tab_open": True},
         ["detached_during_action"],
     )

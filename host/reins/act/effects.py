@@ -13,6 +13,18 @@ from typing import Any
 
 from reins._errors import ActionError, ReinsError
 from reins._pagetext import quote
+from reins.act.answers import (
+    ActionAnswer,
+    Change,
+    Changed,
+    Detached,
+    DialogShown,
+    Effect,
+    Instead,
+    Navigated,
+    TabClosed,
+    Unknown,
+)
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
 from reins.observe.evidence import redact_url
@@ -93,10 +105,10 @@ def read_options(ctx: CommandContext) -> dict[str, Any]:
     return {"waitMs": max(0, min(_PENDING_WAIT_MS, ctx.deadline.remaining_ms(headroom_ms=500)))}
 
 
-async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> dict[str, Any] | None:
+async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> Instead | None:
     """After the page said a navigation started: the new document's URL once it is there
-    (``{"navigated": url}``), or None when the old document is still shown at the end of the wait
-    (a slow server, a download, a 204)."""
+    (``Navigated``), or None when the old document is still shown at the end of the wait (a slow
+    server, a download, a 204)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + min(_ARRIVAL_S, max(0.0, ctx.deadline.remaining() - 0.5))
     while True:
@@ -107,7 +119,7 @@ async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> dict[str, Any
                 return await _let_go(ctx)
             identity = None  # between documents: ask again
         if isinstance(identity, list) and len(identity) == 2 and identity[0] != before["document"]:
-            return {"navigated": str(identity[1])}
+            return Navigated(str(identity[1]))
         if loop.time() >= end:
             return None
         await asyncio.sleep(0.03)
@@ -117,7 +129,7 @@ async def _instead(
     ctx: CommandContext,
     before: dict[str, Any],
     failure: ReinsError | None,
-) -> dict[str, Any]:
+) -> Instead:
     """When the after-read failed: did the tab navigate, close, or is it simply unknown?
     A timed-out or failed read is never reported as a navigation (the page may have done nothing
     at all: a slow handler in a hidden tab)."""
@@ -133,9 +145,9 @@ async def _instead(
     if before.get("top") and isinstance(identity, list) and len(identity) == 2:
         origin, url = identity
         if gone or origin != before.get("document"):
-            return {"navigated": str(url)}
+            return Navigated(str(url))
     elif gone and before.get("top"):
-        return {"navigated": None}
+        return Navigated(None)
     reason = (
         "the element's document went away"
         if gone
@@ -145,48 +157,42 @@ async def _instead(
             else "the element's document changed"
         )
     )
-    return {"unknown": reason}
+    return Unknown(reason)
 
 
 def effect_of(
     before: dict[str, Any] | None,
     after: dict[str, Any] | None,
-    instead: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], list[str]]:
+    instead: Instead | None = None,
+) -> tuple[Effect, list[str]]:
     """What changed between two state reads (pure). With no ``after`` read, ``instead`` says what
-    the tab did: ``{"navigated": url or None}``, ``{"tab_closed": True}`` or ``{"unknown": why}``
-    (also when it is missing)."""
-    effect: dict[str, Any] = {}
+    the tab did (missing: unknown)."""
     if before is None:
-        return {"unknown": True}, ["effect_unknown"]
+        return Unknown(), ["effect_unknown"]
     if after is None:
-        instead = instead or {"unknown": "no read after the action"}
-        if "navigated" in instead:
-            effect["navigated"] = True
-            if instead["navigated"] is not None:
-                effect["url"] = {"from": before.get("url"), "to": instead["navigated"]}
-            return effect, []
-        if instead.get("tab_closed"):
-            return {"tab_closed": True}, []
-        if instead.get("detached"):
-            return dict(_DETACHED), ["detached_during_action"]
-        return {"unknown": True, "reason": str(instead.get("unknown"))}, ["effect_unknown"]
-    for key in ("value", "checked", "selected", "expanded", "focus", "url"):
-        if before.get(key) != after.get(key):
-            effect[key] = {"from": before.get(key), "to": after.get(key)}
-    if not after.get("connected", True):
-        effect["target_detached"] = True
-    if after.get("shown"):
-        effect["shown"] = list(after["shown"])
-    if after.get("navigating"):
-        effect["navigation_started"] = str(after["navigating"])
+        instead = instead or Unknown("no read after the action")
+        if isinstance(instead, Navigated):
+            return Navigated(instead.url, before.get("url")), []
+        if isinstance(instead, TabClosed):
+            return instead, []
+        if isinstance(instead, Detached):
+            return instead, ["detached_during_action"]
+        return instead, ["effect_unknown"]
+    keys = ("value", "checked", "selected", "expanded", "focus", "url")
     counts = after.get("counts") or {}
-    if counts.get("inside"):
-        effect["dom_changed_in_target"] = int(counts["inside"])
-    if counts.get("elsewhere"):
-        effect["dom_changed_elsewhere"] = int(counts["elsewhere"])
-    warnings = [] if effect else ["no_effect"]
-    return effect, warnings
+    effect = Changed(
+        tuple(
+            (key, Change(before.get(key), after.get(key)))
+            for key in keys
+            if before.get(key) != after.get(key)
+        ),
+        target_detached=not after.get("connected", True),
+        shown=tuple(after["shown"]) if after.get("shown") else (),
+        navigation_started=str(after["navigating"]) if after.get("navigating") else None,
+        dom_changed_in_target=int(counts["inside"]) if counts.get("inside") else 0,
+        dom_changed_elsewhere=int(counts["elsewhere"]) if counts.get("elsewhere") else 0,
+    )
+    return effect, ["no_effect"] if effect.nothing else []
 
 
 async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, Any]:
@@ -360,7 +366,7 @@ async def input_answer(
 
 def dialog_answer(el: Resolved, dialog: dict[str, Any]) -> dict[str, Any]:
     """The answer of an action that opened a JavaScript dialog: the dialog is its effect."""
-    return _with_target({"effect": {"dialog": dialog}, "warnings": ["dialog_open"]}, el)
+    return _about(el, DialogShown(dialog), "dialog_open").to_wire()
 
 
 def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | None:
@@ -395,7 +401,7 @@ async def _conclude(
 ) -> dict[str, Any]:
     """The answer from the two reads: a navigation the page said it started is followed to the
     new document (bounded); a failed after read asks the tab what happened (never a guess)."""
-    instead: dict[str, Any] | None = None
+    instead: Instead | None = None
     asked = after is not None and after.pop("downloading", None) is not None
     focus_frame = after.pop("focusFrame", None) if after is not None else None
     downloads = await downloads_since(ctx, ctx.part(DownloadWatch), asked=asked)
@@ -415,17 +421,23 @@ async def _conclude(
         instead = await _instead(ctx, before, failure)
     effect, warnings = effect_of(before, after, instead)
     if downloads:
-        effect["downloads"] = downloads
         warnings = [w for w in warnings if w != "no_effect"]
         if any(d["state"] == "refused" for d in downloads):
             warnings.append("download_refused")
         if any(d.get("refusal_failed") for d in downloads):
             warnings.append("download_not_refused")
-    if isinstance(focus_frame, dict) and "focus" in effect:
-        raise _focus_in_frame(effect, focus_frame)
-    out: dict[str, Any] = {"effect": effect, "warnings": warnings + extra.pop("warnings", [])}
-    out.update(extra)
-    return _with_target(out, el)
+    answer = _about(
+        el,
+        effect,
+        *warnings,
+        *extra.pop("warnings", []),
+        downloads=tuple(downloads or ()),
+        fields=tuple(extra.items()),
+    )
+    if isinstance(focus_frame, dict) and isinstance(effect, Changed):
+        if any(key == "focus" for key, _ in effect.changes):
+            raise _focus_in_frame(answer.to_wire()["effect"], focus_frame)
+    return answer.to_wire()
 
 
 def _focus_in_frame(effect: dict[str, Any], focus_frame: dict[str, Any]) -> ActionError:
@@ -441,7 +453,7 @@ def _focus_in_frame(effect: dict[str, Any], focus_frame: dict[str, Any]) -> Acti
     )
 
 
-async def _let_go(ctx: CommandContext) -> dict[str, Any]:
+async def _let_go(ctx: CommandContext) -> TabClosed | Detached:
     """Chrome let go of the tab while an action ran (``target_closed``). Either the tab went away
     (a page that closes itself on the click, or the user at that moment), or it is still open and
     Chrome replaced its target (a link that handed its URL to another application: mailto:, tel:,
@@ -451,31 +463,26 @@ async def _let_go(ctx: CommandContext) -> dict[str, Any]:
     except ReinsError:
         listed = None
     if isinstance(listed, list) and any(t.get("id") == ctx.tab_id for t in listed):
-        return {"detached": True}
-    return {"tab_closed": True}
+        return Detached()
+    return TabClosed()
 
 
 async def _tab_closed(ctx: CommandContext, el: Resolved) -> dict[str, Any]:
     """The input's batch answered ``target_closed``: the tab closed, or Chrome let go of it
     (``_let_go``)."""
-    if (await _let_go(ctx)).get("detached"):
-        return _with_target({"effect": _DETACHED, "warnings": ["detached_during_action"]}, el)
-    return _with_target(
-        {"effect": {"tab_closed": True}, "warnings": ["tab_closed_during_action"]}, el
+    if isinstance(await _let_go(ctx), Detached):
+        return _about(el, Detached(), "detached_during_action").to_wire()
+    return _about(el, TabClosed(), "tab_closed_during_action").to_wire()
+
+
+def _about(
+    el: Resolved,
+    effect: Effect,
+    *warnings: str,
+    downloads: tuple[dict[str, Any], ...] = (),
+    fields: tuple[tuple[str, Any], ...] = (),
+) -> ActionAnswer:
+    """An answer about ``el``: its ref, how a stale ref was recovered, the frame --frame named."""
+    return ActionAnswer(
+        effect, warnings, downloads, fields, recovered=el.recovered, ref=el.ref, frame=el.frame
     )
-
-
-# The tab is still open, but Chrome let go of it during the action; the next command attaches
-# again.
-_DETACHED: dict[str, Any] = {"detached": True, "tab_open": True}
-
-
-def _with_target(out: dict[str, Any], el: Resolved) -> dict[str, Any]:
-    """Which element the answer is about: its ref, and how a stale ref was recovered."""
-    if el.recovered:
-        out["recovered"] = el.recovered
-    if el.ref:
-        out["ref"] = el.ref
-    if el.frame:
-        out["frame"] = el.frame  # --frame: where the input went, by the browser's word
-    return out

@@ -1,0 +1,166 @@
+"""What an action answers, as types: the effect it had — what changed between the reads before
+and after it, or what the tab did instead — its warnings, its own fields and the element it was
+about, each written by one ``to_wire()`` with the keys the CLI, MCP and check files read (pure).
+
+When the read after an action does not answer, what the tab did instead is one of a tagged
+union (``Instead``): it navigated (to a URL, when known), closed, was let go of by Chrome while
+still open, or it is not known why. The effect is another (``Effect``): the changes seen, a
+navigation, a closed or let-go tab, a JavaScript dialog the action opened, or unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "ActionAnswer",
+    "Change",
+    "Changed",
+    "Detached",
+    "DialogShown",
+    "Effect",
+    "Instead",
+    "Navigated",
+    "TabClosed",
+    "Unknown",
+]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One state the action changed (``value``, ``checked``, ``focus``, ``url`` …)."""
+
+    before: Any
+    after: Any
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"from": self.before, "to": self.after}
+
+
+@dataclass(frozen=True)
+class Navigated:
+    """The tab shows another document (``url``: its URL, None while not known; ``came_from``:
+    the URL the action started on, in the effect)."""
+
+    url: str | None
+    came_from: Any = None
+    kind: Literal["navigated"] = "navigated"
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"navigated": True}
+        if self.url is not None:
+            out["url"] = Change(self.came_from, self.url).to_wire()
+        return out
+
+
+@dataclass(frozen=True)
+class TabClosed:
+    """The tab went away during the action."""
+
+    kind: Literal["tab_closed"] = "tab_closed"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"tab_closed": True}
+
+
+@dataclass(frozen=True)
+class Detached:
+    """Chrome let go of the tab during the action, which is still open (the next command
+    attaches again): a link that handed its URL to another application."""
+
+    kind: Literal["detached"] = "detached"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"detached": True, "tab_open": True}
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """What the action did is not known (``reason``: why; None when nothing was read before)."""
+
+    reason: str | None = None
+    kind: Literal["unknown"] = "unknown"
+
+    def to_wire(self) -> dict[str, Any]:
+        return (
+            {"unknown": True} if self.reason is None else {"unknown": True, "reason": self.reason}
+        )
+
+
+# What the tab did when the read after the action did not answer.
+Instead = Navigated | TabClosed | Detached | Unknown
+
+
+@dataclass(frozen=True)
+class Changed:
+    """What the two state reads around the action differ in, in the order the wire lists them."""
+
+    changes: tuple[tuple[str, Change], ...] = ()
+    target_detached: bool = False
+    shown: tuple[Any, ...] = ()
+    navigation_started: str | None = None
+    dom_changed_in_target: int = 0
+    dom_changed_elsewhere: int = 0
+    kind: Literal["changed"] = "changed"
+
+    @property
+    def nothing(self) -> bool:
+        return not self.to_wire()
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {key: change.to_wire() for key, change in self.changes}
+        if self.target_detached:
+            out["target_detached"] = True
+        if self.shown:
+            out["shown"] = list(self.shown)
+        if self.navigation_started is not None:
+            out["navigation_started"] = self.navigation_started
+        if self.dom_changed_in_target:
+            out["dom_changed_in_target"] = self.dom_changed_in_target
+        if self.dom_changed_elsewhere:
+            out["dom_changed_elsewhere"] = self.dom_changed_elsewhere
+        return out
+
+
+@dataclass(frozen=True)
+class DialogShown:
+    """The action opened a JavaScript dialog (the page waits for it: `reins dialog`)."""
+
+    dialog: dict[str, Any]
+    kind: Literal["dialog"] = "dialog"
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"dialog": self.dialog}
+
+
+Effect = Changed | Navigated | TabClosed | Detached | Unknown | DialogShown
+
+
+@dataclass(frozen=True)
+class ActionAnswer:
+    """An action's answer: its effect (with the downloads it started), its warnings, its own
+    fields in the order it gives them (``method``, ``point``, ``value`` …), and which element it
+    was about (the ref, how a stale ref was recovered, the frame --frame named)."""
+
+    effect: Effect
+    warnings: tuple[str, ...] = ()
+    downloads: tuple[dict[str, Any], ...] = ()
+    fields: tuple[tuple[str, Any], ...] = ()
+    recovered: dict[str, Any] | None = None
+    ref: str | None = None
+    frame: dict[str, str] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        effect = self.effect.to_wire()
+        if self.downloads:
+            effect["downloads"] = list(self.downloads)
+        out: dict[str, Any] = {"effect": effect, "warnings": list(self.warnings)}
+        out.update(self.fields)
+        if self.recovered:
+            out["recovered"] = self.recovered
+        if self.ref:
+            out["ref"] = self.ref
+        if self.frame:
+            out["frame"] = self.frame  # --frame: where the input went, by the browser's word
+        return out
