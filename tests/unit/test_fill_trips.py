@@ -83,7 +83,7 @@ def _fill(field: FakeChrome, text: str = "new") -> dict[str, Any]:
         el = Resolved(
             "node-1", None, via="ref", ref="@name", seen_box=[0, 0, 100, 20], probed=dict(_PROBE)
         )
-        return await fill_element(ctx, el, text)
+        return (await fill_element(ctx, el, text)).to_wire()
 
     return asyncio.run(main())
 

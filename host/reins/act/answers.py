@@ -10,7 +10,7 @@ navigation, a closed or let-go tab, a JavaScript dialog the action opened, or un
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 __all__ = [
@@ -150,6 +150,23 @@ class ActionAnswer:
     recovered: dict[str, Any] | None = None
     ref: str | None = None
     frame: dict[str, str] | None = None
+
+    def has(self, name: str) -> bool:
+        """Does the action give field ``name``?"""
+        return any(key == name for key, _ in self.fields)
+
+    def field(self, name: str) -> Any:
+        """The action's field ``name`` (None when it gives none)."""
+        return next((value for key, value in self.fields if key == name), None)
+
+    def with_field(self, name: str, value: Any) -> ActionAnswer:
+        """The same answer with field ``name`` set to ``value`` (in its place if it was given,
+        else last)."""
+        if self.has(name):
+            fields = tuple((key, value if key == name else old) for key, old in self.fields)
+        else:
+            fields = (*self.fields, (name, value))
+        return replace(self, fields=fields)
 
     def to_wire(self) -> dict[str, Any]:
         effect = self.effect.to_wire()

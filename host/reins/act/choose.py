@@ -40,7 +40,7 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
     )
     if kind == "native":
         answer = await select_options(ctx, el, [option])
-        return {**answer, "kind": "native"}
+        return answer.with_field("kind", "native").to_wire()
 
     async def do(trigger: Resolved) -> dict[str, Any]:
         # The press goes where the agent pointed (a placeholder, as a person clicks it); the
@@ -61,7 +61,7 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
         await confirm_chosen(ctx, control, picked.label)
         return {"kind": kind, "chose": picked.label, "shows": shows}
 
-    return await act_on(ctx, el, do)
+    return (await act_on(ctx, el, do)).to_wire()
 
 
 async def _control(ctx: CommandContext, el: Resolved) -> Resolved:

@@ -110,7 +110,7 @@ async def drag_element(
             }
         }
 
-    return await act_on(ctx, source, do)
+    return (await act_on(ctx, source, do)).to_wire()
 
 
 async def _drag(ctx: CommandContext, source: Resolved, start: Point, end: Point) -> bool:

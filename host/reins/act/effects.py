@@ -195,7 +195,7 @@ def effect_of(
     return effect, ["no_effect"] if effect.nothing else []
 
 
-async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> dict[str, Any]:
+async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> ActionAnswer:
     """Run ``action(el)`` between two state reads and report the effect.
 
     If the action opens a JavaScript dialog, the page waits for it: the answer is then the dialog
@@ -232,13 +232,13 @@ async def act_reading_before(
     action: Callable[[Resolved], Awaitable[tuple[dict[str, Any] | None, dict[str, Any]]]],
     *,
     field: bool = False,
-) -> tuple[dict[str, Any], str | None]:
+) -> tuple[ActionAnswer, str | None]:
     """``act_on`` for an action that reads the "before" state itself, in the round trip of its
     first step (``before_command`` first in its batch): ``action(el)`` answers (the state it
     read, its own answer fields). ``field``: the read after also reads the field's text as fill
     checks it. Answers the action's answer and that text (None when it was not read)."""
 
-    async def run() -> tuple[dict[str, Any], str | None]:
+    async def run() -> tuple[ActionAnswer, str | None]:
         try:
             before, extra = await action(el)
         except ReinsError as exc:
@@ -261,7 +261,7 @@ async def input_batch(
     el: Resolved,
     commands: list[tuple[str, dict[str, Any]]],
     each: list[dict[str, Any]],
-) -> list[dict[str, Any] | ReinsError] | dict[str, Any]:
+) -> list[dict[str, Any] | ReinsError] | ActionAnswer:
     """An ordered batch of input and the reads around it: its answers (a tab Chrome let go of
     meanwhile: ``[target_closed]``, for ``input_answer`` to tell), or the answer of the action
     when the input opened a JavaScript dialog."""
@@ -290,7 +290,7 @@ async def act_by_input(
     el: Resolved,
     events: list[tuple[str, dict[str, Any]]],
     extra: dict[str, Any],
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """``act_on`` for an action that is CDP input events (to the tab's own session), in one round
     trip: the before read, the events (each sent without waiting for the previous one's answer)
     and the after read, as one ordered batch. Chrome answers a mouse press or release once the
@@ -314,7 +314,7 @@ async def act_by_input(
         reads,
     ]
     answers = await input_batch(ctx, el, commands, each)
-    if isinstance(answers, dict):  # a dialog the input opened
+    if isinstance(answers, ActionAnswer):  # a dialog the input opened
         return answers
     if not answers:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
@@ -337,7 +337,7 @@ async def input_answer(
     given: list[dict[str, Any] | ReinsError],
     count: int,
     extra: dict[str, Any],
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """The answer of ``count`` input events given in an ordered batch, from the state read
     before them and ``given``, the batch's answers from the first event on (the events, then the
     state read after them when it answered)."""
@@ -364,9 +364,9 @@ async def input_answer(
     return await _conclude(ctx, el, before, after, after_failure, dict(extra))
 
 
-def dialog_answer(el: Resolved, dialog: dict[str, Any]) -> dict[str, Any]:
+def dialog_answer(el: Resolved, dialog: dict[str, Any]) -> ActionAnswer:
     """The answer of an action that opened a JavaScript dialog: the dialog is its effect."""
-    return _about(el, DialogShown(dialog), "dialog_open").to_wire()
+    return _about(el, DialogShown(dialog), "dialog_open")
 
 
 def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | None:
@@ -380,7 +380,7 @@ def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | N
 
 async def _act_and_read(
     ctx: CommandContext, el: Resolved, action: Any, before: dict[str, Any] | None
-) -> dict[str, Any]:
+) -> ActionAnswer:
     try:
         extra = await action(el) or {}
     except ReinsError as exc:
@@ -398,7 +398,7 @@ async def _conclude(
     after: dict[str, Any] | None,
     failure: ReinsError | None,
     extra: dict[str, Any],
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """The answer from the two reads: a navigation the page said it started is followed to the
     new document (bounded); a failed after read asks the tab what happened (never a guess)."""
     instead: Instead | None = None
@@ -437,7 +437,7 @@ async def _conclude(
     if isinstance(focus_frame, dict) and isinstance(effect, Changed):
         if any(key == "focus" for key, _ in effect.changes):
             raise _focus_in_frame(answer.to_wire()["effect"], focus_frame)
-    return answer.to_wire()
+    return answer
 
 
 def _focus_in_frame(effect: dict[str, Any], focus_frame: dict[str, Any]) -> ActionError:
@@ -467,12 +467,12 @@ async def _let_go(ctx: CommandContext) -> TabClosed | Detached:
     return TabClosed()
 
 
-async def _tab_closed(ctx: CommandContext, el: Resolved) -> dict[str, Any]:
+async def _tab_closed(ctx: CommandContext, el: Resolved) -> ActionAnswer:
     """The input's batch answered ``target_closed``: the tab closed, or Chrome let go of it
     (``_let_go``)."""
     if isinstance(await _let_go(ctx), Detached):
-        return _about(el, Detached(), "detached_during_action").to_wire()
-    return _about(el, TabClosed(), "tab_closed_during_action").to_wire()
+        return _about(el, Detached(), "detached_during_action")
+    return _about(el, TabClosed(), "tab_closed_during_action")
 
 
 def _about(

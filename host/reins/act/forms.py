@@ -13,6 +13,7 @@ from typing import Any
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
+from reins.act.answers import ActionAnswer, Changed
 from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
 from reins.act.effects import act_on, act_reading_before, before_command, before_value
 from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
@@ -59,7 +60,7 @@ async def fill_element(
     text: str,
     *,
     append: bool = False,
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """fill (``append`` False) or type (True) ``text`` into a field, verified against what it
     keeps. Round trips after the lookup: the probe; the "before" read, CDP's focus and the page
     script's in one; the keys with the field's value read after the last; the read after the
@@ -112,19 +113,20 @@ async def fill_element(
         return before, {"value": kept}
 
     result, settled = await act_reading_before(ctx, el, do, field=True)
-    if "value" in result:
+    if result.has("value"):
+        kept = result.field("value")
         if settled is None:  # the read after did not answer it: ask the field itself
             settled = await _field_now(ctx, el)
-        if settled is not None and settled != str(result["value"]):
+        if settled is not None and settled != str(kept):
             # Once the page has settled (the read after waited for its frame): a page script, or
             # the user typing into the tab, changed it since.
             raise ActionError(
-                f"the field holds {settled!r} now, not {result['value']!r}: it changed after the "
+                f"the field holds {settled!r} now, not {kept!r}: it changed after the "
                 "fill (the page or someone typing in this tab)",
                 code="fill_mismatch",
-                details={"kept": settled, "expected": result["value"]},
+                details={"kept": settled, "expected": kept},
             )
-        await confirm_text(ctx, el, settled if settled is not None else str(result["value"]))
+        await confirm_text(ctx, el, settled if settled is not None else str(kept))
     return result
 
 
@@ -252,7 +254,7 @@ async def _field_now(ctx: CommandContext, el: Resolved) -> str | None:
     return value if isinstance(value, str) else None
 
 
-async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> dict[str, Any]:
+async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> ActionAnswer:
     """Choose a native select's options; an option the select does not offer yet is waited for
     within the budget (a list filled in by the page later), then `select_mismatch` lists the
     options it last had."""
@@ -293,23 +295,20 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
         )
 
     result = await act_on(ctx, el, do)
-    selected = result.get("selected")
+    selected = result.field("selected")
     if isinstance(selected, list):
         labels = [str(o.get("label") if isinstance(o, dict) else o) for o in selected]
         await confirm_selected(ctx, el, labels)
     return result
 
 
-async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[str, Any]:
+async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> ActionAnswer:
     state = await call_function(ctx, el.object_id, "checkedState", session_id=el.session_id)
     if not isinstance(state, dict) or state.get("kind") is None:
         raise ResolutionError("not a checkbox, radio or switch", code="not_editable")
     if state.get("checked") == wanted:
-        return {
-            "effect": {},
-            "warnings": ["already_" + ("checked" if wanted else "unchecked")],
-            "checked": wanted,
-        }
+        already = "already_" + ("checked" if wanted else "unchecked")
+        return ActionAnswer(Changed(), (already,), fields=(("checked", wanted),))
     if not wanted and state.get("kind") == "radio":
         raise UsageError(
             "a radio button cannot be unchecked; check another one", code="bad_request"
@@ -322,5 +321,4 @@ async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> dict[s
             code="check_failed",
         )
     await confirm_checked(ctx, el, wanted)
-    result["checked"] = wanted
-    return result
+    return result.with_field("checked", wanted)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point, frame_owner
+from reins.act.answers import ActionAnswer
 from reins.act.effects import (
     act_by_input,
     act_on,
@@ -188,7 +189,7 @@ async def _click_checked(
     read_before: bool,
     clicks: int,
     button: str,
-) -> dict[str, Any] | None:
+) -> ActionAnswer | None:
     """The click with its move and Chrome's hit test in the same round trip, the extension holding
     the press back unless the hit reaches ``el`` (act/guarded.py); a hit it held back is judged
     here by the full rule and pressed in a batch of its own when it reaches. Retried from a new
@@ -196,7 +197,7 @@ async def _click_checked(
     and ``before``: a point the page checked and the state it read before (a ref's lookup);
     ``read_before``: the state before is read in the batch instead."""
 
-    async def clicked(point: Point) -> dict[str, Any]:
+    async def clicked(point: Point) -> ActionAnswer:
         return await _click_guarded(
             ctx, el, point, before, read_before=read_before, clicks=clicks, button=button
         )
@@ -213,7 +214,7 @@ async def _click_guarded(
     read_before: bool,
     clicks: int,
     button: str,
-) -> dict[str, Any]:
+) -> ActionAnswer:
     lead = [before_command(el)] if read_before else []
     events = press_events(point, clicks=clicks, button=button)
     after = (
@@ -224,7 +225,7 @@ async def _click_guarded(
     part, each = guarded_part(ctx, move, events, handle=el.object_id, after=after, at=len(lead))
     answers = await input_batch(ctx, el, [*lead, *part], [*({} for _ in lead), *each])
     extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
-    if isinstance(answers, dict):  # a dialog the move or the press opened
+    if isinstance(answers, ActionAnswer):  # a dialog the move or the press opened
         moved_to(ctx, point.x, point.y, released=True)
         return answers
     first = answers[0] if answers else None
@@ -259,7 +260,7 @@ async def press_checked(
     clicks: int = 1,
     button: str = "left",
     after: tuple[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """The press after a checked move, and the state read after it, as one ordered batch; the
     answer from the state read before (``before``). ``after``: the read-after command (default:
     ``readState`` on the element's handle)."""
@@ -280,7 +281,7 @@ async def press_checked(
         answers = await input_batch(ctx, el, commands, each)
     finally:
         moved_to(ctx, point.x, point.y, released=True)
-    if isinstance(answers, dict):  # a dialog the press opened
+    if isinstance(answers, ActionAnswer):  # a dialog the press opened
         return answers
     if guarded and not (len(answers) == 1 and isinstance(answers[0], ReinsError)):
         # (one failure alone: the tab let go meanwhile, or the arm was refused; told as is)
@@ -316,7 +317,7 @@ async def click_element(
     button: str = "left",
     force_js: bool = False,
     hover_only: bool = False,
-) -> dict[str, Any]:
+) -> ActionAnswer:
     """Real mouse events at the element's actionable point, the state reads around them in the
     same round trip (act_by_input); ``el.click()`` when it has no point (or forced), then
     reported as such. ``el.pressed``: what its ref's lookup did with the ``Press`` that

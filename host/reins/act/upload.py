@@ -119,4 +119,4 @@ async def upload_files(
         )
         return {"files": received}
 
-    return await act_on(ctx, field, do)
+    return (await act_on(ctx, field, do)).to_wire()

@@ -87,9 +87,10 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
         press=press,
         control=True,
     )
-    return await click_element(
+    clicked = await click_element(
         ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
     )
+    return clicked.to_wire()
 
 
 @command("click", ClickArgs, cli_args=("target",))
@@ -111,7 +112,7 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, press=press
     )
-    return await click_element(ctx, el, hover_only=True)
+    return (await click_element(ctx, el, hover_only=True)).to_wire()
 
 
 class FillArgs(SmartArgs):
@@ -128,7 +129,7 @@ async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return await fill_element(ctx, el, args.value)
+    return (await fill_element(ctx, el, args.value)).to_wire()
 
 
 @command("type", FillArgs, cli_args=("target", "value"))
@@ -140,7 +141,7 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return await fill_element(ctx, el, args.value, append=True)
+    return (await fill_element(ctx, el, args.value, append=True)).to_wire()
 
 
 class PressArgs(Args):
@@ -168,7 +169,7 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
             await press_keys(ctx, chord, KeysFor(target.object_id, target.session_id))
             return {"keys": args.keys}
 
-        return await act_on(ctx, el, do)
+        return (await act_on(ctx, el, do)).to_wire()
     await press_keys(ctx, chord)
     return {"keys": args.keys, "effect": {}, "warnings": []}
 
@@ -185,7 +186,7 @@ class SelectArgs(Args):
 async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return await select_options(ctx, el, args.values)
+    return (await select_options(ctx, el, args.values)).to_wire()
 
 
 class ChooseArgs(Args):
@@ -357,14 +358,14 @@ class CheckArgs(Args):
 async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Check a checkbox, radio or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return await set_checked(ctx, el, True)
+    return (await set_checked(ctx, el, True)).to_wire()
 
 
 @command("uncheck", CheckArgs, idempotent=True, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return await set_checked(ctx, el, False)
+    return (await set_checked(ctx, el, False)).to_wire()
 
 
 class ScrollArgs(Args):
