@@ -36,6 +36,7 @@ __all__ = [
     "Call",
     "FakeChrome",
     "Fail",
+    "OpensDialog",
     "Thrown",
     "dispatch",
     "filled",
@@ -125,6 +126,15 @@ def function_name(method: str, params: dict[str, Any]) -> str | None:
 SILENT = object()
 
 
+@dataclass(frozen=True)
+class OpensDialog:
+    """A command that opens a JavaScript dialog (``params``: Page.javascriptDialogOpening's):
+    Chrome sends the event and answers nothing while the dialog is open, nor anything after it
+    in its batch."""
+
+    params: dict[str, Any]
+
+
 @dataclass
 class FakeChrome:
     """The extension and the browser behind it, answering from ``cdp`` (method → answer) and
@@ -200,6 +210,9 @@ class FakeChrome:
             reply = {"id": message["id"], "ok": False, "error": self.fail_whole}
         elif kind == "cdp":
             one = self.answer(message["method"], message.get("params") or {}, message, None)
+            if isinstance(one, OpensDialog):
+                self._dialog(message, one)
+                return
             if one is SILENT:
                 return
             reply = (
@@ -208,7 +221,11 @@ class FakeChrome:
                 else {"id": message["id"], "ok": True, "result": one}
             )
         elif kind == "cdp_batch":
-            reply = {"id": message["id"], "ok": True, "result": self._batch(message)}
+            answers = self._batch(message)
+            if isinstance(answers, OpensDialog):
+                self._dialog(message, answers)
+                return
+            reply = {"id": message["id"], "ok": True, "result": answers}
         elif kind == "world":
             frame = message.get("frameId")
             ids = self.worlds[frame]
@@ -223,7 +240,16 @@ class FakeChrome:
             reply = {"id": message["id"], "ok": True, "result": {}}
         asyncio.get_running_loop().call_later(self.delay_s, self.link.receive, reply)
 
-    def _batch(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+    def _dialog(self, message: dict[str, Any], opens: OpensDialog) -> None:
+        event = {
+            "type": "event",
+            "tabId": message.get("tabId", TAB),
+            "method": "Page.javascriptDialogOpening",
+            "params": opens.params,
+        }
+        asyncio.get_running_loop().call_later(self.delay_s, self.link.receive, event)
+
+    def _batch(self, message: dict[str, Any]) -> list[dict[str, Any]] | OpensDialog:
         """A batch as the extension runs it (sequencer.js, hitguard.js): a sequential one in
         order, ending at the first failure, after an answer that threw for a ``stopIfThrown``
         command, or before a command whose ``onlyIf`` does not hold (``held_back``); ``fill``
@@ -241,6 +267,8 @@ class FakeChrome:
                 except KeyError:
                     return [*out, {"ok": False, "error": _FILL_MISSING}]
             one = self.answer(command["method"], command.get("params") or {}, message, command)
+            if isinstance(one, OpensDialog):
+                return one
             if isinstance(one, Fail):
                 out.append({"ok": False, "error": one.error})
                 if sequential:
@@ -291,7 +319,9 @@ class FakeChrome:
             given = given(call)
         if isinstance(given, ReinsError):  # as the link would make it from the error
             return Fail(given.to_wire() | ({"chrome": given.chrome} if given.chrome else {}))
-        return given if isinstance(given, Fail) or given is SILENT else dict(given)
+        if isinstance(given, (Fail, OpensDialog)) or given is SILENT:
+            return given
+        return dict(given)
 
 
 _FILL_MISSING = {

@@ -22,7 +22,7 @@ from reins.observe.registry import Registry
 from reins.observe.sent import SentRecords
 from reins.observe.store import ObserveState, SeenAt
 
-from tests.unit.fakes import TAB, Call, Fail, FakeChrome, Thrown, dispatch, make_host
+from tests.unit.fakes import TAB, Call, Fail, FakeChrome, OpensDialog, Thrown, dispatch, make_host
 
 __all__ = ["SCENARIOS", "WIRE", "answer_of", "wire_text"]
 
@@ -107,6 +107,18 @@ class Scenario:
     features: tuple[str, ...] = ()
     seed: Callable[[Host], None] | None = None
     timeout_ms: int = 3_000
+
+
+ALERT = {"type": "alert", "message": "Saved!", "url": URL, "frameId": "F"}
+
+
+def _pressing_opens(dialog: dict[str, Any]) -> Callable[[Call], Any]:
+    """Input.dispatchMouseEvent: a press opens ``dialog`` (a move does not)."""
+
+    def mouse(call: Call) -> Any:
+        return OpensDialog(dialog) if call.params.get("type") == "mousePressed" else {}
+
+    return mouse
 
 
 def _typed(text: str) -> dict[str, Any]:
@@ -201,6 +213,12 @@ SCENARIOS: dict[str, Scenario] = {
         "click",
         {"target": "#save"},
         _page(readState=_states(Fail(CLOSED))),
+    ),
+    "click_opens_dialog": Scenario(
+        "click",
+        {"target": "#save"},
+        _page(readState=_states(AFTER)),
+        cdp=_cdp(**{"Input.dispatchMouseEvent": _pressing_opens(ALERT)}),
     ),
     "dblclick": Scenario("dblclick", {"target": "#save"}, _page(readState=_states(AFTER))),
     "hover": Scenario("hover", {"target": "#save"}, _page(readState=_states(AFTER))),
