@@ -149,6 +149,8 @@ class FakeChrome:
     functions: dict[str, Answer] = field(default_factory=dict)
     replies: list[Answer] = field(default_factory=list)
     worlds: dict[str | None, list[int]] = field(default_factory=dict)
+    tabs: list[dict[str, Any]] = field(default_factory=list)  # what tabs.list answers
+    otherwise: Answer = field(default_factory=dict)  # a CDP method in no table
     features: tuple[str, ...] = ()
     session: str | None = None
     hello: bool = True
@@ -234,6 +236,8 @@ class FakeChrome:
                 "ok": True,
                 "result": {"executionContextId": ids.pop(0), "frameId": frame or "TOP"},
             }
+        elif kind == "tabs.list":
+            reply = {"id": message["id"], "ok": True, "result": self.tabs}
         elif kind == "pause_probe":
             reply = {"id": message["id"], "ok": True, "result": {"paused": False}}
         else:
@@ -312,7 +316,7 @@ class FakeChrome:
             if params.get("returnByValue") is False and not _raw(given):
                 return {"result": {"type": "object", "objectId": f"{name}-handle"}}
             return dict(given) if _raw(given) else value(given)
-        return self._given(self.cdp.get(method, {}), call)
+        return self._given(self.cdp.get(method, self.otherwise), call)
 
     def _given(self, given: Answer, call: Call) -> Any:
         if callable(given):

@@ -19,8 +19,11 @@ import pytest
 from reins._errors import ReinsError, from_cdp_error
 from reins.act import effects
 from reins.act.answers import Detached, Instead, Navigated, TabClosed, Unknown
+from reins.bridge.context import CommandContext
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
+
+from tests.unit.fakes import FakeChrome, make_context
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "host" / "reins"
@@ -125,32 +128,11 @@ def test_the_link_keeps_what_the_extension_said_chrome_said() -> None:
     assert (error.code, error.transient, error.chrome) == ("ref_stale", True, "node_gone")
 
 
-class _Link:
-    def __init__(self, tabs: list[dict[str, Any]]) -> None:
-        self.tabs = tabs
-
-    async def request(self, kind: str, deadline: Any) -> Any:
-        assert kind == "tabs.list"
-        return self.tabs
-
-
-class _Host:
-    def __init__(self, tabs: list[dict[str, Any]]) -> None:
-        self.link = _Link(tabs)
-
-
-class _Tab:
-    """What effects._instead uses of a context: a deadline, a CDP whose evaluate fails, and the
-    browser's tab list (``open``: whether this tab is in it)."""
-
-    def __init__(self, failure: ReinsError, *, open: bool = False) -> None:
-        self.deadline = Deadline.after_ms(2_000)
-        self.failure = failure
-        self.tab_id = 7
-        self.host = _Host([{"id": 7}] if open else [{"id": 8}])
-
-    async def cdp(self, method: str, params: Any = None, **_: Any) -> Any:
-        raise self.failure
+def _tab(failure: ReinsError, *, open: bool = False) -> CommandContext:
+    """A context on tab 7 for effects._instead: every CDP call fails with ``failure``, and the
+    browser's tab list holds this tab (``open``) or only another."""
+    chrome = FakeChrome(cdp={"Runtime.evaluate": failure}, tabs=[{"id": 7 if open else 8}])
+    return make_context(chrome, budget_ms=2_000)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +154,7 @@ def test_an_after_read_failure_is_read_by_its_code(
 ) -> None:
     failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", **answered})
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
-    got = asyncio.run(effects._instead(_Tab(busy), {"top": True, "document": "d1"}, failure))  # type: ignore[arg-type]
+    got = asyncio.run(effects._instead(_tab(busy), {"top": True, "document": "d1"}, failure))
     assert got == instead
 
 
@@ -181,8 +163,8 @@ def test_a_let_go_tab_the_browser_still_lists_is_not_called_closed() -> None:
     browser's tab list decides, and the effect says the tab is open."""
     failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", "code": "target_closed"})
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
-    tab = _Tab(busy, open=True)
-    got = asyncio.run(effects._instead(tab, {"top": True, "document": "d1"}, failure))  # type: ignore[arg-type]
+    tab = _tab(busy, open=True)
+    got = asyncio.run(effects._instead(tab, {"top": True, "document": "d1"}, failure))
     assert got == Detached()
     effect, warnings = effects.effect_of({"url": "u"}, None, got)
     assert (effect.to_wire(), warnings) == (

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from reins._errors import ActionError, BrowserError
+from reins._errors import ActionError, BrowserError, ReinsError
 from reins.act.confirm import (
     confirm_checked,
     confirm_chosen,
@@ -17,22 +17,13 @@ from reins.act.confirm import (
     confirm_text,
 )
 from reins.act.handles import Resolved
-from reins.bridge.deadline import Deadline
+
+from tests.unit.fakes import FakeChrome, make_context
 
 
-class _Ctx:
-    def __init__(self, answer: dict[str, Any] | Exception) -> None:
-        self.answer = answer
-        self.deadline = Deadline.after_ms(5_000)
-        self.asked: list[tuple[str, dict[str, Any], str | None]] = []
-
-    async def cdp(
-        self, method: str, params: dict[str, Any], *, session_id: str | None = None, **_: Any
-    ) -> dict[str, Any]:
-        self.asked.append((method, params, session_id))
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
+def _browser(answer: dict[str, Any] | ReinsError) -> FakeChrome:
+    """Chrome answering every CDP call with ``answer`` (an error: failing with it)."""
+    return FakeChrome(otherwise=answer)
 
 
 def _node(role: str, value: Any = None, **states: str) -> dict[str, Any]:
@@ -46,21 +37,21 @@ def _node(role: str, value: Any = None, **states: str) -> dict[str, Any]:
 EL = Resolved("obj-1", session_id="S1")
 
 
-def _run(check: Any, ctx: _Ctx, *args: Any) -> None:
-    asyncio.run(check(ctx, EL, *args))
+def _run(check: Any, chrome: FakeChrome, *args: Any) -> None:
+    asyncio.run(check(make_context(chrome), EL, *args))
 
 
 def test_a_text_the_tree_agrees_with_passes_whitespace_aside() -> None:
-    ctx = _Ctx(_node("textbox", "Acme  Corp\n"))
-    _run(confirm_text, ctx, "Acme Corp")
-    assert ctx.asked == [
+    chrome = _browser(_node("textbox", "Acme  Corp\n"))
+    _run(confirm_text, chrome, "Acme Corp")
+    assert chrome.sent == [
         ("Accessibility.getPartialAXTree", {"objectId": "obj-1", "fetchRelatives": False}, "S1")
     ]
 
 
 def test_a_text_the_tree_disagrees_with_is_unverified() -> None:
     with pytest.raises(ActionError) as caught:
-        _run(confirm_text, _Ctx(_node("textbox", "DE00 0000")), "DE89 3704")
+        _run(confirm_text, _browser(_node("textbox", "DE00 0000")), "DE89 3704")
     assert caught.value.code == "unverified"
     assert caught.value.details == {"read": "DE89 3704", "accessibility": "DE00 0000"}
 
@@ -76,22 +67,22 @@ def test_a_text_the_tree_disagrees_with_is_unverified() -> None:
     ],
 )
 def test_no_opinion_lets_the_read_stand(answer: Any) -> None:
-    _run(confirm_text, _Ctx(answer), "secret")
+    _run(confirm_text, _browser(answer), "secret")
 
 
 def test_checked_as_the_tree_has_it() -> None:
-    _run(confirm_checked, _Ctx(_node("checkbox", checked="true")), True)
-    _run(confirm_checked, _Ctx(_node("checkbox", checked="mixed")), True)  # no single answer
+    _run(confirm_checked, _browser(_node("checkbox", checked="true")), True)
+    _run(confirm_checked, _browser(_node("checkbox", checked="mixed")), True)  # no single answer
     with pytest.raises(ActionError) as caught:
-        _run(confirm_checked, _Ctx(_node("checkbox", checked="false")), True)
+        _run(confirm_checked, _browser(_node("checkbox", checked="false")), True)
     assert caught.value.code == "unverified"
 
 
 def test_a_select_s_chosen_label_as_the_tree_has_it() -> None:
-    _run(confirm_selected, _Ctx(_node("combobox", "Basic")), ["Basic"])
-    _run(confirm_selected, _Ctx(_node("listbox")), ["Basic", "Pro"])  # several: not compared
+    _run(confirm_selected, _browser(_node("combobox", "Basic")), ["Basic"])
+    _run(confirm_selected, _browser(_node("listbox")), ["Basic", "Pro"])  # several: not compared
     with pytest.raises(ActionError) as caught:
-        _run(confirm_selected, _Ctx(_node("combobox", "Enterprise")), ["Basic"])
+        _run(confirm_selected, _browser(_node("combobox", "Enterprise")), ["Basic"])
     assert caught.value.details == {"read": "Basic", "accessibility": "Enterprise"}
 
 
@@ -100,18 +91,18 @@ def test_expect_value_leaves_a_select_s_label_alone() -> None:
     option's value, so it asks only about text fields."""
     from reins.act.confirm import TEXT_FIELD_ROLES
 
-    ctx = _Ctx(_node("combobox", "Mango"))
-    asyncio.run(confirm_text(ctx, EL, "mango", roles=TEXT_FIELD_ROLES))  # type: ignore[arg-type]
+    chrome = _browser(_node("combobox", "Mango"))
+    asyncio.run(confirm_text(make_context(chrome), EL, "mango", roles=TEXT_FIELD_ROLES))
     with pytest.raises(ActionError):
-        asyncio.run(confirm_text(ctx, EL, "mango"))  # type: ignore[arg-type]
+        asyncio.run(confirm_text(make_context(chrome), EL, "mango"))
 
 
 def test_a_chosen_option_as_a_combobox_s_tree_value_shows_it() -> None:
-    _run(confirm_chosen, _Ctx(_node("combobox", "Category: SOFTWARE")), "Software")
-    _run(confirm_chosen, _Ctx(_node("combobox", "")), "Software")  # an emptied filter field
-    _run(confirm_chosen, _Ctx(_node("button", "Category")), "Software")  # no value of a choice
+    _run(confirm_chosen, _browser(_node("combobox", "Category: SOFTWARE")), "Software")
+    _run(confirm_chosen, _browser(_node("combobox", "")), "Software")  # an emptied filter field
+    _run(confirm_chosen, _browser(_node("button", "Category")), "Software")  # no value of a choice
     with pytest.raises(ActionError) as caught:
-        _run(confirm_chosen, _Ctx(_node("combobox", "Hardware")), "Software")
+        _run(confirm_chosen, _browser(_node("combobox", "Hardware")), "Software")
     assert caught.value.code == "unverified"
     assert caught.value.details == {"read": "Software", "accessibility": "Hardware"}
 
@@ -131,19 +122,19 @@ def _texts(*names: str, ignored: tuple[str, ...] = ()) -> dict[str, Any]:
 
 
 def test_a_text_as_the_tree_s_text_nodes_show_it() -> None:
-    ctx = _Ctx(_texts("Payment ", "RECEIVED", "\n today"))
-    _run(confirm_shown, ctx, "payment received")
-    assert ctx.asked == [
+    chrome = _browser(_texts("Payment ", "RECEIVED", "\n today"))
+    _run(confirm_shown, chrome, "payment received")
+    assert chrome.sent == [
         ("Accessibility.queryAXTree", {"objectId": "obj-1", "role": "StaticText"}, "S1")
     ]
-    _run(confirm_shown, _Ctx(_texts()), "Payment received")  # no text node: no opinion
-    _run(confirm_shown, _Ctx(BrowserError("gone", code="cdp_error")), "Payment received")
+    _run(confirm_shown, _browser(_texts()), "Payment received")  # no text node: no opinion
+    _run(confirm_shown, _browser(BrowserError("gone", code="cdp_error")), "Payment received")
     with pytest.raises(ActionError) as caught:
-        _run(confirm_shown, _Ctx(_texts("Card declined")), "Payment received")
+        _run(confirm_shown, _browser(_texts("Card declined")), "Payment received")
     assert caught.value.details == {"read": "Payment received", "accessibility": "Card declined"}
     with pytest.raises(ActionError):  # text the tree leaves out is not shown
         _run(
             confirm_shown,
-            _Ctx(_texts("Payment received", "x", ignored=("Payment received",))),
+            _browser(_texts("Payment received", "x", ignored=("Payment received",))),
             "Payment received",
         )

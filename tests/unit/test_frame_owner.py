@@ -10,25 +10,14 @@ import pytest
 from reins._errors import ResolutionError
 from reins.act.handles import Resolved, refuse_frame_owner
 
-
-class Browser:
-    """Answers `DOM.describeNode` with ``node``; keeps what was asked."""
-
-    def __init__(self, node: dict[str, Any]) -> None:
-        self.node = node
-        self.asked: list[tuple[str, dict[str, Any], str | None]] = []
-
-    async def cdp(
-        self, method: str, params: dict[str, Any], *, session_id: str | None = None
-    ) -> dict[str, Any]:
-        self.asked.append((method, params, session_id))
-        return {"node": self.node}
+from tests.unit.fakes import FakeChrome, make_context
 
 
-def _refuse(node: dict[str, Any], ref: str | None = "@pay") -> Browser:
-    browser = Browser(node)
+def _refuse(node: dict[str, Any], ref: str | None = "@pay") -> FakeChrome:
+    """``refuse_frame_owner`` with Chrome answering `DOM.describeNode` with ``node``."""
+    browser = FakeChrome(cdp={"DOM.describeNode": {"node": node}})
     resolved = Resolved("obj-1", "session-1", ref=ref)
-    asyncio.run(refuse_frame_owner(browser, resolved))  # type: ignore[arg-type]
+    asyncio.run(refuse_frame_owner(make_context(browser), resolved))
     return browser
 
 
@@ -62,4 +51,4 @@ def test_a_frame_owner_is_refused_whatever_the_page_says(node: dict[str, Any]) -
 )
 def test_other_elements_pass(node: dict[str, Any]) -> None:
     browser = _refuse(node)
-    assert browser.asked == [("DOM.describeNode", {"objectId": "obj-1", "depth": 0}, "session-1")]
+    assert browser.sent == [("DOM.describeNode", {"objectId": "obj-1", "depth": 0}, "session-1")]

@@ -8,10 +8,11 @@ import asyncio
 from typing import Any
 
 from reins._errors import BrowserError
-from reins.bridge.deadline import Deadline
 from reins.observe.collect import PageSnapshot
 from reins.observe.render import RefView, render_line
 from reins.observe.sealed import held_controls, sealed
+
+from tests.unit.fakes import Call, FakeChrome, make_context
 
 
 def el(name: str, backend: int, *children: dict[str, Any], **attrs: str) -> dict[str, Any]:
@@ -53,35 +54,25 @@ def test_an_open_root_and_the_light_tree_hold_nothing_but_a_closed_root_inside_t
     assert held_controls(host(root("open", inner))) == [5]
 
 
-class _Ctx:
-    def __init__(self, trees: list[Any], ax: dict[int, tuple[str, str] | None]) -> None:
-        self.trees, self.ax = trees, ax
-        self.deadline = Deadline.after_ms(5_000)
-        self.methods: list[str] = []
+def _browser(trees: list[Any], ax: dict[int, tuple[str, str] | None]) -> FakeChrome:
+    """Chrome answering each sealed host's `DOM.describeNode` with the next of ``trees`` (an
+    error: failing with it), and the accessibility tree's role and name of a node by its backend
+    node id (None: ignored)."""
+    left = list(trees)
 
-    async def cdp_batch(
-        self, commands: list[tuple[str, dict[str, Any]]], *, session_id: str | None = None, **_: Any
-    ) -> list[Any]:
-        out: list[Any] = []
-        for method, params in commands:
-            self.methods.append(method)
-            if method == "Runtime.evaluate":
-                out.append({"result": {"type": "object", "objectId": params["expression"]}})
-            elif method == "DOM.describeNode":
-                tree = self.trees.pop(0)
-                out.append(tree if isinstance(tree, Exception) else {"node": tree})
-            else:
-                got = self.ax[params["backendNodeId"]]
-                node: dict[str, Any] = {"nodeId": "1", "ignored": got is None}
-                if got is not None:
-                    node["role"] = {"value": got[0]}
-                    node["name"] = {"value": got[1]}
-                out.append({"nodes": [node]})
-        return out
+    def describe(call: Call) -> Any:
+        tree = left.pop(0)
+        return tree if isinstance(tree, Exception) else {"node": tree}
 
-    async def cdp(self, method: str, params: dict[str, Any], **_: Any) -> dict[str, Any]:
-        self.methods.append(method)
-        return {}
+    def named(call: Call) -> dict[str, Any]:
+        got = ax[call.params["backendNodeId"]]
+        node: dict[str, Any] = {"nodeId": "1", "ignored": got is None}
+        if got is not None:
+            node["role"] = {"value": got[0]}
+            node["name"] = {"value": got[1]}
+        return {"nodes": [node]}
+
+    return FakeChrome(cdp={"DOM.describeNode": describe, "Accessibility.getPartialAXTree": named})
 
 
 def _snap(n: int) -> PageSnapshot:
@@ -103,18 +94,18 @@ def test_sealed_hosts_get_what_they_hold_as_chrome_s_tree_names_it() -> None:
         host(root("closed")),
         BrowserError("gone", code="cdp_error"),
     ]
-    ctx = _Ctx(trees, {10: ("button", " Delete my account "), 11: None})
-    out = asyncio.run(sealed(ctx, _snap(4), records))  # type: ignore[arg-type]
+    chrome = _browser(trees, {10: ("button", " Delete my account "), 11: None})
+    out = asyncio.run(sealed(make_context(chrome), _snap(4), records))
     assert out[0]["holds"] == [{"role": "button", "name": "Delete my account"}]  # 11 is hidden
     assert out[1] is records[1] and "holds" not in out[2] and "holds" not in out[3]
     assert "holds" not in records[0]  # the collection's records are not changed
-    assert "Runtime.releaseObjectGroup" in ctx.methods
+    assert "Runtime.releaseObjectGroup" in [c.method for c in chrome.calls]
     line = render_line(RefView.from_record(out[0], "@draft"))
     assert line == '@draft button "Save draft" [holds button "Delete my account"]'
 
 
 def test_a_page_without_sealed_hosts_costs_no_round_trip() -> None:
-    ctx = _Ctx([], {})
+    chrome = _browser([], {})
     records = [{"role": "button", "name": "Save"}]
-    assert asyncio.run(sealed(ctx, _snap(1), records)) is records  # type: ignore[arg-type]
-    assert ctx.methods == []
+    assert asyncio.run(sealed(make_context(chrome), _snap(1), records)) is records
+    assert chrome.calls == []
