@@ -194,6 +194,11 @@ class FakeChrome:
         return [(c.method, c.params, c.session) for c in self.calls]
 
     @property
+    def sent_params(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every command as (method, parameters), in order."""
+        return [(c.method, c.params) for c in self.calls]
+
+    @property
     def asked_worlds(self) -> list[tuple[str | None, str | None]]:
         """The ``world`` requests as (session, frame)."""
         return [
