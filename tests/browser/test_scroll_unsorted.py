@@ -66,15 +66,19 @@ def _until(
     return code, body, took
 
 
-@pytest.mark.parametrize("index", [7, 1500, 5000, 9990])
-def test_a_row_of_a_10k_unsorted_list_is_reached_and_in_view(
-    browser: Browser, page: Any, index: int
+@pytest.mark.parametrize(
+    ("list_id", "size", "index"),
+    [("unsorted-10k", 10_000, i) for i in (7, 1500, 5000, 9990)]
+    + [("unsorted-100k", 100_000, i) for i in (7, 50_000, 99_990)],
+)
+def test_a_row_of_a_long_unsorted_list_is_reached_and_in_view(
+    browser: Browser, page: Any, list_id: str, size: int, index: int
 ) -> None:
-    tab = _open(browser, page, "unsorted-10k")
-    text = _vendor(index, 10_000)
-    code, body, _ = _until(browser, tab, "unsorted-10k", text, 60_000)
+    tab = _open(browser, page, list_id)
+    text = _vendor(index, size)
+    code, body, _ = _until(browser, tab, list_id, text, 60_000)
     assert code == 0 and body["found"] is True, body
-    assert browser.js(_IN_VIEW, "#unsorted-10k", text) is True
+    assert browser.js(_IN_VIEW, f"#{list_id}", text) is True
 
 
 def test_a_row_in_no_part_of_a_10k_unsorted_list_is_not_found_after_one_sweep(
@@ -89,17 +93,6 @@ def test_a_row_in_no_part_of_a_10k_unsorted_list_is_not_found_after_one_sweep(
         "const l = document.querySelector('#unsorted-10k');"
         "return l.scrollTop >= l.scrollHeight - l.clientHeight - 1"
     )
-
-
-@pytest.mark.parametrize("index", [7, 50_000, 99_990])
-def test_a_row_of_a_100k_unsorted_list_is_reached_and_in_view(
-    browser: Browser, page: Any, index: int
-) -> None:
-    tab = _open(browser, page, "unsorted-100k")
-    text = _vendor(index, 100_000)
-    code, body, _ = _until(browser, tab, "unsorted-100k", text, 60_000)
-    assert code == 0 and body["found"] is True, body
-    assert browser.js(_IN_VIEW, "#unsorted-100k", text) is True
 
 
 def test_a_row_in_no_part_of_a_100k_unsorted_list_is_not_found_after_one_sweep(
