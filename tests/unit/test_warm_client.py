@@ -85,21 +85,31 @@ class Install:
             time.sleep(0.05)
         raise AssertionError("no warm CLI started")
 
-    def server_pids(self) -> list[int]:
-        pids = []
+    def warm_pids(self) -> dict[int, int]:
+        """Every process of this home's warm CLI (the server, its spare, commands): pid → ppid."""
+        pids = {}
         for proc in Path("/proc").iterdir():
             if proc.name.isdigit():
                 try:
                     cmd = (proc / "cmdline").read_bytes()
-                except OSError:
+                    ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
                     continue
                 if b"reins.cli.warm" in cmd and str(self.home).encode() in cmd:
-                    pids.append(int(proc.name))
+                    pids[int(proc.name)] = ppid
         return pids
 
+    def server_pids(self) -> list[int]:
+        """The warm CLI's server: the one whose parent is not one of its own."""
+        found = self.warm_pids()
+        return [pid for pid, ppid in found.items() if ppid not in found]
+
     def stop(self) -> None:
-        for pid in self.server_pids():
-            os.kill(pid, signal.SIGTERM)
+        for pid in self.warm_pids():
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.fixture
@@ -213,7 +223,13 @@ def _start_blocked(install: Install) -> tuple[subprocess.Popen[bytes], int]:
     pid)."""
     (server,) = install.server_pids()
     client = _serving([str(install.bin / "reins"), "mcp"], install.env)
-    (command,) = _children(server)
+    # The command is the child on the client's streams (the MCP server moves them about: any of
+    # the three); the other one, all /dev/null, is the next spare.
+    (command,) = [
+        pid
+        for pid in _children(server)
+        if any(os.readlink(f"/proc/{pid}/fd/{n}") != os.devnull for n in (0, 1, 2))
+    ]
     return client, command
 
 
@@ -303,6 +319,21 @@ def test_a_server_exits_when_its_socket_is_removed_or_idle(tmp_path: Path) -> No
     idle = subprocess.Popen([sys.executable, "-c", script, str(path), "0.5"])
     assert idle.wait(timeout=20) == 0
     assert not path.exists()
+    deadline = time.monotonic() + 5  # and its spare went with it
+
+    def left() -> list[str]:
+        out = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and str(path).encode() in (proc / "cmdline").read_bytes():
+                    out.append(proc.name)
+            except OSError:
+                continue
+        return out
+
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left() == []
     kept = subprocess.Popen([sys.executable, "-c", script, str(path), "600"])
     for _ in range(200):
         if path.exists():
@@ -348,3 +379,18 @@ def test_a_peer_of_another_uid_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
         assert warm._peer_ok(right)
         monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 1)
         assert not warm._peer_ok(right)
+
+
+def test_the_spare_ends_with_its_server(install: Install) -> None:
+    """The fork is made ahead of the command: a spare waits on the socket. It never outlives its
+    server, however the server ends (here: SIGKILL, no clean-up at all)."""
+    install.wait_warm()
+    (server,) = install.server_pids()
+    for _ in range(100):
+        if _children(server):
+            break
+        time.sleep(0.05)
+    (spare,) = _children(server)
+    os.kill(server, signal.SIGKILL)
+    assert _gone(server)
+    assert _gone(spare, within=5.0), "the spare outlived its server"

@@ -1,18 +1,21 @@
-"""The warm CLI: a process that has the CLI imported, and forks a copy of itself per command.
+"""The warm CLI: a process that has the CLI imported, and a copy of itself per command.
 
 A command's whole-process time is mostly the interpreter starting and importing the CLI (~30 ms
 here, `docs/benchmarks.md`), not the request. The small compiled client (``warmclient.c``, the
 ``reins`` executable of a build with a C compiler) starts in about a millisecond and hands its
 arguments, environment, working folder, umask and its three standard streams (the descriptors
-themselves, over the Unix socket) to this process, which forks; the child becomes the command —
+themselves, over the Unix socket) to this process's spare — a fork made ahead of time, waiting
+on the socket with its signals and its watch on the client set up; the server forks the next
+spare as soon as one takes a client — and the spare becomes the command —
 the same Python code the console script runs (``reins.cli.console``), on the caller's own
 terminal or pipes — and sends back its exit code. So the warm path parses, answers and fails
 exactly as the console script does: it is the console script, started early.
 
 The socket is ``<REINS_HOME>/warm/<install>.sock`` (a private folder beside the host sockets'
 ``run``; the install is a hash of the client's folder, so two installs never share a server),
-0600 from the start, and a peer of another uid is refused. The server exits when its
-socket is gone or taken over, after ``IDLE_S`` without a command, and answers ``stale`` (the
+0600 from the start, and a peer of another uid is refused. The server exits (its spare with it)
+when its socket is gone or taken over, after ``IDLE_S`` without a command, a minute after the
+last host of its REINS_HOME stopped, and answers ``stale`` (the
 client then runs the console script, which starts a fresh server) once any of the reins modules
 it imported has changed on disk — an upgrade or an edit never runs old code.
 
@@ -178,43 +181,72 @@ def _streams() -> None:
     )
 
 
-def _watch(conn: socket.socket, main: int) -> None:
+class _Watch:
     """In the command: a byte from the client is a signal to raise; the client gone, SIGHUP.
     Raised in the main thread, as a terminal's Ctrl-C lands: a blocking call there is
-    interrupted (a signal taken by this thread would wait for the main thread to wake)."""
-    while True:
-        try:
-            data = conn.recv(16)
-        except OSError:
-            data = b""
-        if not data:
-            signal.pthread_kill(main, signal.SIGHUP)
-            return
-        for number in data:
-            if number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-                signal.pthread_kill(main, number)
+    interrupted (a signal taken by this thread would wait for the main thread to wake). Its
+    thread starts in the spare, before there is a client: off the command's path."""
+
+    def __init__(self) -> None:
+        self._main = threading.main_thread().ident or threading.get_ident()
+        self._conn: socket.socket | None = None
+        self._given = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def begin(self, conn: socket.socket) -> None:
+        self._conn = conn
+        self._given.set()
+
+    def _run(self) -> None:
+        self._given.wait()
+        assert self._conn is not None
+        while True:
+            try:
+                data = self._conn.recv(16)
+            except OSError:
+                data = b""
+            if not data:
+                signal.pthread_kill(self._main, signal.SIGHUP)
+                return
+            for number in data:
+                if number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+                    signal.pthread_kill(self._main, number)
 
 
-def _command(conn: socket.socket, body: bytes, fds: list[int]) -> NoReturn:
+def _as_a_command() -> _Watch:
+    """A forked child made ready to become a command: signals as a fresh interpreter has them,
+    and the watch on its client."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    return _Watch()
+
+
+def _environ(env: dict[str, str]) -> None:
+    """``os.environ`` made ``env``, touching only what differs (the caller's environment is
+    mostly the one the warm CLI was started with: each change is a putenv)."""
+    for key in [k for k in os.environ if k not in env]:
+        del os.environ[key]
+    for key, value in env.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
+
+
+def _command(conn: socket.socket, body: bytes, fds: list[int], watch: _Watch) -> NoReturn:
     """The forked child: become the command the client asked for, then send its exit code."""
     code = 1
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
         argv, env, cwd, umask = _fields(body)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
-        os.environ.clear()
-        os.environ.update(env)
+        _environ(env)
         os.chdir(cwd)
         os.umask(umask)
         _streams()
         conn.sendall(b"F" + struct.pack("<I", os.getpid()))
-        main = threading.main_thread().ident or threading.get_ident()
-        threading.Thread(target=_watch, args=(conn, main), daemon=True).start()
+        watch.begin(conn)
         sys.argv = ["reins", *argv]
         from reins.cli import console
 
@@ -251,7 +283,10 @@ def _command(conn: socket.socket, body: bytes, fds: list[int]) -> NoReturn:
 
 
 def serve(path: str, *, idle_s: float = IDLE_S) -> None:
-    """Listen at ``path`` and fork a command per client until idle, replaced, or stale."""
+    """Listen at ``path`` until idle, replaced, or stale. The fork is made ahead of the command:
+    a spare child waits on the socket, takes the next client and tells this process, which forks
+    the next spare while the first becomes the command."""
+    import select
     from pathlib import Path
 
     from reins._paths import ensure_private_dir
@@ -262,53 +297,83 @@ def serve(path: str, *, idle_s: float = IDLE_S) -> None:
     sock = _listen(path)
     mine = os.stat(path)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    sock.settimeout(_CHECK_S)
+    took_r, took_w = os.pipe()
     last = time.monotonic()
     import gc
 
     gc.freeze()  # the children share the imported modules' pages instead of copying them
+    spare = _fork_spare(sock, took_w, files)
+    while True:
+        if select.select([took_r], [], [], _CHECK_S)[0]:
+            taken = os.read(took_r, 64)
+            last = time.monotonic()
+            if b"S" in taken:  # a spare found changed code: it answered stale
+                _end(spare, sock, path, mine)
+                return
+            spare = _fork_spare(sock, took_w, files)
+            continue
+        try:
+            now = os.stat(path)
+        except OSError:
+            _end(spare, sock, path, mine)  # the socket (or the whole REINS_HOME) was removed
+            return
+        if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
+            _end(spare, sock, path, mine)  # a newer server took the path
+            return
+        idle = time.monotonic() - last
+        if idle > idle_s or (idle > NO_HOST_IDLE_S and not _host_runs(path)) or _changed(files):
+            _end(spare, sock, path, mine)
+            return
+
+
+def _fork_spare(sock: socket.socket, took: int, files: list[tuple[str, int]]) -> int:
+    """A child that takes the next client: it writes ``T`` to ``took`` once it has one (``S``
+    after answering stale), then becomes that client's command. It ends by itself when this
+    process is gone (checked each second)."""
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    watch = _as_a_command()
+    sock.settimeout(_CHECK_S)  # only the spares accept: the listening socket is theirs
     while True:
         try:
             conn, _addr = sock.accept()
+            break
         except TimeoutError:
-            try:
-                now = os.stat(path)
-            except OSError:
-                return  # the socket (or the whole REINS_HOME) was removed
-            if (now.st_dev, now.st_ino) != (mine.st_dev, mine.st_ino):
-                return  # a newer server took the path
-            idle = time.monotonic() - last
-            if idle > idle_s or (idle > NO_HOST_IDLE_S and not _host_runs(path)) or _changed(files):
-                _close(sock, path, mine)
-                return
-            continue
-        last = time.monotonic()
-        with conn:
-            if not _peer_ok(conn):
-                continue
-            got = _receive(conn)
-            if got is None:
-                continue
-            body, fds = got
-            if _changed(files):
-                conn.sendall(b"S")
-                for fd in fds:
-                    os.close(fd)
-                _close(sock, path, mine)
-                return
-            if os.fork() == 0:
-                sock.close()
-                _command(conn, body, fds)
-            for fd in fds:
-                os.close(fd)
+            if os.getppid() != parent:
+                os._exit(0)
+        except OSError:
+            os._exit(0)
+    os.write(took, b"T")
+    sock.close()
+    if not _peer_ok(conn):
+        os._exit(0)
+    got = _receive(conn)
+    if got is None:
+        os._exit(0)
+    body, fds = got
+    if _changed(files):
+        conn.sendall(b"S")
+        os.write(took, b"S")
+        os._exit(0)
+    _command(conn, body, fds, watch)
+
+
+def _end(spare: int, sock: socket.socket, path: str, mine: os.stat_result) -> None:
+    try:
+        os.kill(spare, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    _close(sock, path, mine)
 
 
 def _host_runs(path: str) -> bool:
-    """Is there a host socket in this REINS_HOME's run folder (``<home>/warm/x.sock`` →
-    ``<home>/run/*.sock``)?"""
+    """Is there a host's socket or endpoint file in this REINS_HOME's run folder
+    (``<home>/warm/x.sock`` → ``<home>/run/*.sock``, ``*.tcp``)?"""
     run = os.path.join(os.path.dirname(os.path.dirname(path)), "run")
     try:
-        return any(name.endswith(".sock") for name in os.listdir(run))
+        return any(name.endswith((".sock", ".tcp")) for name in os.listdir(run))
     except OSError:
         return False
 
