@@ -394,3 +394,48 @@ def test_the_spare_ends_with_its_server(install: Install) -> None:
     os.kill(server, signal.SIGKILL)
     assert _gone(server)
     assert _gone(spare, within=5.0), "the spare outlived its server"
+
+
+def _fnv1a(text: str) -> str:
+    value = 1469598103934665603
+    for byte in text.encode():
+        value = ((value ^ byte) * 1099511628211) % (1 << 64)
+    return f"{value:016x}"
+
+
+_IMPOSTOR = """
+import os, socket, sys
+folder = os.open(os.path.dirname(sys.argv[1]), os.O_RDONLY)  # reached through, as root
+os.setgid(65534); os.setuid(65534)
+sock = socket.socket(socket.AF_UNIX)
+sock.bind(f"/proc/self/fd/{folder}/{os.path.basename(sys.argv[1])}"); sock.listen(1)
+print("up", flush=True)
+sock.settimeout(20)
+conn, _ = sock.accept()
+conn.settimeout(2)
+try:
+    data = conn.recv(65536)
+except OSError:
+    data = b""
+print("got", len(data), flush=True)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a process as another user")
+def test_a_warm_socket_of_another_user_gets_nothing(install: Install, tmp_path: Path) -> None:
+    """A REINS_HOME whose warm folder another user controls: the client sends that user's
+    process nothing (no arguments, environment or streams) and the console script runs."""
+    warm_dir = install.home / "warm"
+    warm_dir.mkdir(parents=True)
+    os.chown(warm_dir, 65534, 65534)
+    path = warm_dir / f"{_fnv1a(str(install.bin))}.sock"
+    impostor = subprocess.Popen(
+        [sys.executable, "-c", _IMPOSTOR, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert impostor.stdout and impostor.stdout.readline() == "up\n"
+    marker = tmp_path / "fallback"
+    install.write_console(marker)
+    install.run("status", SECRET_TOKEN="hunter2")
+    assert marker.read_text() == "ran\n"
+    assert impostor.stdout.readline() == "got 0\n"
+    impostor.wait(timeout=10)

@@ -134,6 +134,21 @@ static char *message(int argc, char **argv, size_t *len) {
     return buf;
 }
 
+/* Is the process at the other end of this Unix socket this user's? */
+static int peer_is_me(int fd) {
+#ifdef __APPLE__
+    uid_t uid;
+    gid_t gid;
+    if (getpeereid(fd, &uid, &gid) != 0) return 0;
+    return uid == getuid();
+#else
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return 0;
+    return cred.uid == getuid();
+#endif
+}
+
 static int read_full(int fd, void *buf, size_t n) {
     size_t got = 0;
     while (got < n) {
@@ -164,6 +179,13 @@ int main(int argc, char **argv) {
     if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
         if (fd >= 0) close(fd);
         run_console(dir, argv, path);
+    }
+    if (!peer_is_me(fd)) {
+        /* Not this user's warm CLI (a REINS_HOME another user controls): it gets nothing — not
+         * the arguments, not the environment, not the streams. The console script runs the
+         * command and says what is wrong with the folder; no warm CLI is started for it. */
+        close(fd);
+        run_console(dir, argv, NULL);
     }
     size_t len = 0;
     char *buf = message(argc, argv, &len);
