@@ -23,9 +23,10 @@ def test_every_recorded_answer_has_its_scenario() -> None:
 
 
 def test_the_scenarios_cover_every_family_of_action() -> None:
-    """Click and its kin, fill/type, check, select, press, scroll, drag, the mouse, wait, eval:
-    each has at least one recorded answer (choose and upload are not recorded yet)."""
+    """Click and its kin, fill/type, check, select, choose, upload, press, scroll, drag, the
+    mouse, wait, eval: each has at least one recorded answer."""
     covered = {s.cmd for s in SCENARIOS.values()}
     wanted = {"click", "dblclick", "hover", "fill", "type", "check", "uncheck", "select", "press"}
+    wanted |= {"choose", "upload"}
     wanted |= {"scroll", "drag", "mouse_move", "mouse_down", "mouse_up", "mouse_wheel", "wait"}
     assert wanted | {"eval"} <= covered

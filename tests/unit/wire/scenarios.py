@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -107,6 +108,7 @@ class Scenario:
     features: tuple[str, ...] = ()
     seed: Callable[[Host], None] | None = None
     timeout_ms: int = 3_000
+    files: tuple[str, ...] = ()  # made in a home of its own; "{home}" in args names it
 
 
 ALERT = {"type": "alert", "message": "Saved!", "url": URL, "frameId": "F"}
@@ -161,7 +163,45 @@ class _Flips:
         return {"kind": self.kind, "checked": self.checked if self.reads == 1 else not self.checked}
 
 
+@dataclass
+class _InTurn:
+    """A page function answering ``answers`` in turn, the last from then on."""
+
+    answers: tuple[Any, ...]
+    reads: int = 0
+
+    def __call__(self, call: Call) -> Any:
+        self.reads += 1
+        return self.answers[min(self.reads, len(self.answers)) - 1]
+
+
 AFTER = {**BEFORE, "focus": "button#save", "connected": True, "counts": {"elsewhere": 2}}
+# Where a wheel over the list lands, and what the list shows (pagescripts/src/scroll.js).
+LOOK = {
+    "x": 60,
+    "y": 200,
+    "height": 400,
+    "scroller": "div#list",
+    "scroll_top": 0,
+    "max": 2000,
+    "at_end": False,
+    "at_top": True,
+    "rows": [],
+    "seen": [[0, 400]],
+}
+LOOKED = {**LOOK, "scroll_top": 320, "at_top": False, "seen": [[0, 720]]}
+
+
+def _choose(kind: str, shows: str) -> dict[str, Any]:
+    """A page whose dropdown (``kind``: trigger or combobox) offers Banana and shows ``shows``."""
+    return _page(
+        readState=_states(AFTER),
+        chooseKind=kind,
+        findOption={"index": 1, "label": "Banana"},
+        triggerShows=shows,
+        prepareField={"ok": True},
+    )
+
 
 SCENARIOS: dict[str, Scenario] = {
     "click": Scenario("click", {"target": "#save"}, _page(readState=_states(AFTER))),
@@ -288,6 +328,76 @@ SCENARIOS: dict[str, Scenario] = {
             dragAfter={"index": 2},
         ),
     ),
+    "scroll_by": Scenario(
+        "scroll",
+        {"target": "#save", "by": 300},
+        _page(
+            scrollOn={
+                "scroller": "page",
+                "before": 100,
+                "after": 400,
+                "max": 5000,
+                "at_end": False,
+                "at_top": False,
+            }
+        ),
+    ),
+    "scroll_until": Scenario(
+        "scroll",
+        {"until": "#save", "target": "#list"},
+        _page(rowsShown=LOOK, shownInScrollers=True, wheelPoint=LOOK),
+    ),
+    "scroll_until_wheeled": Scenario(
+        "scroll",
+        {"until": "#save", "target": "#list"},
+        _page(
+            rowsShown=LOOK,
+            rowsAfterFrames=LOOKED,
+            shownInScrollers=_InTurn((False, True)),
+            wheelPoint=LOOKED,
+        ),
+    ),
+    "choose": Scenario(
+        "choose", {"target": "#save", "option": "banana"}, _choose("trigger", "Fruit: Banana")
+    ),
+    "choose_combobox": Scenario(
+        "choose", {"target": "#save", "option": "Ban"}, _choose("combobox", "Banana")
+    ),
+    "choose_mismatch": Scenario(
+        "choose",
+        {"target": "#save", "option": "banana"},
+        _choose("trigger", "Apple"),
+        timeout_ms=1_000,
+    ),
+    "choose_native": Scenario(
+        "choose",
+        {"target": "#save", "option": "b"},
+        _page(
+            readState=_states({**AFTER, "value": "b"}),
+            chooseKind="native",
+            selectOptions={"selected": [{"value": "b", "label": "Bee"}]},
+        ),
+    ),
+    "upload": Scenario(
+        "upload",
+        {"target": "#save", "files": ["{home}/report.txt"], "cwd": "{home}"},
+        _page(
+            readState=_states(AFTER),
+            fileInputInfo={"multiple": False, "disabled": False},
+            fileList=[{"name": "report.txt", "size": 5, "type": "text/plain"}],
+        ),
+        files=("report.txt",),
+    ),
+    "drag_not_moved": Scenario(
+        "drag",
+        {"source": "#save", "dest": "#save"},
+        _page(
+            readState=_states(AFTER),
+            viewportBox=[100, 200, 50, 40],
+            dragBefore={"place": {"index": 0}, "key": "k"},
+            dragAfter={"index": 0},
+        ),
+    ),
     "mouse_move": Scenario("mouse_move", {"x": 10, "y": 20, "steps": 2}, _page()),
     "mouse_down": Scenario("mouse_down", {}, _page()),
     "mouse_up": Scenario("mouse_up", {"button": "right"}, _page()),
@@ -322,17 +432,35 @@ def answer_of(name: str) -> dict[str, Any]:
     """Scenario ``name`` run once: the answer the control socket would write (no request id)."""
     s = SCENARIOS[name]
     functions = {
-        k: replace(v) if isinstance(v, _Flips) else v for k, v in s.functions.items()
+        k: replace(v) if isinstance(v, (_Flips, _InTurn)) else v for k, v in s.functions.items()
     }  # a page with a state of its own starts afresh
     chrome = FakeChrome(cdp=dict(s.cdp), functions=functions, features=s.features)
 
-    async def run() -> dict[str, Any]:
-        host = make_host(chrome)
+    async def run(home: Path | None) -> dict[str, Any]:
+        host = make_host(chrome, home)
         if s.seed is not None:
             s.seed(host)
-        return await dispatch(chrome, s.cmd, s.args, host=host, timeout_ms=s.timeout_ms)
+        args = s.args
+        if home is not None:
+            args = {k: _at_home(v, str(home)) for k, v in args.items()}
+        return await dispatch(chrome, s.cmd, args, host=host, timeout_ms=s.timeout_ms)
 
-    return asyncio.run(run())
+    if not s.files:
+        return asyncio.run(run(None))
+    with tempfile.TemporaryDirectory() as made:
+        home = Path(made).resolve()
+        for name in s.files:
+            (home / name).parent.mkdir(parents=True, exist_ok=True)
+            (home / name).write_text("hello", encoding="utf-8")
+        return asyncio.run(run(home))
+
+
+def _at_home(value: Any, home: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{home}", home)
+    if isinstance(value, list):
+        return [_at_home(v, home) for v in value]
+    return value
 
 
 def wire_text(answer: dict[str, Any]) -> str:
