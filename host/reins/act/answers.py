@@ -6,6 +6,9 @@ When the read after an action does not answer, what the tab did instead is one o
 union (``Instead``): it navigated (to a URL, when known), closed, was let go of by Chrome while
 still open, or it is not known why. The effect is another (``Effect``): the changes seen, a
 navigation, a closed or let-go tab, a JavaScript dialog the action opened, or unknown.
+
+An action's own field may be a type too (``Dragged``); the answers that have no effect read
+around them are their own types (``Scrolled``, ``ScrolledUntil``, ``MouseAt``).
 """
 
 from __future__ import annotations
@@ -19,9 +22,13 @@ __all__ = [
     "Changed",
     "Detached",
     "DialogShown",
+    "Dragged",
     "Effect",
     "Instead",
+    "MouseAt",
     "Navigated",
+    "Scrolled",
+    "ScrolledUntil",
     "TabClosed",
     "Unknown",
 ]
@@ -173,11 +180,102 @@ class ActionAnswer:
         if self.downloads:
             effect["downloads"] = list(self.downloads)
         out: dict[str, Any] = {"effect": effect, "warnings": list(self.warnings)}
-        out.update(self.fields)
+        out.update((k, v.to_wire() if isinstance(v, Dragged) else v) for k, v in self.fields)
         if self.recovered:
             out["recovered"] = self.recovered
         if self.ref:
             out["ref"] = self.ref
         if self.frame:
             out["frame"] = self.frame  # --frame: where the input went, by the browser's word
+        return out
+
+
+@dataclass(frozen=True)
+class Dragged:
+    """Where a drag pressed (``start``) and released (``end``), whether it went on as the
+    browser's own drag and drop (``native``), and where the source sat before and after it
+    (``moved``: None when its place, as the page reads it, did not change)."""
+
+    start: tuple[float, float]
+    end: tuple[int, int]
+    native: bool
+    moved: tuple[Any, Any] | None
+
+    def to_wire(self) -> dict[str, Any]:
+        moved = None if self.moved is None else {"from": self.moved[0], "to": self.moved[1]}
+        return {
+            "from": list(self.start),
+            "to": list(self.end),
+            "native": self.native,
+            "moved": moved,
+        }
+
+
+@dataclass(frozen=True)
+class Scrolled:
+    """`scroll --by/--to`: what scrolled (``page`` or the element's label), its scrollTop before
+    and after, its largest scrollTop, and whether it is at its end or its top now."""
+
+    scroller: str
+    before: float
+    after: float
+    max: float
+    at_end: bool
+    at_top: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "scroller": self.scroller,
+            "before": self.before,
+            "after": self.after,
+            "max": self.max,
+            "at_end": self.at_end,
+            "at_top": self.at_top,
+        }
+
+
+@dataclass(frozen=True)
+class ScrolledUntil:
+    """`scroll --until`: the target found in view (its ref, when it has one), the scroller
+    wheeled over, its scrollTop before and after, and the wheel turns and sweep steps it took."""
+
+    ref: str | None
+    scroller: str
+    before: float
+    after: float
+    max: float
+    at_end: bool
+    wheels: int
+    sweep_steps: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "found": True,
+            "ref": self.ref,
+            "scroller": self.scroller,
+            "before": self.before,
+            "after": self.after,
+            "max": self.max,
+            "at_end": self.at_end,
+            "wheels": self.wheels,
+            "sweep_steps": self.sweep_steps,
+        }
+
+
+@dataclass(frozen=True)
+class MouseAt:
+    """`reins mouse …`: where the mouse is (viewport CSS pixels), with the buttons it holds
+    (a bit mask: 1 left, 2 right, 4 middle) or the wheel turn it made."""
+
+    x: float
+    y: float
+    buttons: int | None = None
+    wheel: tuple[int, int] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mouse": [self.x, self.y]}
+        if self.buttons is not None:
+            out["buttons"] = self.buttons
+        if self.wheel is not None:
+            out["wheel"] = list(self.wheel)
         return out

@@ -10,9 +10,8 @@ native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.j
 
 from __future__ import annotations
 
-from typing import Any
-
 from reins._errors import ActionError, ReinsError, ResolutionError
+from reins.act.answers import ActionAnswer
 from reins.act.confirm import confirm_chosen
 from reins.act.effects import act_on
 from reins.act.forms import select_options
@@ -34,15 +33,17 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[str, Any]:
+async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> ActionAnswer:
+    """Choose ``option``: the answer's fields say the widget's kind, the option's label chosen and
+    what the trigger shows (a native select answers as `select` does, with its kind)."""
     kind = await call_function(
         ctx, el.object_id, "chooseKind", session_id=el.session_id, what="choose"
     )
     if kind == "native":
         answer = await select_options(ctx, el, [option])
-        return answer.with_field("kind", "native").to_wire()
+        return answer.with_field("kind", "native")
 
-    async def do(trigger: Resolved) -> dict[str, Any]:
+    async def do(trigger: Resolved) -> dict[str, str]:
         # The press goes where the agent pointed (a placeholder, as a person clicks it); the
         # options, the typing and the check go to the control it belongs to.
         control = await _control(ctx, trigger)
@@ -61,7 +62,7 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> dict[
         await confirm_chosen(ctx, control, picked.label)
         return {"kind": kind, "chose": picked.label, "shows": shows}
 
-    return (await act_on(ctx, el, do)).to_wire()
+    return await act_on(ctx, el, do)
 
 
 async def _control(ctx: CommandContext, el: Resolved) -> Resolved:

@@ -31,6 +31,7 @@ from typing import Any
 
 from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
+from reins.act.answers import ActionAnswer, Dragged
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
 from reins.act.mouse import MousePosition, mouse_event
@@ -76,7 +77,7 @@ class DragIntercept(TabPart):
 
 async def drag_element(
     ctx: CommandContext, source: Resolved, dest: Resolved, position: tuple[float, float] | None
-) -> dict[str, Any]:
+) -> ActionAnswer:
     if source.session_id is not None or dest.session_id is not None:
         raise ResolutionError(
             "drag works in the main frame and same-origin frames", code="frame_unreachable"
@@ -84,7 +85,7 @@ async def drag_element(
     if await actionable_point(ctx, dest, need_enabled=False) is None:
         raise ResolutionError("the destination has no box to drop on", code="not_visible")
 
-    async def do(target: Resolved) -> dict[str, Any]:
+    async def do(target: Resolved) -> dict[str, Dragged]:
         start = await actionable_point(ctx, target)
         if start is None:
             raise ResolutionError("the source has no box to press", code="not_visible")
@@ -99,18 +100,11 @@ async def drag_element(
         after = await call_function(
             ctx, target.object_id, "dragAfter", before["key"], await_promise=True, what="drag"
         )
-        return {
-            "drag": {
-                "from": [round(start.x, 1), round(start.y, 1)],
-                "to": [end.x, end.y],
-                "native": native,
-                "moved": None
-                if after == before["place"]
-                else {"from": before["place"], "to": after},
-            }
-        }
+        moved = None if after == before["place"] else (before["place"], after)
+        start_at = (round(start.x, 1), round(start.y, 1))
+        return {"drag": Dragged(start_at, (int(end.x), int(end.y)), native, moved)}
 
-    return (await act_on(ctx, source, do)).to_wire()
+    return await act_on(ctx, source, do)
 
 
 async def _drag(ctx: CommandContext, source: Resolved, start: Point, end: Point) -> bool:

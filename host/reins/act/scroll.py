@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
+from reins.act.answers import Scrolled, ScrolledUntil
 from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
 from reins.act.targets import parse_target
@@ -161,14 +162,21 @@ async def _page_scroller(ctx: CommandContext) -> Resolved:
 
 async def scroll_by(
     ctx: CommandContext, target: Resolved | None, *, by: int | None, to: str | None
-) -> dict[str, Any]:
+) -> Scrolled:
     """Scroll what scrolls for ``target`` (None: the page) by pixels or to the top/bottom."""
     el = target or await _page_scroller(ctx)
-    how: dict[str, Any] = {"to": to} if to else {"by": by if by is not None else 0}
-    moved: dict[str, Any] = await call_function(
+    how = {"to": to} if to else {"by": by if by is not None else 0}
+    moved = await call_function(
         ctx, el.object_id, "scrollOn", how, session_id=el.session_id, what="scroll"
     )
-    return moved
+    return Scrolled(
+        moved["scroller"],
+        moved["before"],
+        moved["after"],
+        moved["max"],
+        moved["at_end"],
+        moved["at_top"],
+    )
 
 
 async def _wheel_turns(
@@ -202,7 +210,7 @@ async def _wheel_turns(
 
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
-) -> dict[str, Any]:
+) -> ScrolledUntil:
     """Wheel over ``scroller`` (the page when None) until ``target`` exists and is in view."""
     require_rendering(ctx)
     wheel_over = (
@@ -230,7 +238,8 @@ async def scroll_until(
     )
     seen: dict[str, Any] = {"trips": 0, "before": first["scroll_top"]}
 
-    async def in_view() -> dict[str, Any]:
+    async def in_view() -> str | None:
+        """The target's ref once it is in view (None: it has none); NotYet after a turn."""
         look = plan.look
         if spec is None or look.get("holds") or seen["trips"] % _FULL_LOOK_EVERY == 0:
             try:
@@ -238,7 +247,7 @@ async def scroll_until(
                 if await call_function(
                     ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
                 ):
-                    return {"found": True, "ref": el.ref}
+                    return el.ref
             except ReinsError as exc:
                 if exc.code not in ("not_found", "ref_stale"):
                     raise
@@ -283,7 +292,7 @@ async def scroll_until(
             hint=plan.hint(),
         )
 
-    found = await poll_until(
+    ref = await poll_until(
         ctx.deadline,
         in_view,
         interval=0.0,
@@ -292,13 +301,13 @@ async def scroll_until(
         retry=lambda exc: isinstance(exc, NotYet),
     )
     last = await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll")
-    return {
-        **found,
-        "scroller": last["scroller"],
-        "before": seen["before"],
-        "after": last["scroll_top"],
-        "max": last["max"],
-        "at_end": last["at_end"],
-        "wheels": plan.wheels,
-        "sweep_steps": plan.steps,
-    }
+    return ScrolledUntil(
+        ref,
+        last["scroller"],
+        seen["before"],
+        last["scroll_top"],
+        last["max"],
+        last["at_end"],
+        plan.wheels,
+        plan.steps,
+    )

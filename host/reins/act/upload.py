@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from reins._errors import ActionError, ResolutionError, UsageError
+from reins.act.answers import ActionAnswer
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
 from reins.act.staging import staged_copies
@@ -81,7 +81,9 @@ def checked_files(files: Sequence[str], roots: Sequence[str]) -> list[tuple[str,
 
 async def upload_files(
     ctx: CommandContext, el: Resolved, files: Sequence[str], cwd: str | None
-) -> dict[str, Any]:
+) -> ActionAnswer:
+    """Attach ``files`` (checked against the allowed directories) to the file input for ``el``:
+    the answer's ``files`` field is what the page's input received (names, sizes, types)."""
     roots = ([cwd] if cwd else []) + upload_dirs(ctx.host.profile, ctx.host.home)
     checked = checked_files(files, roots)
     remote = await call_function(
@@ -108,7 +110,7 @@ async def upload_files(
     # Chrome reads a private copy of the very file checked (act/staging.py).
     paths = staged_copies(checked, ctx.host.home)
 
-    async def do(target: Resolved) -> dict[str, Any]:
+    async def do(target: Resolved) -> dict[str, object]:
         await ctx.cdp(
             "DOM.setFileInputFiles",
             {"files": paths, "objectId": target.object_id},
@@ -119,4 +121,4 @@ async def upload_files(
         )
         return {"files": received}
 
-    return (await act_on(ctx, field, do)).to_wire()
+    return await act_on(ctx, field, do)

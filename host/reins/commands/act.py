@@ -10,6 +10,7 @@ from pydantic import ConfigDict, Field
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
 from reins.act.actionability import actionable_point
+from reins.act.answers import MouseAt
 from reins.act.choose import choose_option
 from reins.act.confirm import text_shown
 from reins.act.drag import drag_element
@@ -202,9 +203,8 @@ class ChooseArgs(Args):
 @command("choose", ChooseArgs, cli_args=("target", "option"))
 async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
-    return await choose_option(
-        ctx, await resolve_target(ctx, args.target, frame=args.frame, control=True), args.option
-    )
+    el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
+    return (await choose_option(ctx, el, args.option)).to_wire()
 
 
 def _no_caller_dir(schema: dict[str, Any]) -> None:
@@ -247,7 +247,7 @@ async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
     hidden files or folders), or from directories added with `reins config upload-dirs add DIR`.
     Answers the names and sizes the page received."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return await upload_files(ctx, el, args.files, args.cwd)
+    return (await upload_files(ctx, el, args.files, args.cwd)).to_wire()
 
 
 class DragArgs(Args):
@@ -281,7 +281,7 @@ async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
     position = _position(args.position)
     source = await resolve_target(ctx, args.source, frame=args.frame, control=True)
     dest = await resolve_target(ctx, args.dest, frame=args.frame, control=True)
-    return await drag_element(ctx, source, dest, position)
+    return (await drag_element(ctx, source, dest, position)).to_wire()
 
 
 class MouseMoveArgs(Args):
@@ -303,7 +303,7 @@ async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]
         await mouse_event(
             ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t, button=held
         )
-    return {"mouse": [args.x, args.y], "buttons": at.buttons}
+    return MouseAt(args.x, args.y, buttons=at.buttons).to_wire()
 
 
 class MouseButtonArgs(Args):
@@ -319,7 +319,7 @@ async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -
         raise UsageError("--button is left, right or middle", code="bad_request")
     at = ctx.part(MousePosition)
     await mouse_event(ctx, kind, at.x, at.y, button=args.button, clickCount=1)
-    return {"mouse": [at.x, at.y], "buttons": at.buttons}
+    return MouseAt(at.x, at.y, buttons=at.buttons).to_wire()
 
 
 @command("mouse_down", MouseButtonArgs)
@@ -344,7 +344,7 @@ async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, An
     """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
     at = ctx.part(MousePosition)
     await mouse_event(ctx, "mouseWheel", at.x, at.y, deltaX=args.dx, deltaY=args.dy)
-    return {"mouse": [at.x, at.y], "wheel": [args.dx, args.dy]}
+    return MouseAt(at.x, at.y, wheel=(args.dx, args.dy)).to_wire()
 
 
 class CheckArgs(Args):
@@ -404,9 +404,9 @@ async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
     if args.to is not None and args.to not in ("top", "bottom"):
         raise UsageError("--to is top or bottom", code="bad_request")
     if args.until is not None:
-        return await scroll_until(ctx, args.until, args.target, args.frame)
+        return (await scroll_until(ctx, args.until, args.target, args.frame)).to_wire()
     el = await resolve_target(ctx, args.target, frame=args.frame) if args.target else None
-    return await scroll_by(ctx, el, by=args.by, to=args.to)
+    return (await scroll_by(ctx, el, by=args.by, to=args.to)).to_wire()
 
 
 class WaitArgs(Args):
