@@ -8,6 +8,7 @@ chrome.debugger. Pages are served from fixtures/ on two loopback ports (the seco
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -17,7 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +192,11 @@ def _wait_connected(home: Path, timeout: float = 30) -> None:
     raise RuntimeError(f"reins host did not connect: {last}")
 
 
-def start_browser(home: Path) -> Browser:
+def start_browser(
+    home: Path, *, env: Mapping[str, str] | None = None, wait: bool = True
+) -> Browser:
+    """A browser whose host serves ``home``, set up as `reins launch` sets one up; ``env`` (e.g.
+    REINS_TRANSPORT) reaches the browser and so its host; ``wait`` for the host's Unix socket."""
     from reins.setup.install import install
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -199,11 +204,42 @@ def start_browser(home: Path) -> Browser:
     user_data = home / "chrome-profile"
     user_data.mkdir(parents=True, exist_ok=True)
     install(user_data_dir=str(user_data), profile=PROFILE, launched=True)  # as `reins launch` does
-    service = Service(os.environ.get("REINS_TEST_DRIVER", "/usr/bin/chromedriver"))
+    service = Service(
+        os.environ.get("REINS_TEST_DRIVER", "/usr/bin/chromedriver"),
+        env={**os.environ, "REINS_HOME": str(home), **env} if env else None,
+    )
     driver = webdriver.Chrome(service=service, options=_chrome_options(user_data))
     driver.set_script_timeout(30)
-    _wait_connected(home)
+    if wait:
+        _wait_connected(home)
     return Browser(driver, home, user_data)
+
+
+@contextlib.contextmanager
+def browser_of_its_own(
+    prefix: str, *, env: Mapping[str, str] | None = None, wait: bool = True
+) -> Iterator[Browser]:
+    """A browser with a REINS_HOME of its own (a new folder under /tmp, removed afterwards), for
+    a test that must not share the session's: the host launcher is written for that home, so it
+    is REINS_HOME while the browser starts."""
+    home = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    session_home = os.environ.get("REINS_HOME")
+    os.environ["REINS_HOME"] = str(home)
+    try:
+        b = start_browser(home, env=env, wait=wait)
+    except BaseException:
+        shutil.rmtree(home, ignore_errors=True)
+        raise
+    finally:
+        if session_home is not None:
+            os.environ["REINS_HOME"] = session_home
+        else:
+            os.environ.pop("REINS_HOME", None)
+    try:
+        yield b
+    finally:
+        b.driver.quit()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import tempfile
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Browser, Site, start_browser
+from .conftest import Browser, Site, browser_of_its_own
 from .support import WaitingCommand, close_every_page, run_cli, start_cli
 
 pytestmark = pytest.mark.timeout(50)
@@ -229,17 +228,8 @@ def _wait_host(
 def windowless() -> Iterator[Browser]:
     """A browser of its own that keeps running with no window open (chromedriver keeps it up, as
     Chrome on macOS or with background apps stays up)."""
-    home = Path(tempfile.mkdtemp(prefix="rw-", dir="/tmp"))
-    session_home = os.environ.get("REINS_HOME")
-    os.environ["REINS_HOME"] = str(home)  # the host launcher is written for this browser's home
-    try:
-        b = start_browser(home)
-    finally:
-        if session_home is not None:
-            os.environ["REINS_HOME"] = session_home
-    yield b
-    b.driver.quit()
-    shutil.rmtree(home, ignore_errors=True)
+    with browser_of_its_own("rw-") as b:
+        yield b
 
 
 def test_after_the_last_tab_is_closed_tabs_lists_nothing_and_tab_new_works(

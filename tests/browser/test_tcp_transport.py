@@ -6,10 +6,7 @@ and drives the page, which is the oracle. Its own browser and REINS_HOME: the se
 
 from __future__ import annotations
 
-import os
-import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,33 +15,17 @@ from typing import Any
 import pytest
 from reins.bridge.handshake import read_endpoint
 
-from .conftest import Site, _chrome_options
+from .conftest import Site, browser_of_its_own
 from .support import PROFILE, run_cli
 
 TCP = {"REINS_TRANSPORT": "tcp"}
 
 
 @pytest.fixture
-def tcp_browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Path]]:
-    from reins.setup.install import install
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    home = Path(tempfile.mkdtemp(prefix="rtcp-", dir="/tmp"))
-    monkeypatch.setenv("REINS_HOME", str(home))
-    user_data = home / "chrome-profile"
-    user_data.mkdir(parents=True)
-    install(user_data_dir=str(user_data), profile=PROFILE, launched=True)
-    service = Service(
-        os.environ.get("REINS_TEST_DRIVER", "/usr/bin/chromedriver"),
-        env={**os.environ, "REINS_HOME": str(home), **TCP},
-    )
-    driver = webdriver.Chrome(service=service, options=_chrome_options(user_data))
-    try:
-        yield driver, home
-    finally:
-        driver.quit()
-        shutil.rmtree(home, ignore_errors=True)
+def tcp_browser() -> Iterator[tuple[Any, Path]]:
+    # Its host is waited for by the CLI below: the session's wait knows the Unix socket only.
+    with browser_of_its_own("rtcp-", env=TCP, wait=False) as b:
+        yield b.driver, b.home
 
 
 def _connected(home: Path, within: float = 30) -> dict[str, Any]:

@@ -7,18 +7,14 @@ tab is (selenium's `current_url` for that tab), how many tabs there are, whether
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from reins._paths import EXTENSION_ID
 
-from .conftest import FIXTURES, Browser, Site, start_browser
+from .conftest import FIXTURES, Browser, Site, browser_of_its_own
 from .support import WaitingCommand, close_every_page
 
 pytestmark = pytest.mark.browser
@@ -291,18 +287,8 @@ def test_about_pages_are_refused_and_the_browser_survives(
 
 @pytest.fixture(scope="module")
 def own_browser(site: Site) -> Iterator[Browser]:
-    home = Path(tempfile.mkdtemp(prefix="ro-", dir="/tmp"))
-    # The host launcher is written for the REINS_HOME in the environment: this browser's own.
-    session_home = os.environ.get("REINS_HOME")
-    os.environ["REINS_HOME"] = str(home)
-    try:
-        b = start_browser(home)
-    finally:
-        if session_home is not None:
-            os.environ["REINS_HOME"] = session_home
-    yield b
-    b.driver.quit()
-    shutil.rmtree(home, ignore_errors=True)
+    with browser_of_its_own("ro-") as b:
+        yield b
 
 
 def _worker_target(driver: Any) -> dict[str, Any] | None:
