@@ -182,7 +182,8 @@ class _Call:
         return from_serialized(payload, remote)
 
     async def release(self) -> None:
-        """Drop what the evaluation left in the page's object table; never delays the answer."""
+        """Drop what the evaluation left in the page's object table (after the answer is out:
+        ``_release_soon``)."""
         if self.ctx.deadline.remaining_ms() > HEADROOM_MS:
             try:
                 await self.ctx.cdp(
@@ -293,8 +294,20 @@ async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> dict[str, Any]:
         # Cancelled by the dispatcher's own deadline, or by a client that went away.
         host.stats.note("eval_timeout" if ctx.deadline.expired() else "eval_aborted")
         raise
-    await call.release()
+    # The object group is let go once the answer is out: a round trip the answer does not wait
+    # for (its name is this call's alone, so nothing after it can depend on it).
+    ctx.after_answer(("eval-release", call.group), _release_soon, call, on_loop=True)
     return result
+
+
+_RELEASING: set[asyncio.Task[None]] = set()
+
+
+def _release_soon(call: _Call) -> None:
+    """On the host's loop, after the answer was written: release what the call left."""
+    task = asyncio.get_running_loop().create_task(call.release())
+    _RELEASING.add(task)
+    task.add_done_callback(_RELEASING.discard)
 
 
 COMMANDS: tuple[Command[Any], ...] = (eval_cmd,)
