@@ -7,6 +7,7 @@ tool's figures count only if its page shows them."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -22,39 +23,28 @@ STEPS = ("observe", "fill", "click", "check")
 FIELD_JS = "[window.__clicks, document.querySelector('#name').value]"
 
 
+# Each command: its label, reins's arguments, agent-browser's for the same thing.
+COMMANDS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("status (agent-browser: get title)", ("status",), ("get", "title")),
+    ("eval 1+1", ("eval", "1+1"), ("eval", "1+1")),
+    ("click #b", ("click", "#b"), ("click", "#b")),
+    ("fill #name", ("fill", "#name", "Ada Lovelace"), ("fill", "#name", "Ada Lovelace")),
+    ("state, small page (agent-browser: snapshot -i)", ("state",), ("snapshot", "-i")),
+)
+
+
 def _calls(ctx: Context) -> dict[str, dict[str, Callable[[], Run]]]:
     """Per command: the callable of each tool."""
     r, a = ctx.reins, ctx.ab
-    out: dict[str, dict[str, Callable[[], Run]]] = {
-        "status (agent-browser: get title)": {
-            "reins": lambda: r.cli("status"),
-            "reins-py": lambda: r.cli_console("status"),
-        },
-        "eval 1+1": {
-            "reins": lambda: r.cli("eval", "1+1"),
-            "reins-py": lambda: r.cli_console("eval", "1+1"),
-        },
-        "click #b": {
-            "reins": lambda: r.cli("click", "#b"),
-            "reins-py": lambda: r.cli_console("click", "#b"),
-        },
-        "fill #name": {
-            "reins": lambda: r.cli("fill", "#name", "Ada Lovelace"),
-            "reins-py": lambda: r.cli_console("fill", "#name", "Ada Lovelace"),
-        },
-        "state, small page (agent-browser: snapshot -i)": {
-            "reins": lambda: r.cli("state"),
-            "reins-py": lambda: r.cli_console("state"),
-        },
-    }
-    if a is not None:
-        out["status (agent-browser: get title)"]["agent-browser"] = lambda: a.cli("get", "title")
-        out["eval 1+1"]["agent-browser"] = lambda: a.cli("eval", "1+1")
-        out["click #b"]["agent-browser"] = lambda: a.cli("click", "#b")
-        out["fill #name"]["agent-browser"] = lambda: a.cli("fill", "#name", "Ada Lovelace")
-        out["state, small page (agent-browser: snapshot -i)"]["agent-browser"] = lambda: a.cli(
-            "snapshot", "-i"
-        )
+    out: dict[str, dict[str, Callable[[], Run]]] = {}
+    for label, mine, theirs in COMMANDS:
+        tools: dict[str, Callable[[], Run]] = {
+            "reins": functools.partial(r.cli, *mine),
+            "reins-py": functools.partial(r.cli_console, *mine),
+        }
+        if a is not None:
+            tools["agent-browser"] = functools.partial(a.cli, *theirs)
+        out[label] = tools
     return out
 
 
