@@ -51,6 +51,9 @@ def test_the_agent_loop_through_the_placeholder(browser: Browser, page: Any) -> 
     tab = _open(page, browser)
     trigger = refs_by_name(browser.ok("state", "--tab", tab))["Select a category"]
     browser.ok("click", trigger, "--tab", tab)
+    # antd renders its menu a little after the click's answer (issue 47, class 8: seen here in
+    # about one run in three, not fixed yet): the agent waits for the option it wants.
+    browser.ok("wait", "--target", "text=Hardware", "--timeout-ms", "5000", "--tab", tab)
     option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
     browser.ok("click", option, "--tab", tab)
     assert widget_committed(browser) == ("Hardware", ["category:Hardware"])
