@@ -74,6 +74,63 @@ function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+// ---- a popup the action opened -------------------------------------------------------------
+//
+// A press that expands a control (its aria-expanded, or one of its parts', turns "true") often
+// renders the popup a frame or more later, or fades it in from opacity 0 (antd's menu: ~100 ms
+// at opacity 0 after the click), and `state` leaves out what is transparent. So the read after
+// waits, bounded, until a part of the popup the action opened renders: a listbox, menu, tree,
+// grid, dialog or their items, added or restyled during the action, or named by the expanded
+// control's aria-controls/aria-owns.
+const POPUP_PARTS = ["listbox", "menu", "tree", "grid", "dialog", "option", "menuitem", "treeitem"]
+  .map((role) => `[role="${role}"]`).join(",");
+const POPUP_NOTED = 64;
+const RESTYLED = new Set(["class", "style", "hidden", "open"]);
+
+function notePopupMutation(rec, m) {
+  if (m.type === "attributes") {
+    if (m.attributeName === "aria-expanded") {
+      const n = m.target;
+      if (n.getAttribute("aria-expanded") === "true" && rec.expanded.length < POPUP_NOTED) rec.expanded.push(n);
+    } else if (RESTYLED.has(m.attributeName) && rec.noted.length < POPUP_NOTED) {
+      rec.noted.push(m.target);
+    }
+  } else if (m.type === "childList") {
+    for (const n of m.addedNodes) if (n.nodeType === 1 && rec.noted.length < POPUP_NOTED) rec.noted.push(n);
+  }
+}
+
+function popupParts(rec, el) {
+  const expanded = rec.expanded.slice();
+  if (rec.before && rec.before.expanded !== true && el.getAttribute("aria-expanded") === "true") expanded.push(el);
+  if (!expanded.length) return [];
+  const parts = new Set();
+  for (const control of expanded) {
+    const root = control.getRootNode();
+    for (const name of ["aria-controls", "aria-owns"]) {
+      for (const id of (control.getAttribute(name) || "").split(/\s+/)) {
+        const n = id && root.getElementById ? root.getElementById(id) : null;
+        if (n) parts.add(n);
+      }
+    }
+  }
+  for (const n of rec.noted) {
+    if (!n.isConnected) continue;
+    const part = n.matches(POPUP_PARTS) ? n : n.querySelector(POPUP_PARTS);
+    if (part) parts.add(part);
+  }
+  return Array.from(parts);
+}
+
+// Until one of the parts renders (opacity and visibility counted, as `state` counts them), or
+// waitMs: polled on reins's own timers, which a hidden tab still runs.
+async function popupRendered(parts, waitMs) {
+  const end = performance.now() + waitMs;
+  while (!parts.some((n) => n.isConnected && rendered(n)) && performance.now() < end) {
+    await new Promise((resolve) => setTimeout(resolve, 16));
+  }
+}
+
 // The state an action may change (compared by the host), without the change counts.
 function stateOf(el) {
   const doc = el.ownerDocument;
@@ -210,11 +267,14 @@ export async function readState(el, phase, options = {}) {
   if (phase === "before") {
     if (rec) disarm(rec);
     const counts = { inside: 0, elsewhere: 0 };
-    rec = { counts, win, armed: performance.now(), navigate: null, submit: null, wake: null };
+    rec = {
+      counts, win, armed: performance.now(), navigate: null, submit: null, wake: null, expanded: [], noted: [],
+    };
     rec.tally = (list) => {
       for (const m of list) {
         if (el === m.target || el.contains(m.target)) counts.inside++;
         else counts.elsewhere++;
+        notePopupMutation(rec, m);
       }
       if (list.length && rec.wake) rec.wake();
     };
@@ -263,6 +323,8 @@ export async function readState(el, phase, options = {}) {
       }
     }
     rec.tally(rec.observer.takeRecords());
+    const parts = popupParts(rec, el);
+    if (parts.length) await popupRendered(parts, waitMs);
   }
   let shown = [];
   if (rec && rec.hidden) shown = nowShown(rec.hidden);
