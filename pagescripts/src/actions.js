@@ -2,7 +2,7 @@
 // to type into, a select's options, a checkbox's state; and the DOM click fallback.
 
 import { FRAME_OWNER_TAGS } from "./rules.js";
-import { FOCUS_ELSEWHERE } from "./symbols.js";
+import { FOCUS_ELSEWHERE, MOVING, STEADY } from "./symbols.js";
 import { elementText, isVisible } from "./textmatch.js";
 import {
   contentBoxOrigin, frameOffset, insideClips, pressReaches, sameBox, throughFrame, visibleCenter,
@@ -169,19 +169,44 @@ function movingNow(el) {
   return false;
 }
 
+// The second look of a deferred probe, taken by the press's batch once its mouse move is in
+// (armReceipt, effects.js): a frame after the first, which the move's own frame usually is
+// already; throws MOVING when the box changed or an animation moves it, so the press is not given.
+export async function steadySincePressProbe(el) {
+  const steady = el.ownerDocument.defaultView[STEADY];
+  const first = steady && steady.get(el);
+  if (!first) throw new Error(MOVING); // no first look here: the host probes again
+  steady.delete(el);
+  if (!first.framed) await nextFrame();
+  if (!el.isConnected || !sameBox(first.box, box(el)) || movingNow(el)) throw new Error(MOVING);
+}
+
+function deferSecondLook(el, b1) {
+  const win = el.ownerDocument.defaultView;
+  if (!win[STEADY]) win[STEADY] = new WeakMap();
+  const first = { box: b1, framed: false };
+  win[STEADY].set(el, first);
+  requestAnimationFrame(() => {
+    first.framed = true;
+  });
+}
+
 export async function probe(el, opts) {
   if (!el.isConnected) return { state: "detached" };
   // Stable: the same box at two moments at least a frame apart. The first may be the host's
   // latest observation of this very element (`seen`, main-viewport coordinates) when it is in
   // view where that observation saw it and nothing needs scrolling (a scroll, maybe a smooth
-  // one, moves it); otherwise the probe waits a frame for the second.
+  // one, moves it); otherwise the probe waits a frame for the second, or, with opts.defer (a
+  // press whose batch checks it: steadySincePressProbe), leaves the second look to the press.
   const seenThere = Array.isArray(opts.seen) && !opts.align && el.ownerDocument === document
     && inView(el) && sameBox(opts.seen, box(el));
   if (opts.scroll && !seenThere) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
   const b1 = box(el);
-  if (!seenThere) await nextFrame();
+  const deferred = !seenThere && opts.defer === true;
+  if (deferred) deferSecondLook(el, b1);
+  else if (!seenThere) await nextFrame();
   if (!el.isConnected) return { state: "detached" };
-  const b2 = seenThere ? b1 : box(el);
+  const b2 = seenThere || deferred ? b1 : box(el);
   // A transition that has just started shows the same box for its first frame: a running
   // animation of where the element or an ancestor is (not its colour, not a spinner's opacity)
   // is movement too.
@@ -192,7 +217,7 @@ export async function probe(el, opts) {
   const disabled = el.disabled === true || el.getAttribute("aria-disabled") === "true"
     || !!(el.closest && el.closest("fieldset[disabled]")
       && ["BUTTON", "INPUT", "SELECT", "TEXTAREA"].includes(el.tagName));
-  const seen = { state: "ok", visible, disabled, readonly: isReadOnly(el), stable };
+  const seen = { state: "ok", visible, disabled, readonly: isReadOnly(el), stable, deferred };
   // Rendered but boxless (display: contents, a 0x0 wrapper) may fall back to el.click(); inside a
   // display:none ancestor (a closed menu's option) it is simply not visible.
   const rendered = style.display === "contents" || !el.checkVisibility || el.checkVisibility();

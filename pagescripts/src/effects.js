@@ -1,6 +1,6 @@
 // What an action may change, read before and after it (the host compares the two reads).
 
-import { fieldValue, nodeLabel } from "./actions.js";
+import { fieldValue, nodeLabel, steadySincePressProbe } from "./actions.js";
 import { pressReaches } from "./geometry.js";
 import { EFFECT, RECEIPT } from "./symbols.js";
 import { clipField } from "./text.js";
@@ -202,7 +202,10 @@ function receivedBy(el, target) {
   return pressReaches(target, el);
 }
 
-export function armReceipt(el) {
+// `steady`: the element's probe left its second look to this press (steadySincePressProbe);
+// taken first, and the receipt is armed only when the element has not moved.
+export function armReceipt(el, steady) {
+  if (steady === true) return steadySincePressProbe(el).then(() => armReceipt(el, false));
   const win = el.ownerDocument.defaultView;
   if (win[RECEIPT]) win[RECEIPT].disarm();
   const receipt = { seen: 0, received: null, elsewhere: [] };

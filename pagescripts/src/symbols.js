@@ -17,6 +17,11 @@ export const MATCHES = Symbol.for("reins.matches");
 export const EFFECT = Symbol.for("reins.effect");
 // The receipt guard of one press (effects.js armReceipt), in reins's world of the element's frame.
 export const RECEIPT = Symbol.for("reins.receipt");
+// A probe's box whose second look rides with the press (actions.js probe, opts.defer): a
+// WeakMap from the element to {box, framed}.
+export const STEADY = Symbol.for("reins.steady");
+// Thrown by armReceipt when the element moved since its probe; the host answers not_stable.
+export const MOVING = "reins: the element is moving";
 // The popup a choose's press makes appear (choose.js watchPopup): what changed in the document.
 export const POPUP = Symbol.for("reins.popup");
 // `reins eval`'s parking slots: a Map from a per-call nonce to a value.

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { checkedState, fieldValue, isTextual, nodeLabel, pickOptions, segmentsOf } from "../src/actions.js";
+import {
+  checkedState, fieldValue, isTextual, nodeLabel, pickOptions, segmentsOf, steadySincePressProbe,
+} from "../src/actions.js";
+import { MOVING, STEADY } from "../src/symbols.js";
 
 test("a covering node is named by tag, id, two classes and its text", () => {
   assert.equal(nodeLabel(null), "nothing");
@@ -88,4 +91,33 @@ test("a segmented date field: its parts, and its value the whole field's text", 
   const lone = { getAttribute: role("group"), querySelectorAll: () => [parts[0]] };
   assert.equal(segmentsOf({ getAttribute: role("spinbutton"), parentElement: { closest: () => lone } }), null);
   assert.equal(segmentsOf({ getAttribute: role("textbox"), parentElement: { closest: () => group } }), null);
+});
+
+// An element as steadySincePressProbe reads it: its box, no animations, its window's STEADY map.
+function placed(box) {
+  const win = { [STEADY]: new WeakMap() };
+  const el = {
+    isConnected: true, parentElement: null, ownerDocument: { defaultView: win },
+    getBoundingClientRect: () => ({ x: box[0], y: box[1], width: box[2], height: box[3] }),
+    getAnimations: () => [],
+  };
+  return { el, win };
+}
+
+test("a press's second look passes only on the box its probe saw, once", async () => {
+  const { el, win } = placed([10, 20, 80, 30]);
+  win[STEADY].set(el, { box: [10, 20, 80, 30], framed: true });
+  await steadySincePressProbe(el);
+  assert.equal(win[STEADY].has(el), false); // taken: a later press needs a probe of its own
+  await assert.rejects(steadySincePressProbe(el), { message: MOVING });
+});
+
+test("a press's second look refuses an element that moved since its probe", async () => {
+  const { el, win } = placed([10, 24, 80, 30]);
+  win[STEADY].set(el, { box: [10, 20, 80, 30], framed: true });
+  await assert.rejects(steadySincePressProbe(el), { message: MOVING });
+  const gone = placed([10, 20, 80, 30]);
+  gone.win[STEADY].set(gone.el, { box: [10, 20, 80, 30], framed: true });
+  gone.el.isConnected = false;
+  await assert.rejects(steadySincePressProbe(gone.el), { message: MOVING });
 });

@@ -29,5 +29,7 @@ test("a declaration passes its arguments through and shares the Symbol names", (
 });
 
 test("the constants the host recognizes are the sources' own", () => {
-  assert.deepEqual(bundle.constants, { UNREACHABLE: symbols.UNREACHABLE, FOCUS_ELSEWHERE: symbols.FOCUS_ELSEWHERE });
+  assert.deepEqual(bundle.constants, {
+    UNREACHABLE: symbols.UNREACHABLE, FOCUS_ELSEWHERE: symbols.FOCUS_ELSEWHERE, MOVING: symbols.MOVING,
+  });
 });

@@ -33,6 +33,7 @@ from reins.act.hittest import ScrollSeen
 from reins.act.refs import _by_last_snapshot
 from reins.bridge.context import CommandContext
 from reins.observe.store import ObserveState, SeenAt
+from reins.page.call import page_constant
 
 from tests.unit.fakes import FakeChrome, make_context
 
@@ -141,6 +142,38 @@ def test_a_press_given_answers_from_its_first_event_and_says_if_the_receipt_was_
         gone = BrowserError("object gone", code="cdp_error")  # not held back: the press went on
         outcome = read_guarded(ctx, _answers(gone, {}, {}, {"after": 1}), 1)
         assert isinstance(outcome, Pressed) and not outcome.armed
+
+    asyncio.run(main())
+
+
+def test_a_steady_arm_takes_the_second_look_and_ends_the_batch_if_the_element_moved() -> None:
+    """A probe that left its second look of "stable" to the press (act/actionability.py,
+    ``defer_stable``): the arm awaits it, the batch ends where it threw, and that answer is
+    ``not_stable``, transient (a new probe follows), never a press given."""
+
+    async def main() -> None:
+        ctx = _ctx()
+        commands, each = guarded_part(ctx, MOVE, PRESS, handle="n", after=AFTER, at=0, steady=True)
+        arm = commands[ARM][1]
+        assert arm["awaitPromise"] is True and arm["arguments"][1:] == [{"value": True}]
+        assert each[ARM]["stopIfThrown"] is True and "onlyIf" in each[ARM]
+        plain, plain_each = guarded_part(ctx, MOVE, PRESS, handle="n", after=AFTER, at=0)
+        assert plain[ARM][1]["arguments"][1:] == [] and "stopIfThrown" not in plain_each[ARM]
+
+        moved = {
+            "result": {"type": "object"},
+            "exceptionDetails": {
+                "text": "Uncaught (in promise)",
+                "exception": {"description": f"Error: {page_constant('MOVING')}"},
+            },
+        }
+        with pytest.raises(ResolutionError) as refused:
+            read_guarded(ctx, _answers(moved), 1)
+        assert refused.value.code == "not_stable" and refused.value.transient
+        other = {"exceptionDetails": {"text": "Uncaught", "exception": {"description": "x"}}}
+        with pytest.raises(ReinsError) as failed:
+            read_guarded(ctx, _answers(other), 1)
+        assert failed.value.code != "not_stable"
 
     asyncio.run(main())
 

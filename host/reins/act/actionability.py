@@ -40,6 +40,8 @@ _ALIGNMENTS = 4
 class Point:
     x: float
     y: float
+    # The probe left its second look (stable) to the press's batch (act/guarded.py, steady).
+    deferred: bool = False
 
 
 async def frame_owner(ctx: CommandContext, el: Resolved) -> int:
@@ -92,9 +94,13 @@ async def actionable_point(
     need_enabled: bool = True,
     need_editable: bool = False,
     first_probe: dict[str, Any] | None = None,
+    defer_stable: bool = False,
 ) -> Point | None:
     """Scroll into view and run the checks until they pass or the budget ends. ``first_probe``:
     the first probe's answer, taken already (with a ref's lookup: ``Resolved.probed``).
+    ``defer_stable``: a probe that would wait a frame for its second look leaves it to the
+    press's batch instead (the Point says ``deferred``; the caller's press must check it:
+    act/guarded.py, ``steady``).
 
     Returns None when the element has no usable point (no box); raises the last failure (obscured,
     not_visible, not_stable, disabled, not_editable) when the budget runs out.
@@ -118,7 +124,12 @@ async def actionable_point(
                 ctx,
                 el.object_id,
                 "probe",
-                {"scroll": True, "align": covered % _ALIGNMENTS, "seen": el.seen_box},
+                {
+                    "scroll": True,
+                    "align": covered % _ALIGNMENTS,
+                    "seen": el.seen_box,
+                    "defer": defer_stable and el.session_id is None,
+                },
                 session_id=el.session_id,
                 await_promise=True,
                 what="actionability",
@@ -168,7 +179,9 @@ async def actionable_point(
                 transient=True,
                 details={"covered_by": probe["cover"]},
             )
-        return await _in_main_viewport(ctx, el, float(probe["x"]), float(probe["y"]))
+        point = await _in_main_viewport(ctx, el, float(probe["x"]), float(probe["y"]))
+        point.deferred = probe.get("deferred") is True
+        return point
 
     # The budget running out mid-probe answers why we were waiting, not that time ran out.
     return await poll_until(

@@ -34,7 +34,7 @@ from reins.act.handles import PressResult
 from reins.act.hittest import ScrollSeen, scroll_checked
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import HIT_GUARD
-from reins.page.call import call_params, call_value
+from reins.page.call import call_params, call_value, page_constant
 
 __all__ = [
     "HeldBack",
@@ -61,8 +61,16 @@ def guard_ready(ctx: CommandContext, session_id: str | None) -> bool:
     return session_id is None and ctx.host.link.has(HIT_GUARD)
 
 
-def arm_receipt(object_id: str) -> tuple[str, dict[str, Any]]:
-    """The command that arms the press's receipt guard on the element's window."""
+def arm_receipt(object_id: str, *, steady: bool = False) -> tuple[str, dict[str, Any]]:
+    """The command that arms the press's receipt guard on the element's window. ``steady``: its
+    probe left the second look of "stable" to this press (act/actionability.py,
+    ``defer_stable``): the arm takes it first, a frame after the probe's (the mouse move's own
+    frame, usually), and throws when the element moved, which ends the batch before the press."""
+    if steady:
+        return (
+            "Runtime.callFunctionOn",
+            call_params(object_id, "armReceipt", True, await_promise=True),
+        )
     return ("Runtime.callFunctionOn", call_params(object_id, "armReceipt"))
 
 
@@ -74,12 +82,13 @@ def guarded_part(
     handle: str | int,
     after: tuple[str, dict[str, Any]],
     at: int,
+    steady: bool = False,
 ) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
     """The guarded part of a sequential batch, starting at index ``at`` of it: the commands and
     what each adds to its command. ``handle``: the element's handle (an object id), or the index of
     the earlier answer of the batch that holds it (``fill``). ``move``: the mouse move to the press
     point; ``events``: the press's input after it; ``after``: the read after it (which names no
-    filled handle)."""
+    filled handle). ``steady``: the arm takes the second look of "stable" (``arm_receipt``)."""
     seen = ctx.part(ScrollSeen)
     object_id = "" if isinstance(handle, int) else handle
     fill: dict[str, Any] = {}
@@ -102,7 +111,7 @@ def guarded_part(
             },
         ),
         ("Page.getLayoutMetrics", {}),
-        arm_receipt(object_id),
+        arm_receipt(object_id, steady=steady),
         *events,
         after,
     ]
@@ -118,7 +127,7 @@ def guarded_part(
         {},
         {},
         {},
-        {**arm_fill, "onlyIf": guard},
+        {**arm_fill, "onlyIf": guard, **({"stopIfThrown": True} if steady else {})},
         *({"noWait": True} for _ in events[:-1]),
         {},
         {},
@@ -160,10 +169,25 @@ def read_guarded(
     arm = answers[at + ARM] if len(answers) > at + ARM else None
     if arm is None or (isinstance(arm, ReinsError) and arm.chrome == "held_back"):
         return HeldBack(tree.get("node") or {}, answers, at + HIT)
+    if isinstance(arm, dict) and arm.get("exceptionDetails"):
+        # A steady arm found the element moved since its probe: nothing was pressed.
+        _steady_refused(arm)
     metrics = answers[at + METRICS]
     if isinstance(metrics, dict):
         scroll_checked(ctx, metrics)  # the guard found it unchanged; kept all the same
     return Pressed(not isinstance(arm, ReinsError), answers[at + EVENTS :])
+
+
+def _steady_refused(arm: dict[str, Any]) -> None:
+    try:
+        call_value(arm, what="press guard")
+    except ReinsError as exc:
+        if page_constant("MOVING") in str(exc):
+            raise ResolutionError(
+                "the element is moving", code="not_stable", transient=True
+            ) from None
+        raise
+    raise ReinsError("the press guard answered nothing", code="cdp_error", transient=True)
 
 
 def took_press(

@@ -132,10 +132,12 @@ async def _at_checked_points(
     *,
     first: Point | None = None,
     need_enabled: bool = True,
+    defer_stable: bool = False,
 ) -> T | None:
     """``step`` at an actionable point of ``el`` (made integral; ``first``, a point the page
     checked already, tried before any probe), retried from a new probe while it answers
-    ``obscured`` until the budget ends; None when the element has no box."""
+    ``obscured`` (or, with ``defer_stable``: its press took the second look of "stable",
+    ``not_stable``) until the budget ends; None when the element has no box."""
     tries = 0
 
     async def attempt() -> T | None:
@@ -145,17 +147,20 @@ async def _at_checked_points(
         if point is None:
             # The probe its ref's lookup took is the first look, never a later one.
             probed = el.probed if tries == 1 else None
-            point = await actionable_point(ctx, el, need_enabled=need_enabled, first_probe=probed)
+            point = await actionable_point(
+                ctx, el, need_enabled=need_enabled, first_probe=probed, defer_stable=defer_stable
+            )
         if point is None:
             return None
-        return await step(Point(float(round(point.x)), float(round(point.y))))
+        return await step(Point(float(round(point.x)), float(round(point.y)), point.deferred))
 
+    again = ("obscured", "not_stable") if defer_stable else ("obscured",)
     return await poll_until(
         ctx.deadline,
         attempt,
         interval=0.1,
         reserve_s=0.15,
-        retry=lambda exc: exc.code == "obscured",
+        retry=lambda exc: exc.code in again,
         explain_timeout=True,
     )
 
@@ -202,7 +207,7 @@ async def _click_checked(
             ctx, el, point, before, read_before=read_before, clicks=clicks, button=button
         )
 
-    return await _at_checked_points(ctx, el, clicked, first=first)
+    return await _at_checked_points(ctx, el, clicked, first=first, defer_stable=True)
 
 
 async def _click_guarded(
@@ -222,7 +227,9 @@ async def _click_guarded(
         call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
     )
     move = hover_events(ctx, point)[0]
-    part, each = guarded_part(ctx, move, events, handle=el.object_id, after=after, at=len(lead))
+    part, each = guarded_part(
+        ctx, move, events, handle=el.object_id, after=after, at=len(lead), steady=point.deferred
+    )
     answers = await input_batch(ctx, el, [*lead, *part], [*({} for _ in lead), *each])
     extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
     if isinstance(answers, ActionAnswer):  # a dialog the move or the press opened
