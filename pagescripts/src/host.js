@@ -8,7 +8,10 @@ export {
 export { enterField } from "./inputs.js";
 export { chooseControl, chooseKind, findOption, optionAt, triggerShows, watchPopup } from "./choose.js";
 export { armReceipt, readState, takeReceipt } from "./effects.js";
-export { framesPassed, rowsAfterFrames, rowsShown, scrollOn, scrollRegions, shownInScrollers, sweepList, wheelPoint } from "./scroll.js";
+export {
+  framesPassed, rowsAfterFrames, rowsShown, scrollOn, scrollRegions, shownInScrollerOf,
+  shownInScrollers, sweepList, wheelPoint,
+} from "./scroll.js";
 export { dragAfter, dragBefore, dragStarted } from "./drag.js";
 export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";

@@ -14,13 +14,37 @@ function scrollsY(n) {
   return o === "auto" || o === "scroll" || o === "overlay";
 }
 
-// What scrolls for `el`: itself when it scrolls, else its nearest scrolling ancestor (across
-// shadow roots), else the document's scrolling element.
+// What scrolls for `el`: itself when it scrolls, else the scrolling element that fills it (a data
+// grid's root and its virtual scroller), else its nearest scrolling ancestor (across shadow
+// roots), else the document's scrolling element.
 export function scrollerOf(el) {
+  if (scrollsY(el)) return el;
+  const inside = fillingScroller(el);
+  if (inside) return inside;
   for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.parentNode && n.parentNode.host)) {
     if (scrollsY(n)) return n;
   }
   return el.ownerDocument.scrollingElement;
+}
+
+// The largest scrolling element inside `el` whose box covers at least half of el's (a grid's
+// own scrollbar, a side list, do not); null when none does, or `el` is the page's root or body.
+function fillingScroller(el) {
+  const doc = el.ownerDocument;
+  if (el === doc.documentElement || el === doc.body) return null;
+  const r = el.getBoundingClientRect();
+  let most = (r.width * r.height) / 2;
+  let best = null;
+  if (most <= 0) return null;
+  for (const n of el.querySelectorAll("*")) {
+    if (!scrollsY(n)) continue;
+    const b = n.getBoundingClientRect();
+    if (b.width * b.height >= most) {
+      most = b.width * b.height;
+      best = n;
+    }
+  }
+  return best;
 }
 
 function isPage(s) {
@@ -237,6 +261,15 @@ export function shownInScrollers(el) {
   const cy = r.top + r.height / 2;
   if (cx < 0 || cy < 0 || cx > w.innerWidth || cy > w.innerHeight) return false;
   return insideClips(el);
+}
+
+// Is `el` in view inside what scrolls for `within` (scroll --until's SCROLLER): inside that
+// scroller (across shadow roots; the page holds all), and shownInScrollers.
+export function shownInScrollerOf(el, within) {
+  const s = scrollerOf(within);
+  let inside = isPage(s);
+  for (let n = el; n && !inside; n = n.parentNode || n.host) inside = n === s;
+  return inside && shownInScrollers(el);
 }
 
 // A selector reins takes as TARGET for a scroller, when a short unique one exists: its id, test

@@ -1,8 +1,9 @@
 """Scrolling: move what scrolls for a target (or the page), or turn a real mouse wheel over a
 scroller until a target is there and in view.
 
-"What scrolls" is the element itself when it scrolls, else its nearest scrolling ancestor, else
-the page (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` turns the wheel
+"What scrolls" is the element itself when it scrolls, else the scrolling element filling it (a
+data grid's root holds its virtual scroller), else its nearest scrolling ancestor, else the page
+(``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` turns the wheel
 (``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop`` where it
 moves to a place: virtualized lists and infinite feeds render from the scroll events a person's
 wheel makes. A turn is a screen, except for a ``text=`` target: in a list whose rows read as
@@ -12,7 +13,8 @@ the page sweeps it (``sweepList``: many positions a round trip, each telling the
 scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the target
 is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part of the
 list was looked at: then a typed ``not_found``. Only the lookup of the target itself, in view in
-its scrollers, ever answers ``found``.
+its scrollers, ever answers ``found``; with a SCROLLER named, a text target counts only inside it
+(the same text elsewhere on the page, a log or a detail panel, is not the row).
 """
 
 from __future__ import annotations
@@ -208,6 +210,22 @@ async def _wheel_turns(
     return [call_value(a, what="scroll") for a in answers[1::2] if isinstance(a, dict)]
 
 
+async def _shown(ctx: CommandContext, el: Resolved, within: Resolved | None) -> bool:
+    """Is ``el`` in view (``shownInScrollers``), and inside what scrolls for ``within`` when
+    one is given?"""
+    if within is None:
+        shown = await call_function(
+            ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
+        )
+        return bool(shown)
+    if el.session_id != within.session_id:
+        return False
+    params = call_params(el.object_id, "shownInScrollerOf")
+    params["arguments"].append({"objectId": within.object_id})
+    answer = await ctx.cdp("Runtime.callFunctionOn", params, session_id=el.session_id)
+    return bool(call_value(answer, what="scroll"))
+
+
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
 ) -> ScrolledUntil:
@@ -238,19 +256,26 @@ async def scroll_until(
     )
     seen: dict[str, Any] = {"trips": 0, "before": first["scroll_top"]}
 
+    # A text target with a SCROLLER named is the row in it: the same text shown elsewhere on the
+    # page (a log, a detail panel) is never it (it answered found after 0 turns, the row not there).
+    within = wheel_over if scroller and spec else None
+
     async def in_view() -> str | None:
         """The target's ref once it is in view (None: it has none); NotYet after a turn."""
         look = plan.look
-        if spec is None or look.get("holds") or seen["trips"] % _FULL_LOOK_EVERY == 0:
+        full = within is None and seen["trips"] % _FULL_LOOK_EVERY == 0
+        if spec is None or look.get("holds") or full:
             try:
                 el = await resolve_target(ctx, target, frame=frame, settle=False)
-                if await call_function(
-                    ctx, el.object_id, "shownInScrollers", session_id=el.session_id, what="scroll"
-                ):
+                if await _shown(ctx, el, within):
                     return el.ref
             except ReinsError as exc:
-                if exc.code not in ("not_found", "ref_stale"):
+                if exc.code not in ("not_found", "ref_stale", "ambiguous") or (
+                    exc.code == "ambiguous" and within is None
+                ):
                     raise
+            if within is not None and look.get("holds"):
+                return None  # in view in the scroller; what the text names on the page is not it
         step = plan.next_step(target)
         seen["trips"] += 1
         if isinstance(step, float):

@@ -371,8 +371,9 @@ async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
 class ScrollArgs(Args):
     target: str | None = Field(
         default=None,
-        description="What to scroll (the element when it scrolls, else its nearest "
-        "scrolling ancestor; none: the page). With --until: the scroller to wheel over.",
+        description="What to scroll (the element when it scrolls, else the scrolling element "
+        "filling it, as a grid's root holds its scroller, else its nearest scrolling ancestor; "
+        "none: the page). With --until: the scroller to wheel over.",
     )
     by: int | None = Field(default=None, description="Pixels to scroll down (negative: up).")
     to: str | None = Field(
@@ -384,7 +385,8 @@ class ScrollArgs(Args):
         default=None,
         description="Wheel until this TARGET exists and is in view "
         "(virtualized lists, infinite feeds); a text= TARGET in a list in no searchable order "
-        "is looked for over the whole list, and answered not_found once all of it was seen.",
+        "is looked for over the whole list, and answered not_found once all of it was seen; "
+        "with TARGET named, a text= match counts only inside its scroller.",
     )
     frame: str | None = Field(
         default=None, description="CSS of an iframe to scope a CSS/XPath target."

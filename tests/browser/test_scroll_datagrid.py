@@ -1,0 +1,111 @@
+"""`scroll --until` on a MUI X DataGrid Pro of 10,000 rows (issue 32, item 6), from the real
+library in app/datagrid-pro.html: one virtualized scroller of 520,056 px whose row i shows
+"Merchant " + i. A row near or far is reached, given the grid's scroller or the grid's root;
+`found` is answered only for the row itself, in view inside the grid, never for the same text
+shown elsewhere on the page (the page's event log), and a row the grid does not have is answered
+`not_found`. The page is the oracle: the cell holding the text is in the DOM and the browser's
+hit test at its middle lands in it (inside the grid's box, under no header), read by the test.
+Wheel turns and seconds are printed (run with -s), never asserted as times."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import Browser
+
+pytestmark = pytest.mark.browser
+
+PAGE = "app/datagrid-pro.html"
+SCROLLER = "#pro-grid .MuiDataGrid-virtualScroller"
+
+# The cell that shows `text` exactly, in the grid, is hit at its middle: in view, uncovered.
+_IN_VIEW = """
+const cell = [...document.querySelectorAll('#pro-grid [role=gridcell]')]
+  .find((c) => c.innerText.trim() === arguments[0]);
+if (!cell) return false;
+const r = cell.getBoundingClientRect();
+const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+return !!hit && cell.contains(hit);
+"""
+
+_RENDERED = """
+return [...document.querySelectorAll('#pro-grid [role=gridcell]')]
+  .some((c) => c.innerText.trim() === arguments[0]);
+"""
+
+
+def _open(browser: Browser, page: Any) -> str:
+    tab = str(page(PAGE)[0])
+    browser.ok("wait", "--target", "#pro-grid [data-rowindex='0']", "--tab", tab)
+    return tab
+
+
+def _until(
+    browser: Browser, tab: str, scroller: str, text: str, budget_ms: int = 20_000
+) -> tuple[int, dict[str, Any]]:
+    began = time.monotonic()
+    code, body = browser.cli(
+        "scroll",
+        scroller,
+        "--until",
+        f"text={text}",
+        "--tab",
+        tab,
+        "--timeout-ms",
+        str(budget_ms),
+        timeout=budget_ms / 1000 + 30,
+    )
+    said = body if code == 0 else body.get("error", {})
+    print(
+        f"\n{scroller} {text}: exit {code}, {said.get('wheels')} wheel turns, "
+        f"{said.get('sweep_steps')} sweep steps, {time.monotonic() - began:.2f} s whole process"
+    )
+    return code, body
+
+
+@pytest.mark.parametrize("text", ["Merchant 0742", "Merchant 9317", "Merchant 0010"])
+def test_a_row_of_a_10k_grid_is_reached_and_in_view(browser: Browser, page: Any, text: str) -> None:
+    tab = _open(browser, page)
+    assert browser.js(_IN_VIEW, text) is False
+    code, body = _until(browser, tab, SCROLLER, text)
+    assert code == 0 and body["found"] is True, body
+    assert browser.js(_IN_VIEW, text) is True
+
+
+def test_the_grid_root_named_as_the_scroller_wheels_its_virtual_scroller(
+    browser: Browser, page: Any
+) -> None:
+    """The grid's root does not scroll; the scroller filling it does (not the page around it)."""
+    tab = _open(browser, page)
+    code, body = _until(browser, tab, "#pro-grid", "Merchant 0742")
+    assert code == 0 and body["found"] is True, body
+    assert "MuiDataGrid-virtualScroller" in body["scroller"], body
+    assert browser.js(_IN_VIEW, "Merchant 0742") is True
+
+
+def test_the_text_shown_outside_the_grid_is_not_the_row(browser: Browser, page: Any) -> None:
+    """The page's event log shows "row:Merchant 0742" once that row was clicked; with the row
+    scrolled out of the grid (and out of the DOM), `scroll --until 'text=Merchant 0742'` on the
+    grid answered found after 0 wheel turns: it had found the log. The row is what is meant."""
+    tab = _open(browser, page)
+    on = ("--tab", tab)
+    browser.ok("scroll", SCROLLER, "--until", "text=Merchant 0742", *on)
+    browser.ok("click", "text=Merchant 0742", *on)
+    browser.ok("scroll", SCROLLER, "--to", "top", *on)
+    browser.ok("click", "text=Merchant 0001", *on)  # the focus leaves row 742: not rendered
+    browser.ok("wait", "--idle", *on)
+    assert browser.js("return window.__events") == ["row:Merchant 0742", "row:Merchant 0001"]
+    assert browser.js(_RENDERED, "Merchant 0742") is False
+    code, body = _until(browser, tab, SCROLLER, "Merchant 0742")
+    assert code == 0 and body["found"] is True and body["wheels"] >= 1, body
+    assert browser.js(_IN_VIEW, "Merchant 0742") is True
+
+
+def test_a_row_the_grid_does_not_have_is_not_found(browser: Browser, page: Any) -> None:
+    tab = _open(browser, page)
+    code, body = _until(browser, tab, SCROLLER, "Merchant 10000", 30_000)
+    assert code == 1 and body["error"]["code"] == "not_found", body
+    assert body["error"]["share_seen"] == 1.0, body
