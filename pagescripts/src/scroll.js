@@ -251,7 +251,10 @@ function scrollInView(n) {
   return r.top >= 0 && r.bottom <= w.innerHeight;
 }
 
-// Is el's middle inside the viewport and inside every clipping ancestor's box?
+// Is el's middle inside the viewport and inside every clipping ancestor's box, and is el drawn
+// there? Not when transparent (opacity 0 here or above: MUI's data grid keeps its focused row
+// rendered so, scrolled away, laid over the rows in view), unless it is a control a press on its
+// middle reaches (a transparent native checkbox over its styled twin; reins's world's hit test).
 export function shownInScrollers(el) {
   if (!el.isConnected) return false;
   const r = el.getBoundingClientRect();
@@ -260,8 +263,16 @@ export function shownInScrollers(el) {
   const cx = r.left + r.width / 2;
   const cy = r.top + r.height / 2;
   if (cx < 0 || cy < 0 || cx > w.innerWidth || cy > w.innerHeight) return false;
-  return insideClips(el);
+  if (!insideClips(el)) return false;
+  if (typeof el.checkVisibility !== "function") return true;
+  if (el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return true;
+  const root = el.getRootNode();
+  return el.matches(TRANSPARENT_CONTROLS) && typeof root.elementFromPoint === "function"
+    && root.elementFromPoint(cx, cy) === el;
 }
+
+const TRANSPARENT_CONTROLS = 'input, select, textarea, [role="checkbox"], [role="radio"], [role="switch"], '
+  + '[role="spinbutton"], [role="textbox"], [role="searchbox"], [role="combobox"]';
 
 // Is `el` in view inside what scrolls for `within` (scroll --until's SCROLLER): inside that
 // scroller (across shadow roots; the page holds all), and shownInScrollers.

@@ -21,14 +21,17 @@ pytestmark = pytest.mark.browser
 PAGE = "app/datagrid-pro.html"
 SCROLLER = "#pro-grid .MuiDataGrid-virtualScroller"
 
-# The cell that shows `text` exactly, in the grid, is hit at its middle: in view, uncovered.
+# A cell that shows `text` exactly, in the grid, is drawn (not transparent) and hit at its
+# middle: in view, uncovered.
 _IN_VIEW = """
-const cell = [...document.querySelectorAll('#pro-grid [role=gridcell]')]
-  .find((c) => c.innerText.trim() === arguments[0]);
-if (!cell) return false;
-const r = cell.getBoundingClientRect();
-const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-return !!hit && cell.contains(hit);
+return [...document.querySelectorAll('#pro-grid [role=gridcell]')]
+  .filter((c) => c.innerText.trim() === arguments[0])
+  .some((cell) => {
+    if (!cell.checkVisibility({ opacityProperty: true })) return false;
+    const r = cell.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !!hit && cell.contains(hit);
+  });
 """
 
 _RENDERED = """
@@ -101,6 +104,24 @@ def test_the_text_shown_outside_the_grid_is_not_the_row(browser: Browser, page: 
     assert browser.js(_RENDERED, "Merchant 0742") is False
     code, body = _until(browser, tab, SCROLLER, "Merchant 0742")
     assert code == 0 and body["found"] is True and body["wheels"] >= 1, body
+    assert browser.js(_IN_VIEW, "Merchant 0742") is True
+
+
+def test_the_focused_row_kept_transparent_is_not_in_view(browser: Browser, page: Any) -> None:
+    """The grid keeps its focused row rendered once it is scrolled away, at opacity 0, laid
+    over the rows in view after a far jump: `scroll --until 'text="Merchant 0742"'` on the grid
+    answered found after one wheel turn (to the middle of the grid), the row not in view."""
+    tab = _open(browser, page)
+    on = ("--tab", tab)
+    browser.ok("scroll", SCROLLER, "--until", "text=Merchant 0742", *on)
+    browser.ok("click", "text=Merchant 0742", *on)
+    browser.ok("scroll", SCROLLER, "--to", "top", *on)
+    browser.ok("wait", "--idle", *on)
+    kept = "return getComputedStyle(document.querySelector('[data-rowindex=\"742\"]')).opacity"
+    assert browser.js(kept) == "0"
+    assert browser.js(_IN_VIEW, "Merchant 0742") is False
+    code, body = _until(browser, tab, SCROLLER, '"Merchant 0742"')
+    assert code == 0 and body["found"] is True, body
     assert browser.js(_IN_VIEW, "Merchant 0742") is True
 
 
