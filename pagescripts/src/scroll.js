@@ -2,7 +2,7 @@
 
 import { nodeLabel } from "./actions.js";
 import { insideClips } from "./geometry.js";
-import { textInside } from "./textmatch.js";
+import { textsInside } from "./textmatch.js";
 
 function scrollsY(n) {
   if (n.scrollHeight <= n.clientHeight + 1) return false;
@@ -122,13 +122,24 @@ export function rowsShown(el, spec) {
   const seen = renderedSpans(s, page, at, at.height);
   const out = { ...at, rows: rows.slice(0, 60).map((r) => r.text), seen };
   if (spec) {
-    const holder = textInside(s, spec);
+    const holder = drawnText(s, spec);
     out.holds = holder !== s && shownInScrollers(holder);
     let r = null;
     if (holder !== s) r = holder.getBoundingClientRect();
     out.target_at = r && r.height > 0 ? Math.round(r.top + r.height / 2 - origin) : null;
   }
   return out;
+}
+
+// The element inside scroller `s` that shows the text and is drawn, else `s`: a transparent copy
+// (a data grid's focused row, kept at opacity 0 once scrolled away) is not where the text is.
+function drawnText(s, spec) {
+  return textsInside(s, spec).find(drawn) || s;
+}
+
+function drawn(el) {
+  return typeof el.checkVisibility !== "function"
+    || el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
 }
 
 // The row-like elements of scroller `s` (header rows and rows inside rows left out).
@@ -203,7 +214,7 @@ export async function sweepList(el, spec, from, most, ms) {
     }
     looks += 1;
     spans.push(...look.seen);
-    if (textInside(s, spec) !== s || look.at_end) break;
+    if (drawnText(s, spec) !== s || look.at_end) break;
     const at = look.scroll_top;
     const span = look.seen.filter(([a, b]) => a <= at + 1 && b > at).map(([, b]) => b - at)[0] || 0;
     top = at + Math.max(span, height / 2);
@@ -264,8 +275,7 @@ export function shownInScrollers(el) {
   const cy = r.top + r.height / 2;
   if (cx < 0 || cy < 0 || cx > w.innerWidth || cy > w.innerHeight) return false;
   if (!insideClips(el)) return false;
-  if (typeof el.checkVisibility !== "function") return true;
-  if (el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return true;
+  if (drawn(el)) return true;
   const root = el.getRootNode();
   return el.matches(TRANSPARENT_CONTROLS) && typeof root.elementFromPoint === "function"
     && root.elementFromPoint(cx, cy) === el;

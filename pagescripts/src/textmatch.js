@@ -122,10 +122,15 @@ export function textHolder(spec) {
 // row whose middle lies on another cell's link), as Playwright presses the element its text
 // engine matched.
 export function textInside(el, spec) {
+  return textsInside(el, spec)[0] || el;
+}
+
+// Every element inside `el` (not `el`) that shows the text, visible, in document order.
+export function textsInside(el, spec) {
   const exact = spec.exact === true;
   const wanted = exact ? collapse(spec.text) : collapse(spec.text).toLowerCase();
-  if (wanted === "") return el;
+  if (wanted === "") return [];
   const found = [];
   visit(el, { wanted, exact }, found);
-  return found.find((m) => m !== el && isVisible(m)) || el;
+  return found.filter((m) => m !== el && isVisible(m));
 }

@@ -34,14 +34,18 @@ return [...document.querySelectorAll('#pro-grid [role=gridcell]')]
   });
 """
 
+_KEPT = (
+    "return getComputedStyle(document.querySelector(`[data-rowindex='${arguments[0]}']`)).opacity"
+)
+
 _RENDERED = """
 return [...document.querySelectorAll('#pro-grid [role=gridcell]')]
   .some((c) => c.innerText.trim() === arguments[0]);
 """
 
 
-def _open(browser: Browser, page: Any) -> str:
-    tab = str(page(PAGE)[0])
+def _open(browser: Browser, page: Any, **query: str) -> str:
+    tab = str(page(PAGE, **query)[0])
     browser.ok("wait", "--target", "#pro-grid [data-rowindex='0']", "--tab", tab)
     return tab
 
@@ -117,12 +121,30 @@ def test_the_focused_row_kept_transparent_is_not_in_view(browser: Browser, page:
     browser.ok("click", "text=Merchant 0742", *on)
     browser.ok("scroll", SCROLLER, "--to", "top", *on)
     browser.ok("wait", "--idle", *on)
-    kept = "return getComputedStyle(document.querySelector('[data-rowindex=\"742\"]')).opacity"
-    assert browser.js(kept) == "0"
+    assert browser.js(_KEPT, 742) == "0"
     assert browser.js(_IN_VIEW, "Merchant 0742") is False
     code, body = _until(browser, tab, SCROLLER, '"Merchant 0742"')
     assert code == 0 and body["found"] is True, body
     assert browser.js(_IN_VIEW, "Merchant 0742") is True
+
+
+def test_the_transparent_copy_does_not_steer_the_sweep(browser: Browser, page: Any) -> None:
+    """In the grid in no searchable order (?order=unsorted, row i shows Merchant (i * 7919 + 13)
+    mod 10,000), the focused row's transparent copy was taken for where the text is: the wheel
+    went after it a screen a turn (144 turns for row 3000, where the sweep takes one)."""
+    tab = _open(browser, page, order="unsorted")
+    on = ("--tab", tab)
+    text = f"Merchant {(3000 * 7919 + 13) % 10000:04d}"
+    code, body = _until(browser, tab, SCROLLER, text)
+    assert code == 0 and body["found"] is True, body
+    browser.ok("click", f"text={text}", *on)
+    browser.ok("scroll", SCROLLER, "--to", "top", *on)
+    browser.ok("wait", "--idle", *on)
+    assert browser.js(_KEPT, 3000) == "0"
+    code, body = _until(browser, tab, SCROLLER, text)
+    assert code == 0 and body["found"] is True, body
+    assert body["wheels"] <= 5 and body["sweep_steps"] > 0, body
+    assert browser.js(_IN_VIEW, text) is True
 
 
 def test_a_row_the_grid_does_not_have_is_not_found(browser: Browser, page: Any) -> None:
