@@ -88,6 +88,15 @@ class _Plan:
         top, height = float(look["scroll_top"]), float(look["height"])
         if self.spec is None or self.sweep is None:
             return [_turn(look)]
+        # A look that has the target rendered (above or below the box: a list renders a buffer)
+        # centres it at once; the bisection would have gone on elsewhere first.
+        aim = look.get("target_at")
+        aim, self.aim = (self.aim if aim is None else float(aim)), None
+        if aim is not None:
+            self.met = True
+            if self.search is not None:
+                self.search.on = False
+            return [round(aim - top - height / 2)]
         if self.search is not None and self.search.on:
             rows = [str(row) for row in look.get("rows") or []]
             at_end = bool(look["at_end"])
@@ -96,11 +105,6 @@ class _Plan:
                 if not self.search.on:  # the bisection is over: the sweep goes on from there
                     self.sweep.origin = ahead
                 return [round(ahead - top)]
-        aim = look.get("target_at")
-        aim, self.aim = (self.aim if aim is None else float(aim)), None
-        if aim is not None:
-            self.met = True
-            return [round(aim - top - height / 2)]
         length = float(look["max"]) + height
         ahead = self.sweep.next_top(length)
         if ahead is None:
