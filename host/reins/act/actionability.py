@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
+from reins.act.handles import Probe
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function, evaluate
@@ -93,7 +94,7 @@ async def actionable_point(
     *,
     need_enabled: bool = True,
     need_editable: bool = False,
-    first_probe: dict[str, Any] | None = None,
+    first_probe: Probe | None = None,
     defer_stable: bool = False,
 ) -> Point | None:
     """Scroll into view and run the checks until they pass or the budget ends. ``first_probe``:

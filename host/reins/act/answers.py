@@ -14,7 +14,11 @@ around them are their own types (``Scrolled``, ``ScrolledUntil``, ``MouseAt``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
+
+from reins.act.handles import Recovery, StateRead
+from reins.page.dialogs import DialogWire
+from reins.page.downloads import DownloadWire
 
 __all__ = [
     "ActionAnswer",
@@ -27,22 +31,46 @@ __all__ = [
     "Instead",
     "MouseAt",
     "Navigated",
+    "Place",
     "Scrolled",
     "ScrolledUntil",
+    "StateValue",
     "TabClosed",
     "Unknown",
+    "Wire",
+    "changes_between",
 ]
+
+# What ``to_wire()`` writes: the answer as JSON for the CLI, MCP and check files (the boundary out
+# of the host; its keys are pinned by tests/unit/test_wire.py).
+Wire = dict[str, Any]
+# A state an action may change, as the page read it: a field's value, checked (true, false or
+# "mixed"), the selected options' labels, expanded, the focused element's label, the URL.
+StateValue = str | bool | list[str] | None
 
 
 @dataclass(frozen=True)
 class Change:
     """One state the action changed (``value``, ``checked``, ``focus``, ``url`` …)."""
 
-    before: Any
-    after: Any
+    before: StateValue
+    after: StateValue
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {"from": self.before, "to": self.after}
+
+
+def changes_between(before: StateRead, after: StateRead) -> tuple[tuple[str, Change], ...]:
+    """The states an action may change that differ between two reads, in the wire's order."""
+    pairs: tuple[tuple[str, StateValue, StateValue], ...] = (
+        ("value", before.get("value"), after.get("value")),
+        ("checked", before.get("checked"), after.get("checked")),
+        ("selected", before.get("selected"), after.get("selected")),
+        ("expanded", before.get("expanded"), after.get("expanded")),
+        ("focus", before.get("focus"), after.get("focus")),
+        ("url", before.get("url"), after.get("url")),
+    )
+    return tuple((key, Change(old, new)) for key, old, new in pairs if old != new)
 
 
 @dataclass(frozen=True)
@@ -51,11 +79,11 @@ class Navigated:
     the URL the action started on, in the effect)."""
 
     url: str | None
-    came_from: Any = None
+    came_from: str | None = None
     kind: Literal["navigated"] = "navigated"
 
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"navigated": True}
+    def to_wire(self) -> Wire:
+        out: Wire = {"navigated": True}
         if self.url is not None:
             out["url"] = Change(self.came_from, self.url).to_wire()
         return out
@@ -67,7 +95,7 @@ class TabClosed:
 
     kind: Literal["tab_closed"] = "tab_closed"
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {"tab_closed": True}
 
 
@@ -78,7 +106,7 @@ class Detached:
 
     kind: Literal["detached"] = "detached"
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {"detached": True, "tab_open": True}
 
 
@@ -89,7 +117,7 @@ class Unknown:
     reason: str | None = None
     kind: Literal["unknown"] = "unknown"
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return (
             {"unknown": True} if self.reason is None else {"unknown": True, "reason": self.reason}
         )
@@ -105,7 +133,7 @@ class Changed:
 
     changes: tuple[tuple[str, Change], ...] = ()
     target_detached: bool = False
-    shown: tuple[Any, ...] = ()
+    shown: tuple[str, ...] = ()
     navigation_started: str | None = None
     dom_changed_in_target: int = 0
     dom_changed_elsewhere: int = 0
@@ -115,8 +143,8 @@ class Changed:
     def nothing(self) -> bool:
         return not self.to_wire()
 
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {key: change.to_wire() for key, change in self.changes}
+    def to_wire(self) -> Wire:
+        out: Wire = {key: change.to_wire() for key, change in self.changes}
         if self.target_detached:
             out["target_detached"] = True
         if self.shown:
@@ -134,10 +162,10 @@ class Changed:
 class DialogShown:
     """The action opened a JavaScript dialog (the page waits for it: `reins dialog`)."""
 
-    dialog: dict[str, Any]
+    dialog: DialogWire
     kind: Literal["dialog"] = "dialog"
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {"dialog": self.dialog}
 
 
@@ -152,9 +180,9 @@ class ActionAnswer:
 
     effect: Effect
     warnings: tuple[str, ...] = ()
-    downloads: tuple[dict[str, Any], ...] = ()
+    downloads: tuple[DownloadWire, ...] = ()
     fields: tuple[tuple[str, Any], ...] = ()
-    recovered: dict[str, Any] | None = None
+    recovered: Recovery | None = None
     ref: str | None = None
     frame: dict[str, str] | None = None
 
@@ -175,11 +203,11 @@ class ActionAnswer:
             fields = (*self.fields, (name, value))
         return replace(self, fields=fields)
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         effect = self.effect.to_wire()
         if self.downloads:
             effect["downloads"] = list(self.downloads)
-        out: dict[str, Any] = {"effect": effect, "warnings": list(self.warnings)}
+        out: Wire = {"effect": effect, "warnings": list(self.warnings)}
         out.update((k, v.to_wire() if isinstance(v, Dragged) else v) for k, v in self.fields)
         if self.recovered:
             out["recovered"] = self.recovered
@@ -188,6 +216,14 @@ class ActionAnswer:
         if self.frame:
             out["frame"] = self.frame  # --frame: where the input went, by the browser's word
         return out
+
+
+class Place(TypedDict):
+    """Where an element sits, as the page reads it: its container's label and its index among
+    the container's children of its kind (pagescripts/src/drag.js)."""
+
+    parent: str | None
+    index: int
 
 
 @dataclass(frozen=True)
@@ -199,9 +235,9 @@ class Dragged:
     start: tuple[float, float]
     end: tuple[int, int]
     native: bool
-    moved: tuple[Any, Any] | None
+    moved: tuple[Place, Place | None] | None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         moved = None if self.moved is None else {"from": self.moved[0], "to": self.moved[1]}
         return {
             "from": list(self.start),
@@ -223,7 +259,7 @@ class Scrolled:
     at_end: bool
     at_top: bool
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {
             "scroller": self.scroller,
             "before": self.before,
@@ -248,7 +284,7 @@ class ScrolledUntil:
     wheels: int
     sweep_steps: int
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         return {
             "found": True,
             "ref": self.ref,
@@ -272,8 +308,8 @@ class MouseAt:
     buttons: int | None = None
     wheel: tuple[int, int] | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"mouse": [self.x, self.y]}
+    def to_wire(self) -> Wire:
+        out: Wire = {"mouse": [self.x, self.y]}
         if self.buttons is not None:
             out["buttons"] = self.buttons
         if self.wheel is not None:

@@ -8,14 +8,13 @@ that opens a JavaScript dialog answers ok with the dialog as its effect.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from reins._errors import ActionError, ReinsError
 from reins._pagetext import quote
 from reins.act.answers import (
     ActionAnswer,
-    Change,
     Changed,
     Detached,
     DialogShown,
@@ -24,13 +23,16 @@ from reins.act.answers import (
     Navigated,
     TabClosed,
     Unknown,
+    Wire,
+    changes_between,
 )
-from reins.act.handles import Resolved
+from reins.act.handles import FocusFrame, ReadOptions, Resolved, StateRead, state_read
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand
 from reins.observe.evidence import redact_url
 from reins.page.call import call_function, call_params, call_value, evaluate, page_call
-from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
-from reins.page.downloads import DownloadWatch, downloads_since
+from reins.page.dialogs import DialogOpened, DialogWatch, DialogWire, until_dialog
+from reins.page.downloads import DownloadWatch, DownloadWire, downloads_since
 
 __all__ = [
     "ASK_AFTER_MS",
@@ -74,10 +76,10 @@ async def _observe(
     phase: str,
     *,
     field: bool = False,
-) -> tuple[dict[str, Any] | None, ReinsError | None]:
+) -> tuple[StateRead | None, ReinsError | None]:
     """The element's state, or why it could not be read. ``field`` (after): with the field's text
     as fill checks it (``field``; the caller takes it out, it is no part of the effect)."""
-    options: dict[str, Any] = {}
+    options: ReadOptions = {}
     if phase == "after":
         options = {**read_options(ctx), "settle": "frame"}
         if field:
@@ -95,17 +97,18 @@ async def _observe(
         )
     except ReinsError as exc:
         return None, exc
-    if not isinstance(value, dict):
+    read = state_read(value)
+    if read is None:
         return None, ReinsError("the page answered nothing", code="cdp_error")
-    return value, None
+    return read, None
 
 
-def read_options(ctx: CommandContext) -> dict[str, Any]:
+def read_options(ctx: CommandContext) -> ReadOptions:
     """How long the after-read may wait on a sign of pending work: within the budget."""
     return {"waitMs": max(0, min(_PENDING_WAIT_MS, ctx.deadline.remaining_ms(headroom_ms=500)))}
 
 
-async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> Instead | None:
+async def _arrival(ctx: CommandContext, before: StateRead) -> Instead | None:
     """After the page said a navigation started: the new document's URL once it is there
     (``Navigated``), or None when the old document is still shown at the end of the wait (a slow
     server, a download, a 204)."""
@@ -118,7 +121,11 @@ async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> Instead | Non
             if exc.code == "target_closed":
                 return await _let_go(ctx)
             identity = None  # between documents: ask again
-        if isinstance(identity, list) and len(identity) == 2 and identity[0] != before["document"]:
+        if (
+            isinstance(identity, list)
+            and len(identity) == 2
+            and identity[0] != before.get("document")
+        ):
             return Navigated(str(identity[1]))
         if loop.time() >= end:
             return None
@@ -127,7 +134,7 @@ async def _arrival(ctx: CommandContext, before: dict[str, Any]) -> Instead | Non
 
 async def _instead(
     ctx: CommandContext,
-    before: dict[str, Any],
+    before: StateRead,
     failure: ReinsError | None,
 ) -> Instead:
     """When the after-read failed: did the tab navigate, close, or is it simply unknown?
@@ -161,8 +168,8 @@ async def _instead(
 
 
 def effect_of(
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
+    before: StateRead | None,
+    after: StateRead | None,
     instead: Instead | None = None,
 ) -> tuple[Effect, list[str]]:
     """What changed between two state reads (pure). With no ``after`` read, ``instead`` says what
@@ -178,14 +185,9 @@ def effect_of(
         if isinstance(instead, Detached):
             return instead, ["detached_during_action"]
         return instead, ["effect_unknown"]
-    keys = ("value", "checked", "selected", "expanded", "focus", "url")
-    counts = after.get("counts") or {}
+    counts = after.get("counts") or {"inside": 0, "elsewhere": 0}
     effect = Changed(
-        tuple(
-            (key, Change(before.get(key), after.get(key)))
-            for key in keys
-            if before.get(key) != after.get(key)
-        ),
+        changes_between(before, after),
         target_detached=not after.get("connected", True),
         shown=tuple(after["shown"]) if after.get("shown") else (),
         navigation_started=str(after["navigating"]) if after.get("navigating") else None,
@@ -195,7 +197,11 @@ def effect_of(
     return effect, ["no_effect"] if effect.nothing else []
 
 
-async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> ActionAnswer:
+# An action ``act_on`` runs: its own answer fields (in the order it gives them), or None.
+Action = Callable[[Resolved], Awaitable[Mapping[str, Any] | None]]
+
+
+async def act_on(ctx: CommandContext, el: Resolved, action: Action) -> ActionAnswer:
     """Run ``action(el)`` between two state reads and report the effect.
 
     If the action opens a JavaScript dialog, the page waits for it: the answer is then the dialog
@@ -207,7 +213,7 @@ async def act_on(ctx: CommandContext, el: Resolved, action: Any) -> ActionAnswer
         return dialog_answer(el, opened.dialog)
 
 
-def before_command(el: Resolved) -> tuple[str, dict[str, Any]]:
+def before_command(el: Resolved) -> CdpCommand:
     """The "before" state read as a batch command, for an action that sends it first in its own
     first round trip (``act_reading_before``; ``before_value`` reads its answer)."""
     return (
@@ -216,7 +222,7 @@ def before_command(el: Resolved) -> tuple[str, dict[str, Any]]:
     )
 
 
-def before_value(answer: dict[str, Any] | ReinsError | None) -> dict[str, Any] | None:
+def before_value(answer: BatchAnswer | None) -> StateRead | None:
     """The state ``before_command`` read, or None when it could not (the effect is then unknown)."""
     if answer is None or isinstance(answer, ReinsError):
         return None
@@ -229,7 +235,7 @@ def before_value(answer: dict[str, Any] | ReinsError | None) -> dict[str, Any] |
 async def act_reading_before(
     ctx: CommandContext,
     el: Resolved,
-    action: Callable[[Resolved], Awaitable[tuple[dict[str, Any] | None, dict[str, Any]]]],
+    action: Callable[[Resolved], Awaitable[tuple[StateRead | None, Mapping[str, Any]]]],
     *,
     field: bool = False,
 ) -> tuple[ActionAnswer, str | None]:
@@ -247,7 +253,7 @@ async def act_reading_before(
             return await _tab_closed(ctx, el), None
         after, failure = await _observe(ctx, el, "after", field=field)
         text = after.pop("field", None) if after is not None else None
-        answer = await _conclude(ctx, el, before, after, failure, dict(extra))
+        answer = await _conclude(ctx, el, before, after, failure, extra)
         return answer, text if isinstance(text, str) else None
 
     try:
@@ -259,9 +265,9 @@ async def act_reading_before(
 async def input_batch(
     ctx: CommandContext,
     el: Resolved,
-    commands: list[tuple[str, dict[str, Any]]],
-    each: list[dict[str, Any]],
-) -> list[dict[str, Any] | ReinsError] | ActionAnswer:
+    commands: list[CdpCommand],
+    each: list[BatchStep],
+) -> list[BatchAnswer] | ActionAnswer:
     """An ordered batch of input and the reads around it: its answers (a tab Chrome let go of
     meanwhile: ``[target_closed]``, for ``input_answer`` to tell), or the answer of the action
     when the input opened a JavaScript dialog."""
@@ -288,14 +294,14 @@ async def input_batch(
 async def act_by_input(
     ctx: CommandContext,
     el: Resolved,
-    events: list[tuple[str, dict[str, Any]]],
-    extra: dict[str, Any],
+    events: list[CdpCommand],
+    extra: Mapping[str, Any],
 ) -> ActionAnswer:
     """``act_on`` for an action that is CDP input events (to the tab's own session), in one round
     trip: the before read, the events (each sent without waiting for the previous one's answer)
     and the after read, as one ordered batch. Chrome answers a mouse press or release once the
     page handled it, so the after read runs after the page's handlers did."""
-    reads = {"sessionId": el.session_id} if el.session_id else {}
+    reads: BatchStep = {"sessionId": el.session_id} if el.session_id else {}
     commands = [
         (
             "Runtime.callFunctionOn",
@@ -307,9 +313,9 @@ async def act_by_input(
             call_params(el.object_id, "readState", "after", read_options(ctx), await_promise=True),
         ),
     ]
-    each: list[dict[str, Any]] = [
+    each: list[BatchStep] = [
         reads,
-        *({"noWait": True} for _ in events[:-1]),
+        *(BatchStep(noWait=True) for _ in events[:-1]),
         {},
         reads,
     ]
@@ -333,10 +339,10 @@ async def act_by_input(
 async def input_answer(
     ctx: CommandContext,
     el: Resolved,
-    before: dict[str, Any] | None,
-    given: list[dict[str, Any] | ReinsError],
+    before: StateRead | None,
+    given: list[BatchAnswer],
     count: int,
-    extra: dict[str, Any],
+    extra: Mapping[str, Any],
 ) -> ActionAnswer:
     """The answer of ``count`` input events given in an ordered batch, from the state read
     before them and ``given``, the batch's answers from the first event on (the events, then the
@@ -348,7 +354,7 @@ async def input_answer(
             return await _tab_closed(ctx, el)
     if len(given) < count:
         raise ReinsError("the input events were cut short", code="cdp_error", transient=True)
-    after: dict[str, Any] | None = None
+    after: StateRead | None = None
     after_failure: ReinsError | None
     if len(given) <= count:
         after_failure = ReinsError("the page answered nothing", code="cdp_error")
@@ -361,25 +367,24 @@ async def input_answer(
                 after.pop("receipt", None)  # judged by the press (act/pointer.py)
         except ReinsError as exc:
             after_failure = exc
-    return await _conclude(ctx, el, before, after, after_failure, dict(extra))
+    return await _conclude(ctx, el, before, after, after_failure, extra)
 
 
-def dialog_answer(el: Resolved, dialog: dict[str, Any]) -> ActionAnswer:
+def dialog_answer(el: Resolved, dialog: DialogWire) -> ActionAnswer:
     """The answer of an action that opened a JavaScript dialog: the dialog is its effect."""
     return _about(el, DialogShown(dialog), "dialog_open")
 
 
-def _value(answer: dict[str, Any] | ReinsError, what: str) -> dict[str, Any] | None:
+def _value(answer: BatchAnswer, what: str) -> StateRead | None:
     """A state read's value from a batch answer (None when the page answered no object);
     raises what the read failed with."""
     if isinstance(answer, ReinsError):
         raise answer
-    value = call_value(answer, what=what)
-    return value if isinstance(value, dict) else None
+    return state_read(call_value(answer, what=what))
 
 
 async def _act_and_read(
-    ctx: CommandContext, el: Resolved, action: Any, before: dict[str, Any] | None
+    ctx: CommandContext, el: Resolved, action: Action, before: StateRead | None
 ) -> ActionAnswer:
     try:
         extra = await action(el) or {}
@@ -394,10 +399,10 @@ async def _act_and_read(
 async def _conclude(
     ctx: CommandContext,
     el: Resolved,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
+    before: StateRead | None,
+    after: StateRead | None,
     failure: ReinsError | None,
-    extra: dict[str, Any],
+    extra: Mapping[str, Any],
 ) -> ActionAnswer:
     """The answer from the two reads: a navigation the page said it started is followed to the
     new document (bounded); a failed after read asks the tab what happened (never a guess)."""
@@ -430,9 +435,9 @@ async def _conclude(
         el,
         effect,
         *warnings,
-        *extra.pop("warnings", []),
+        *extra.get("warnings", []),
         downloads=tuple(downloads or ()),
-        fields=tuple(extra.items()),
+        fields=tuple((key, value) for key, value in extra.items() if key != "warnings"),
     )
     if isinstance(focus_frame, dict) and isinstance(effect, Changed):
         if any(key == "focus" for key, _ in effect.changes):
@@ -440,7 +445,7 @@ async def _conclude(
     return answer
 
 
-def _focus_in_frame(effect: dict[str, Any], focus_frame: dict[str, Any]) -> ActionError:
+def _focus_in_frame(effect: Wire, focus_frame: FocusFrame) -> ActionError:
     """The action moved keyboard focus into a frame the target does not contain: an error, so
     the agent does not type next into what may be another site's frame (issue 45)."""
     frame = quote(str(focus_frame.get("frame") or "a frame"), 120)
@@ -479,7 +484,7 @@ def _about(
     el: Resolved,
     effect: Effect,
     *warnings: str,
-    downloads: tuple[dict[str, Any], ...] = (),
+    downloads: tuple[DownloadWire, ...] = (),
     fields: tuple[tuple[str, Any], ...] = (),
 ) -> ActionAnswer:
     """An answer about ``el``: its ref, how a stale ref was recovered, the frame --frame named."""

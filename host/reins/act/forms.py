@@ -9,17 +9,19 @@ checkedState)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.answers import ActionAnswer, Changed
 from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
 from reins.act.effects import act_on, act_reading_before, before_command, before_value
+from reins.act.handles import StateRead
 from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
+from reins.bridge.link import CdpCommand
 from reins.page.call import call_function, call_params, call_value
 from reins.page.poll import poll_until
 
@@ -35,6 +37,15 @@ PICKER_FORMATS: dict[str, tuple[str, str]] = {
     "color": ("#rrggbb", "#ff8800"),
     "range": ("a number", "50"),
 }
+
+
+class FillFields(TypedDict, total=False):
+    """fill's and type's own answer fields: the text the field kept, what was meant when it kept
+    less (type), and warnings (``not_all_kept``)."""
+
+    value: Any  # the page's word for what the field kept (a string, or what a picker answered)
+    expected: str
+    warnings: list[str]
 
 
 def picker_refusal(kind: str, value: str, bounds: dict[str, str]) -> UsageError:
@@ -66,7 +77,7 @@ async def fill_element(
     script's in one; the keys with the field's value read after the last; the read after the
     action, which also reads the field's text once the page has settled."""
 
-    async def do(target: Resolved) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    async def do(target: Resolved) -> tuple[StateRead | None, FillFields]:
         await actionable_point(ctx, target, need_editable=True, first_probe=target.probed)
         before, ready = await _enter(ctx, target, "end" if append else "all", text)
         if not isinstance(ready, dict) or not ready.get("ok"):
@@ -77,7 +88,7 @@ async def fill_element(
         if ready.get("segmented"):
             return before, await _type_segments(ctx, target, text, ready, whole=not append)
         original = str(ready.get("original") or "")
-        events: list[tuple[str, dict[str, Any]]] = []
+        events: list[CdpCommand] = []
         if append:
             events = typing_events(text)
         elif text:
@@ -164,7 +175,7 @@ def _alnum(text: str) -> str:
 
 async def _type_segments(
     ctx: CommandContext, target: Resolved, text: str, ready: dict[str, Any], *, whole: bool
-) -> dict[str, Any]:
+) -> FillFields:
     """A segmented date or time field (MUI X, React Aria): typed key by key from the part
     enterField focused, the field moving focus to its next part by itself (the focus check lets
     the keys follow it within the field, nowhere else). `fill` types the whole value from the
@@ -196,7 +207,7 @@ async def _type_segments(
 
 async def _enter(
     ctx: CommandContext, target: Resolved, mode: str, text: str
-) -> tuple[dict[str, Any] | None, Any]:
+) -> tuple[StateRead | None, Any]:
     """The "before" read, CDP's focus and the page script's (enterField) in one round trip: the
     state before and enterField's answer. A focus CDP refuses ends the batch there, and focus()
     in the page script covers such elements; a "before" read that fails ends it too (the effect
@@ -225,7 +236,7 @@ async def _enter(
     return before, ready
 
 
-def _picked(answer: dict[str, Any], text: str) -> dict[str, Any]:
+def _picked(answer: dict[str, Any], text: str) -> FillFields:
     """A picker input's answer: refused, kept as given (in the browser's form of it: a color in
     lower case), or changed back by the page."""
     kind = str(answer.get("type"))

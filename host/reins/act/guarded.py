@@ -27,17 +27,19 @@ Here: building that part of a batch, reading its answers, and the receipt guard'
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TypedDict, cast
 
 from reins._errors import ReinsError, ResolutionError
-from reins.act.handles import PressResult
-from reins.act.hittest import ScrollSeen, scroll_checked
+from reins.act.handles import PressResult, Receipt
+from reins.act.hittest import DomNode, ScrollSeen, dom_node, scroll_checked
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpResult, PressGuard
 from reins.bridge.protocol import HIT_GUARD
 from reins.page.call import call_params, call_value, page_constant
 
 __all__ = [
     "HeldBack",
+    "PressFields",
     "Pressed",
     "arm_receipt",
     "guard_ready",
@@ -61,7 +63,7 @@ def guard_ready(ctx: CommandContext, session_id: str | None) -> bool:
     return session_id is None and ctx.host.link.has(HIT_GUARD)
 
 
-def arm_receipt(object_id: str, *, steady: bool = False) -> tuple[str, dict[str, Any]]:
+def arm_receipt(object_id: str, *, steady: bool = False) -> CdpCommand:
     """The command that arms the press's receipt guard on the element's window. ``steady``: its
     probe left the second look of "stable" to this press (act/actionability.py,
     ``defer_stable``): the arm takes it first, a frame after the probe's (the mouse move's own
@@ -76,14 +78,14 @@ def arm_receipt(object_id: str, *, steady: bool = False) -> tuple[str, dict[str,
 
 def guarded_part(
     ctx: CommandContext,
-    move: tuple[str, dict[str, Any]],
-    events: list[tuple[str, dict[str, Any]]],
+    move: CdpCommand,
+    events: list[CdpCommand],
     *,
     handle: str | int,
-    after: tuple[str, dict[str, Any]],
+    after: CdpCommand,
     at: int,
     steady: bool = False,
-) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
+) -> tuple[list[CdpCommand], list[BatchStep]]:
     """The guarded part of a sequential batch, starting at index ``at`` of it: the commands and
     what each adds to its command. ``handle``: the element's handle (an object id), or the index of
     the earlier answer of the batch that holds it (``fill``). ``move``: the mouse move to the press
@@ -91,14 +93,14 @@ def guarded_part(
     filled handle). ``steady``: the arm takes the second look of "stable" (``arm_receipt``)."""
     seen = ctx.part(ScrollSeen)
     object_id = "" if isinstance(handle, int) else handle
-    fill: dict[str, Any] = {}
-    arm_fill: dict[str, Any] = {}
+    fill: BatchStep = {}
+    arm_fill: BatchStep = {}
     if isinstance(handle, int):
-        path = [handle, *_HANDLE_PATH]
+        path: list[int | str] = [handle, *_HANDLE_PATH]
         fill = {"fill": {"objectId": path}}
         arm_fill = {"fill": {"objectId": path, "arguments.0.objectId": path}}
     x, y = float(move[1]["x"]), float(move[1]["y"])
-    commands: list[tuple[str, dict[str, Any]]] = [
+    commands: list[CdpCommand] = [
         ("DOM.describeNode", {"objectId": object_id, "depth": -1, "pierce": True}),
         move,
         (
@@ -115,20 +117,20 @@ def guarded_part(
         *events,
         after,
     ]
-    guard = {
+    guard: PressGuard = {
         "tree": at + TREE,
         "hit": at + HIT,
         "metrics": at + METRICS,
         "scroll": [seen.x, seen.y],
         "noDialog": True,
     }
-    each: list[dict[str, Any]] = [
+    each: list[BatchStep] = [
         fill,
         {},
         {},
         {},
         {**arm_fill, "onlyIf": guard, **({"stopIfThrown": True} if steady else {})},
-        *({"noWait": True} for _ in events[:-1]),
+        *(BatchStep(noWait=True) for _ in events[:-1]),
         {},
         {},
     ]
@@ -140,8 +142,8 @@ class HeldBack:
     """The extension held the press back: the hit test's answers, for the host to judge (the
     hit test at ``at`` of ``answers``, its metrics after it) and the target's tree."""
 
-    tree: dict[str, Any]
-    answers: list[dict[str, Any] | ReinsError]
+    tree: DomNode
+    answers: list[BatchAnswer]
     at: int
 
 
@@ -151,12 +153,10 @@ class Pressed:
     event on (the events, then the read after)."""
 
     armed: bool
-    given: list[dict[str, Any] | ReinsError]
+    given: list[BatchAnswer]
 
 
-def read_guarded(
-    ctx: CommandContext, answers: list[dict[str, Any] | ReinsError], at: int
-) -> HeldBack | Pressed:
+def read_guarded(ctx: CommandContext, answers: list[BatchAnswer], at: int) -> HeldBack | Pressed:
     """What a batch with the guarded part at ``at`` did. Raises what failed before the press
     (the describe, the move, the hit test: nothing was pressed)."""
     for answer in answers[at : at + HIT]:
@@ -168,7 +168,7 @@ def read_guarded(
     assert isinstance(tree, dict)
     arm = answers[at + ARM] if len(answers) > at + ARM else None
     if arm is None or (isinstance(arm, ReinsError) and arm.chrome == "held_back"):
-        return HeldBack(tree.get("node") or {}, answers, at + HIT)
+        return HeldBack(dom_node(tree), answers, at + HIT)
     if isinstance(arm, dict) and arm.get("exceptionDetails"):
         # A steady arm found the element moved since its probe: nothing was pressed.
         _steady_refused(arm)
@@ -178,7 +178,7 @@ def read_guarded(
     return Pressed(not isinstance(arm, ReinsError), answers[at + EVENTS :])
 
 
-def _steady_refused(arm: dict[str, Any]) -> None:
+def _steady_refused(arm: CdpResult) -> None:
     try:
         call_value(arm, what="press guard")
     except ReinsError as exc:
@@ -193,7 +193,7 @@ def _steady_refused(arm: dict[str, Any]) -> None:
 def took_press(
     ctx: CommandContext,
     checked: PressResult,
-    answers: list[dict[str, Any] | ReinsError],
+    answers: list[BatchAnswer],
     at: int,
     count: int,
 ) -> PressResult | None:
@@ -215,7 +215,7 @@ def took_press(
     )
 
 
-def receipt_in(answer: dict[str, Any] | ReinsError) -> dict[str, Any] | None:
+def receipt_in(answer: BatchAnswer) -> Receipt | None:
     """The receipt a read after the press answered (``readState`` or ``takeReceipt``)."""
     if isinstance(answer, ReinsError):
         return None
@@ -225,10 +225,19 @@ def receipt_in(answer: dict[str, Any] | ReinsError) -> dict[str, Any] | None:
         return None
     if isinstance(value, dict) and "seen" not in value:
         value = value.get("receipt")
-    return value if isinstance(value, dict) else None
+    return cast(Receipt, value) if isinstance(value, dict) else None
 
 
-def judge_receipt(receipt: dict[str, Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
+class PressFields(TypedDict, total=False):
+    """A press's own answer fields: how it was given (``cdp``: input events at ``point``, in
+    viewport CSS pixels; ``js``, ``js_fallback``: the element's click()) and its warnings."""
+
+    method: str
+    point: list[float]
+    warnings: list[str]
+
+
+def judge_receipt(receipt: Receipt | None, extra: PressFields) -> PressFields:
     """What received the press, by reins's capture listener on the target's window: an event
     of the press on anything but the target (or its label) is ``press_intercepted``; none seen
     at all is a warning (another frame took it, or the page stopped it first)."""

@@ -6,18 +6,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
-from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
+from reins._errors import BrowserError, ResolutionError, UsageError
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, CdpCommand
 from reins.observe.collect import install_expression
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.dialogs import DialogWire
 from reins.page.frames import session_for_iframe
 
 __all__ = [
+    "Counts",
+    "FocusFrame",
     "Press",
     "PressResult",
+    "Probe",
+    "ProbeOptions",
+    "ReadOptions",
+    "Receipt",
+    "Recovery",
     "Resolved",
+    "StateRead",
     "describe",
     "find_all",
     "handle_for_record",
@@ -26,7 +36,112 @@ __all__ = [
 ]
 
 # Input events as (CDP method, params), built for a point of the main viewport.
-InputAt = Callable[[float, float], list[tuple[str, dict[str, Any]]]]
+InputAt = Callable[[float, float], list[CdpCommand]]
+
+
+# ---- what the page functions of an action answer (pagescripts/src), once checked a dict ----
+
+
+class Counts(TypedDict):
+    """The DOM changes the state read counted since "before": in or under the target, elsewhere."""
+
+    inside: int
+    elsewhere: int
+
+
+class FocusFrame(TypedDict, total=False):
+    """A frame the target does not contain that holds keyboard focus now: its label and URL."""
+
+    frame: str | None
+    url: str
+
+
+class Receipt(TypedDict, total=False):
+    """What the receipt guard on the target's window saw of the press: how many of its events
+    reached the target (or its label), and the ones that went elsewhere (stopped there)."""
+
+    seen: int
+    elsewhere: list[str]
+
+
+class StateRead(TypedDict, total=False):
+    """``readState``'s answer (pagescripts/src/effects.js): the target's state (``value``,
+    ``checked``, ``selected``, ``expanded``, ``focus``, ``url``, ``connected``), whether its
+    document is the top one and which one it is; after the action also the DOM changes counted,
+    the hidden elements now shown, the navigation or download it started, a frame that took
+    focus, the press's receipt and (``field``) the field's text."""
+
+    connected: bool
+    value: str | None
+    checked: bool | str | None
+    selected: list[str] | None
+    expanded: bool | None
+    focus: str | None
+    url: str
+    top: bool
+    document: float
+    counts: Counts | None
+    shown: list[str]
+    navigating: str | None
+    downloading: str | None
+    focusFrame: FocusFrame | None
+    receipt: Receipt | None
+    field: str
+
+
+def state_read(value: object) -> StateRead | None:
+    """A state read's answer as the page gave it, or None when it is no object."""
+    return cast(StateRead, value) if isinstance(value, dict) else None
+
+
+class ReadOptions(TypedDict, total=False):
+    """The options of the state read after an action: how long it may wait on a sign of pending
+    work, whether it lets the page finish a frame first, and whether it reads the field's text."""
+
+    waitMs: int
+    settle: str
+    field: bool
+
+
+class Probe(TypedDict, total=False):
+    """The actionability probe's answer (pagescripts/src/actions.js ``probe``): ``state``
+    (``ok`` or ``detached``), the checks (visible, stable, disabled, readonly) and the press
+    point (``x``, ``y``), or why there is none (``zeroBox``, ``offscreen``, ``noHit``, ``cover``)."""
+
+    state: str
+    visible: bool
+    stable: bool
+    disabled: bool
+    readonly: bool
+    zeroBox: bool
+    offscreen: bool
+    noHit: bool
+    cover: str | None
+    x: float
+    y: float
+
+
+def probe_of(value: object) -> Probe | None:
+    """A probe's answer as the page gave it, or None when it is no object."""
+    return cast(Probe, value) if isinstance(value, dict) else None
+
+
+class ProbeOptions(TypedDict):
+    """What the probe is asked: to scroll the element into view, at which of the alignments,
+    and the box the latest observation saw it at (the first of the stability check's looks)."""
+
+    scroll: bool
+    align: int
+    seen: list[float] | None
+
+
+class Recovery(TypedDict):
+    """How a stale ref was recovered: by the element's identity, with what confidence, from
+    which ref of the latest observation."""
+
+    via: str
+    confidence: float
+    ref: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -42,7 +157,7 @@ class Press:
     events: InputAt
     need_enabled: bool = True
     # The options of the state read after the input (act/effects.py, read_options).
-    read_after: dict[str, Any] = field(default_factory=dict)
+    read_after: ReadOptions = field(default_factory=lambda: ReadOptions())
     # A press (not a hover): its input waits for Chrome's hit test after the move
     # (act/hittest.py), so the lookup gives only the check, the state read before and the
     # element's handle (``PressResult.checked_at``).
@@ -62,9 +177,9 @@ class PressResult:
 
     point: tuple[float, float] | None = None
     count: int = 0
-    before: dict[str, Any] | None = None
-    answers: tuple[dict[str, Any] | ReinsError, ...] = ()
-    dialog: dict[str, Any] | None = None
+    before: StateRead | None = None
+    answers: tuple[BatchAnswer, ...] = ()
+    dialog: DialogWire | None = None
     armed: bool = False
     checked_at: tuple[float, float] | None = None
 
@@ -83,13 +198,13 @@ class Resolved:
     backend_node_id: int | None = None
     via: str = "css"
     ref: str | None = None
-    recovered: dict[str, Any] | None = None
+    recovered: Recovery | None = None
     # The box the latest observation saw this very node at (main-frame nodes reached as the same
     # node only): the first of the two looks actionability's stability check needs.
     seen_box: list[float] | None = None
     # The first actionability probe's answer, taken with the ref's lookup (act/refs.py): the
     # action's first probe (act/actionability.py, ``first_probe``).
-    probed: dict[str, Any] | None = None
+    probed: Probe | None = None
     # What the ref's lookup did with the action's Press (None: it had none, or none rode).
     pressed: PressResult | None = None
     # With --frame: the frame the element is in, as the browser names it ({id, url, origin}).

@@ -15,16 +15,18 @@ round trip as the move and the hit test: the check itself runs in the host, not 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, cast
 from urllib.parse import urlsplit
 
 from reins._errors import ReinsError, ResolutionError
 from reins._pagetext import quote
 from reins.bridge.context import CommandContext, TabPart
+from reins.bridge.link import BatchAnswer, CdpCommand, CdpResult
 from reins.observe.sealed import is_control, node_attributes
 from reins.page.call import OWN_WORLD, call_params, call_value
 
 __all__ = [
+    "DomNode",
     "HitPlan",
     "ScrollSeen",
     "closed_control",
@@ -32,6 +34,7 @@ __all__ = [
     "hit_commands",
     "judge",
     "judge_hit",
+    "dom_node",
     "name_node",
     "what_is_at",
     "subtree",
@@ -58,24 +61,61 @@ class ScrollSeen(TabPart):
         self.x = self.y = 0.0
 
 
-def subtree(node: dict[str, Any]) -> dict[int, str]:
+class DomNode(TypedDict, total=False):
+    """A node as Chrome describes it (CDP ``DOM.Node``: the fields reins reads)."""
+
+    backendNodeId: int
+    nodeType: int
+    nodeName: str
+    localName: str
+    nodeValue: str
+    attributes: list[str]
+    children: list[DomNode]
+    shadowRoots: list[DomNode]
+    pseudoElements: list[DomNode]
+    contentDocument: DomNode
+    shadowRootType: str
+    frameId: str
+
+
+def dom_node(result: CdpResult) -> DomNode:
+    """The node of a ``DOM.describeNode`` answer ({} when it has none)."""
+    node = result.get("node")
+    return cast(DomNode, node) if isinstance(node, dict) else {}
+
+
+def _inside(node: DomNode) -> list[DomNode]:
+    """A described node's children, shadow roots and pseudo-elements, in that order."""
+    return [
+        c
+        for c in (
+            *(node.get("children") or []),
+            *(node.get("shadowRoots") or []),
+            *(node.get("pseudoElements") or []),
+        )
+        if isinstance(c, dict)
+    ]
+
+
+def subtree(node: DomNode) -> dict[int, str]:
     """backendNodeId → nodeName of a ``DOM.describeNode`` tree: the node, its descendants and
     their shadow roots and pseudo-elements (pure). A frame's document is inside only when the
     node itself is that frame's owner (the target is the frame)."""
     out: dict[int, str] = {}
     stack = [node]
-    if isinstance(node.get("contentDocument"), dict):
-        stack.append(node["contentDocument"])
+    document = node.get("contentDocument")
+    if isinstance(document, dict):
+        stack.append(document)
     while stack:
         n = stack.pop()
-        if isinstance(n.get("backendNodeId"), int):
-            out[int(n["backendNodeId"])] = str(n.get("nodeName") or "")
-        for key in ("children", "shadowRoots", "pseudoElements"):
-            stack.extend(c for c in n.get(key) or [] if isinstance(c, dict))
+        backend = n.get("backendNodeId")
+        if isinstance(backend, int):
+            out[backend] = str(n.get("nodeName") or "")
+        stack.extend(_inside(n))
     return out
 
 
-def judge(target: dict[str, Any], hit: int, *, owner: int | None = None) -> bool:
+def judge(target: DomNode, hit: int, *, owner: int | None = None) -> bool:
     """Does a press at a point whose hit test answered ``hit`` go to ``target`` (pure)?
 
     ``target``: the target's ``describeNode`` tree. ``owner``: for a target in an out-of-process
@@ -90,7 +130,7 @@ def judge(target: dict[str, Any], hit: int, *, owner: int | None = None) -> bool
     return hit == root or nodes[hit] not in FRAME_OWNERS
 
 
-def _text_of(node: dict[str, Any], limit: int = 40) -> str:
+def _text_of(node: DomNode, limit: int = 40) -> str:
     parts: list[str] = []
     stack = [node]
     while stack and sum(len(p) for p in parts) < limit:
@@ -101,21 +141,19 @@ def _text_of(node: dict[str, Any], limit: int = 40) -> str:
     return " ".join(" ".join(parts).split())[:limit]
 
 
-def closed_control(target: dict[str, Any], hit: int) -> str | None:
+def closed_control(target: DomNode, hit: int) -> str | None:
     """When the hit lies inside a closed shadow root of the target, under a control of that
     closed tree (a button, a link, a field, a widget role): that control's label (pure). The page
     cannot show reins those (page code cannot reach a closed root), so a press there would be
     the closed tree's control, not the element the agent named: never pressed as it."""
-    path: list[dict[str, Any]] = []
+    path: list[DomNode] = []
 
-    def find(n: dict[str, Any]) -> bool:
+    def find(n: DomNode) -> bool:
         path.append(n)
         if n.get("backendNodeId") == hit:
             return True
-        for key in ("children", "shadowRoots", "pseudoElements"):
-            for c in n.get(key) or []:
-                if isinstance(c, dict) and find(c):
-                    return True
+        if any(find(c) for c in _inside(n)):
+            return True
         path.pop()
         return False
 
@@ -131,7 +169,7 @@ def closed_control(target: dict[str, Any], hit: int) -> str | None:
     return None
 
 
-def name_node(node: dict[str, Any]) -> str:
+def name_node(node: DomNode) -> str:
     """A short label for a node Chrome described: ``tag#id.class``, and for a frame owner the
     origin its frame shows (pure; printed as data by the renderers)."""
     tag = str(node.get("localName") or node.get("nodeName") or "node").lower()
@@ -162,7 +200,7 @@ class HitPlan:
     owner: int | None = None
 
 
-def hit_commands(ctx: CommandContext, plan: HitPlan) -> list[tuple[str, dict[str, Any]]]:
+def hit_commands(ctx: CommandContext, plan: HitPlan) -> list[CdpCommand]:
     """The hit test at ``plan``'s point in document coordinates (the scroll offset guessed from
     ``ScrollSeen``), then the layout metrics that check the guess."""
     seen = ctx.part(ScrollSeen)
@@ -180,7 +218,7 @@ def hit_commands(ctx: CommandContext, plan: HitPlan) -> list[tuple[str, dict[str
     ]
 
 
-def scroll_checked(ctx: CommandContext, metrics: dict[str, Any]) -> bool:
+def scroll_checked(ctx: CommandContext, metrics: CdpResult) -> bool:
     """Did the hit test use the scroll offset Chrome reports now? Keeps the new one either way."""
     viewport = metrics.get("cssLayoutViewport") or {}
     x, y = float(viewport.get("pageX") or 0.0), float(viewport.get("pageY") or 0.0)
@@ -193,7 +231,7 @@ def scroll_checked(ctx: CommandContext, metrics: dict[str, Any]) -> bool:
 async def hit_after_move(
     ctx: CommandContext,
     plan: HitPlan,
-    answers: list[dict[str, Any] | ReinsError],
+    answers: list[BatchAnswer],
     at: int,
 ) -> int | None:
     """The hit test's node from a batch's answers (``hit_commands`` at index ``at``), asked again
@@ -226,7 +264,7 @@ async def what_is_at(ctx: CommandContext, hit: int) -> str:
         described = await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})
     except ReinsError:
         return "another element"
-    return name_node(described.get("node") or {})
+    return name_node(dom_node(described))
 
 
 async def judge_hit(
@@ -234,8 +272,8 @@ async def judge_hit(
     object_id: str,
     session_id: str | None,
     plan: HitPlan,
-    tree: dict[str, Any],
-    answers: list[dict[str, Any] | ReinsError],
+    tree: DomNode,
+    answers: list[BatchAnswer],
     at: int,
 ) -> None:
     """Raises ``obscured`` (or ``ambiguous``) unless a press where the hit test at ``at`` of
@@ -267,7 +305,7 @@ async def _reaches_target(
     if session_id is not None:
         return False
     try:
-        described = (await ctx.cdp("DOM.describeNode", {"backendNodeId": hit})).get("node") or {}
+        described = dom_node(await ctx.cdp("DOM.describeNode", {"backendNodeId": hit}))
         if str(described.get("nodeName") or "").upper() in FRAME_OWNERS:
             return False  # a frame inside a label takes the click itself: never passed through
         # In reins's world of the top document, where the target's handle is: a node of another

@@ -9,12 +9,12 @@ key types (é, emoji, CJK) are inserted as text (`Input.insertText`), as an inpu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from reins._errors import EvaluateError, ReinsError, ResolutionError, UsageError
 from reins._pagetext import quote
 from reins.act.keymap import CHARACTERS, LOCATION_NUMPAD, MODIFIER_KEYS, Key, key_named
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpParams, CdpResult
 from reins.bridge.protocol import STOP_IF_THROWN
 from reins.page.call import call_params, call_value, page_constant
 
@@ -44,7 +44,7 @@ _EDITING_COMMANDS = {
 # whose budget runs out leaves at most one batch (about two seconds of keys) still arriving.
 _BATCH = 100
 
-Event = tuple[str, dict[str, Any]]
+Event = CdpCommand
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def parse_keys(spec: str) -> KeyChord:
 
 
 def _key_event(kind: str, chord: KeyChord, modifiers: int) -> Event:
-    params: dict[str, Any] = {
+    params: CdpParams = {
         "type": kind,
         "key": chord.key,
         "code": chord.code,
@@ -175,7 +175,7 @@ def typing_events(text: str) -> list[Event]:
     return events
 
 
-def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
+def _first_failure(answers: list[BatchAnswer]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
@@ -195,11 +195,11 @@ class KeysFor:
 
 def _guarded(
     part: list[Event], guard: KeysFor | None
-) -> tuple[list[Event], list[dict[str, Any]], list[bool]]:
+) -> tuple[list[Event], list[BatchStep], list[bool]]:
     """The batch for ``part`` with a focus check before each key that types (pure), the
     per-command fields, and which commands are checks."""
     batch: list[Event] = []
-    each: list[dict[str, Any]] = []
+    each: list[BatchStep] = []
     checks: list[bool] = []
     for method, params in part:
         key = method == "Input.insertText" or (
@@ -207,7 +207,7 @@ def _guarded(
         )
         if guard is not None and key:
             batch.append(("Runtime.callFunctionOn", call_params(guard.object_id, "keysGoTo")))
-            extra: dict[str, Any] = {"stopIfThrown": True}
+            extra: BatchStep = {"stopIfThrown": True}
             if guard.session_id:
                 extra["sessionId"] = guard.session_id
             each.append(extra)
@@ -218,7 +218,7 @@ def _guarded(
     return batch, each, checks
 
 
-def _focus_moved(answer: dict[str, Any]) -> ResolutionError:
+def _focus_moved(answer: CdpResult) -> ResolutionError:
     try:
         call_value(answer, what="focus check")
     except EvaluateError as exc:
@@ -241,9 +241,9 @@ async def send_keys(
     ctx: CommandContext,
     events: list[Event],
     *,
-    then: tuple[str, dict[str, Any], str | None] | None = None,
+    then: tuple[str, CdpParams, str | None] | None = None,
     keys_for: KeysFor | None = None,
-) -> dict[str, Any] | None:
+) -> CdpResult | None:
     """Send key events in order, each after the page handled the previous one, a few hundred per
     round trip; the first failure is raised. ``then`` (method, params, session): one more command
     in the last round trip, once the page handled the last key; its answer is returned.
@@ -251,7 +251,7 @@ async def send_keys(
     it (an extension without ``stopIfThrown`` gets no checks)."""
     guard = keys_for if keys_for is not None and ctx.host.link.has(STOP_IF_THROWN) else None
     parts = [events[start : start + _BATCH] for start in range(0, len(events), _BATCH)] or [[]]
-    answer: dict[str, Any] | None = None
+    answer: CdpResult | None = None
     for n, part in enumerate(parts):
         batch, each, checks = _guarded(list(part), guard)
         if then is not None and n == len(parts) - 1:

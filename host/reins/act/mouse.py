@@ -8,6 +8,7 @@ from typing import Any
 
 from reins.act.actionability import Point
 from reins.bridge.context import CommandContext, TabPart
+from reins.bridge.link import CdpCommand
 
 __all__ = [
     "MousePosition",
@@ -50,10 +51,10 @@ async def mouse_event(
 
 def click_events(
     point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[CdpCommand]:
     """moved → (pressed → released) × clicks."""
     base = {"x": point.x, "y": point.y, "modifiers": modifiers}
-    events: list[tuple[str, dict[str, Any]]] = [
+    events: list[CdpCommand] = [
         ("Input.dispatchMouseEvent", {"type": "mouseMoved", **base, "button": "none", "buttons": 0})
     ]
     mask = _BUTTON_MASK[button]
@@ -76,7 +77,7 @@ def click_events(
 
 def press_events(
     point: Point, *, clicks: int, button: str = "left", modifiers: int = 0
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[CdpCommand]:
     """The click's events after its move: (pressed → released) × clicks."""
     return click_events(point, clicks=clicks, button=button, modifiers=modifiers)[1:]
 
@@ -89,7 +90,7 @@ def moved_to(ctx: CommandContext, x: float, y: float, *, released: bool) -> None
         held.buttons = 0
 
 
-def hover_events(ctx: CommandContext, point: Point) -> list[tuple[str, dict[str, Any]]]:
+def hover_events(ctx: CommandContext, point: Point) -> list[CdpCommand]:
     held = ctx.part(MousePosition)
     return [
         (

@@ -12,7 +12,7 @@ and the answer says so; `REINS_CLICK=js` forces it as an emergency switch.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from reins._errors import ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point, frame_owner
@@ -29,6 +29,7 @@ from reins.act.effects import (
 )
 from reins.act.guarded import (
     HeldBack,
+    PressFields,
     arm_receipt,
     guard_ready,
     guarded_part,
@@ -36,9 +37,10 @@ from reins.act.guarded import (
     read_guarded,
     receipt_in,
 )
-from reins.act.handles import Press
+from reins.act.handles import Press, StateRead
 from reins.act.hittest import (
     HitPlan,
+    dom_node,
     hit_commands,
     judge_hit,
 )
@@ -51,6 +53,7 @@ from reins.act.mouse import (
     press_events,
 )
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand
 from reins.page.call import call_function, call_params
 from reins.page.dialogs import DialogOpened, DialogWatch, until_dialog
 from reins.page.poll import poll_until
@@ -66,11 +69,11 @@ __all__ = [
 ]
 
 
-def _first_failure(answers: list[dict[str, Any] | ReinsError]) -> ReinsError:
+def _first_failure(answers: list[BatchAnswer]) -> ReinsError:
     return next(a for a in answers if isinstance(a, ReinsError))
 
 
-def _reads(el: Resolved) -> dict[str, Any]:
+def _reads(el: Resolved) -> BatchStep:
     return {"sessionId": el.session_id} if el.session_id else {}
 
 
@@ -81,15 +84,15 @@ async def _hit_plan(ctx: CommandContext, el: Resolved, point: Point) -> HitPlan:
 
 async def _move_and_hit(
     ctx: CommandContext, el: Resolved, point: Point, *, read_before: bool
-) -> dict[str, Any] | None:
+) -> StateRead | None:
     """One ordered batch: the state read before the action (``read_before``), the target's tree
     as Chrome has it, the mouse move to ``point`` (answered once the page handled it), then
     Chrome's hit test there. Raises ``obscured`` when the press would not reach the target;
     answers the state read before (None: not read)."""
     plan = await _hit_plan(ctx, el, point)
     held = ctx.part(MousePosition)
-    commands: list[tuple[str, dict[str, Any]]] = []
-    each: list[dict[str, Any]] = []
+    commands: list[CdpCommand] = []
+    each: list[BatchStep] = []
     if read_before:
         commands.append(before_command(el))
         each.append(_reads(el))
@@ -113,9 +116,7 @@ async def _move_and_hit(
         raise ReinsError("the mouse move was cut short", code="cdp_error", transient=True)
     target = answers[lead]
     assert isinstance(target, dict)
-    await judge_hit(
-        ctx, el.object_id, el.session_id, plan, target.get("node") or {}, answers, lead + 2
-    )
+    await judge_hit(ctx, el.object_id, el.session_id, plan, dom_node(target), answers, lead + 2)
     return before_value(answers[0]) if read_before else None
 
 
@@ -172,14 +173,14 @@ async def checked_point(
     need_enabled: bool = True,
     read_before: bool = False,
     first: Point | None = None,
-) -> tuple[Point, dict[str, Any] | None] | None:
+) -> tuple[Point, StateRead | None] | None:
     """An actionable point the mouse has moved to and Chrome's hit test there found the target
     at (with the state read before the move, ``read_before``). ``first``: a point already
     checked by the page (a ref's lookup), tried before any probe. A hit elsewhere is retried
     from a new probe until the budget ends, then answers ``obscured``; None when the element has
     no box (the caller may use ``el.click()``)."""
 
-    async def moved(point: Point) -> tuple[Point, dict[str, Any] | None]:
+    async def moved(point: Point) -> tuple[Point, StateRead | None]:
         return point, await _move_and_hit(ctx, el, point, read_before=read_before)
 
     return await _at_checked_points(ctx, el, moved, first=first, need_enabled=need_enabled)
@@ -190,7 +191,7 @@ async def _click_checked(
     el: Resolved,
     *,
     first: Point | None,
-    before: dict[str, Any] | None,
+    before: StateRead | None,
     read_before: bool,
     clicks: int,
     button: str,
@@ -214,7 +215,7 @@ async def _click_guarded(
     ctx: CommandContext,
     el: Resolved,
     point: Point,
-    before: dict[str, Any] | None,
+    before: StateRead | None,
     *,
     read_before: bool,
     clicks: int,
@@ -230,8 +231,8 @@ async def _click_guarded(
     part, each = guarded_part(
         ctx, move, events, handle=el.object_id, after=after, at=len(lead), steady=point.deferred
     )
-    answers = await input_batch(ctx, el, [*lead, *part], [*({} for _ in lead), *each])
-    extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+    answers = await input_batch(ctx, el, [*lead, *part], [*(BatchStep() for _ in lead), *each])
+    extra: PressFields = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
     if isinstance(answers, ActionAnswer):  # a dialog the move or the press opened
         moved_to(ctx, point.x, point.y, released=True)
         return answers
@@ -261,12 +262,12 @@ async def press_checked(
     ctx: CommandContext,
     el: Resolved,
     point: Point,
-    before: dict[str, Any] | None,
-    extra: dict[str, Any],
+    before: StateRead | None,
+    extra: PressFields,
     *,
     clicks: int = 1,
     button: str = "left",
-    after: tuple[str, dict[str, Any]] | None = None,
+    after: CdpCommand | None = None,
 ) -> ActionAnswer:
     """The press after a checked move, and the state read after it, as one ordered batch; the
     answer from the state read before (``before``). ``after``: the read-after command (default:
@@ -278,9 +279,9 @@ async def press_checked(
     )
     guarded = after is None  # the read after takes the receipt (readState)
     commands = [*([arm_receipt(el.object_id)] if guarded else []), *events, read]
-    each: list[dict[str, Any]] = [
+    each: list[BatchStep] = [
         *([_reads(el)] if guarded else []),
-        *({"noWait": True} for _ in events[:-1]),
+        *(BatchStep(noWait=True) for _ in events[:-1]),
         {},
         _reads(el),
     ]
@@ -303,7 +304,7 @@ def pointer_press(
 ) -> Press:
     """The click (or hover) as a ``Press``: the input its ref's lookup may give at once."""
 
-    def events(x: float, y: float) -> list[tuple[str, dict[str, Any]]]:
+    def events(x: float, y: float) -> list[CdpCommand]:
         if hover_only:
             return hover_events(ctx, Point(x, y))
         return click_events(Point(x, y), clicks=clicks, button=button)
@@ -336,7 +337,7 @@ async def click_element(
         moved_to(ctx, x, y, released=not hover_only)
         if pressed.dialog is not None:
             return dialog_answer(el, pressed.dialog)
-        extra = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
+        extra: PressFields = {"method": "cdp", "point": [round(x, 1), round(y, 1)]}
         given = list(pressed.answers)
         if pressed.armed and len(given) > pressed.count:
             extra = judge_receipt(receipt_in(given[pressed.count]), extra)
@@ -365,12 +366,12 @@ async def click_element(
             return dialog_answer(el, opened.dialog)
         if checked is not None:
             point = checked[0]
-            extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+            fields: PressFields = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
             return await press_checked(
-                ctx, el, point, pressed.before, extra, clicks=clicks, button=button
+                ctx, el, point, pressed.before, fields, clicks=clicks, button=button
             )
 
-    async def js(target: Resolved) -> dict[str, Any]:
+    async def js(target: Resolved) -> PressFields:
         await _js_click(ctx, target, clicks)
         kind = "js_click_forced" if force_js else "js_click_fallback"
         ctx.note(kind)
@@ -383,8 +384,8 @@ async def click_element(
         if spot is None:
             raise ResolutionError("the element has no box to hover", code="not_visible")
         moved_to(ctx, spot.x, spot.y, released=False)
-        extra = {"method": "cdp", "point": [round(spot.x, 1), round(spot.y, 1)]}
-        return await act_by_input(ctx, el, hover_events(ctx, spot), extra)
+        hovered: PressFields = {"method": "cdp", "point": [round(spot.x, 1), round(spot.y, 1)]}
+        return await act_by_input(ctx, el, hover_events(ctx, spot), hovered)
     if guarded:
         answer = await _click_checked(
             ctx, el, first=None, before=None, read_before=True, clicks=clicks, button=button
@@ -397,8 +398,8 @@ async def click_element(
     if checked is None:
         return await act_on(ctx, el, js)
     point, before = checked
-    extra = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
-    return await press_checked(ctx, el, point, before, extra, clicks=clicks, button=button)
+    pressing: PressFields = {"method": "cdp", "point": [round(point.x, 1), round(point.y, 1)]}
+    return await press_checked(ctx, el, point, before, pressing, clicks=clicks, button=button)
 
 
 async def _js_click(ctx: CommandContext, el: Resolved, clicks: int) -> None:
@@ -421,7 +422,7 @@ async def press_element(ctx: CommandContext, el: Resolved) -> str:
     answers = await ctx.cdp_batch(
         [arm_receipt(el.object_id), *events, take],
         sequential=True,
-        each=[_reads(el), *([{"noWait": True}] * (len(events) - 1)), {}, _reads(el)],
+        each=[_reads(el), *([BatchStep(noWait=True)] * (len(events) - 1)), {}, _reads(el)],
     )
     moved_to(ctx, point.x, point.y, released=True)
     if any(isinstance(answer, ReinsError) for answer in answers[1 : 1 + len(events)]):

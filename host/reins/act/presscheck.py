@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from reins._errors import ReinsError
-from reins.act.handles import Press
+from reins.act.handles import Press, Probe
 from reins.bridge.context import CommandContext
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpResult
 from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
@@ -43,7 +44,7 @@ HELD = ("pressSame", "readHeld")
 
 def expected_identity(
     ctx: CommandContext, entry: RegistryEntry, gen: str | None, index: int
-) -> dict[str, Any] | None:
+) -> dict[str, IdentityValue] | None:
     """The identity fields of the record the latest collection sent for this index, when that
     record passes the ref's identity check: what the page must still show for a Press.
 
@@ -69,9 +70,7 @@ def expected_identity(
     return {key: record.get(key) for key in _IDENTITY_FIELDS}
 
 
-def keep_defined(
-    held: HeldFunctions, document_id: str, answers: list[dict[str, Any] | ReinsError]
-) -> None:
+def keep_defined(held: HeldFunctions, document_id: str, answers: list[BatchAnswer]) -> None:
     """Keep the handles the end of a press batch compiled (``HELD``, in order), if all came."""
     handles: dict[str, str] = {}
     for name, answer in zip(HELD, answers, strict=False):
@@ -88,7 +87,7 @@ def keep_defined(
         held.keep(document_id, handles)
 
 
-def remote_handle(answer: dict[str, Any] | ReinsError | None) -> str | None:
+def remote_handle(answer: BatchAnswer | None) -> str | None:
     """The objectId of a by-reference answer naming an element (None: no element)."""
     if answer is None or isinstance(answer, ReinsError):
         return None
@@ -102,14 +101,27 @@ def remote_handle(answer: dict[str, Any] | ReinsError | None) -> str | None:
     return str(handle) if handle else None
 
 
-def findings(answer: dict[str, Any]) -> dict[str, Any] | None:
+def findings(answer: CdpResult) -> Findings | None:
     """What ``pressSame`` found when it refused to let the input go: the JSON text it threw."""
     thrown = ((answer.get("exceptionDetails") or {}).get("exception") or {}).get("value")
     try:
         found = json.loads(thrown) if isinstance(thrown, str) else None
     except ValueError:
         return None
-    return found if isinstance(found, dict) and "why" in found else None
+    return cast(Findings, found) if isinstance(found, dict) and "why" in found else None
+
+
+# An identity field's value, as the record and the registry hold it (observe/identity.py).
+IdentityValue = str | int | None
+
+
+class Findings(TypedDict, total=False):
+    """What ``pressSame`` found when it refused the input (pagescripts/src/refcheck.js): why,
+    the element's record now and the probe it took (the action goes on from them)."""
+
+    why: str
+    record: dict[str, Any]  # the element record (docs/element-record.md), checked by identity
+    probe: Probe
 
 
 @dataclass
@@ -118,17 +130,17 @@ class PressPlan:
     after the check (``pressSame``, the batch's second command)."""
 
     point: tuple[float, float]
-    events: list[tuple[str, dict[str, Any]]]
-    check: tuple[str, dict[str, Any]]
-    after: tuple[str, dict[str, Any]]
+    events: list[CdpCommand]
+    check: CdpCommand
+    after: CdpCommand
     after_ms: int
     # The first press in this document: the batch ends by compiling ``HELD`` to be held.
     defining: bool
     # A press: the element's handle after the check, then the move, Chrome's hit test and the
     # press with the extension as the guard (``guarded``: act/guarded.py), or without such an
     # extension nothing more (they follow in act/pointer.py).
-    handle: tuple[str, dict[str, Any]] | None = None
-    guarded: tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]] | None = None
+    handle: CdpCommand | None = None
+    guarded: tuple[list[CdpCommand], list[BatchStep]] | None = None
 
     @property
     def defs_at(self) -> int:
@@ -137,20 +149,20 @@ class PressPlan:
             return 1 + (len(self.guarded[0]) if self.guarded is not None else 0)
         return len(self.events) + 1
 
-    def tail(self) -> tuple[list[tuple[str, dict[str, Any]]], list[dict[str, Any]]]:
+    def tail(self) -> tuple[list[CdpCommand], list[BatchStep]]:
         """The commands after the check (the input and the read after, or the handle; the
         definitions), and what each of them adds to its command."""
-        each: list[dict[str, Any]]
+        each: list[BatchStep]
         if self.handle is not None:
-            commands, each = [self.handle], [{}]
+            commands, each = [self.handle], [BatchStep()]
             if self.guarded is not None:
                 commands, each = commands + self.guarded[0], each + self.guarded[1]
         else:
             commands = [*self.events, self.after]
-            each = [*({"noWait": True} for _ in self.events[:-1]), {}, {}]
+            each = [*(BatchStep(noWait=True) for _ in self.events[:-1]), {}, {}]
         if self.defining:
             commands += [("Runtime.evaluate", define_params(name)) for name in HELD]
-            each += [{"noWait": True}, {}]
+            each += [BatchStep(noWait=True), {}]
         return commands, each
 
 

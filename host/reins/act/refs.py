@@ -16,11 +16,15 @@ from reins.act.guarded import guard_ready, guarded_part, took_press
 from reins.act.handles import (
     Press,
     PressResult,
+    ProbeOptions,
+    Recovery,
     Resolved,
     describe,
     find_all,
     handle_for_record,
     match_handle,
+    probe_of,
+    state_read,
 )
 from reins.act.presscheck import (
     PressPlan,
@@ -33,6 +37,7 @@ from reins.act.presscheck import (
 from reins.act.targets import Target
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
+from reins.bridge.link import BatchAnswer, BatchStep, CdpResult
 from reins.bridge.protocol import STOP_IF_THROWN
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
@@ -76,7 +81,7 @@ def _plan_press(
     entry: RegistryEntry,
     seen: SeenAt,
     index: int,
-    options: dict[str, Any] | None,
+    options: ProbeOptions | None,
     timeout: int,
 ) -> PressPlan | None:
     """The Press in this lookup's batch, or None when it cannot ride (an extension that cannot
@@ -117,8 +122,8 @@ def _plan_press(
 def _given(
     ctx: CommandContext,
     plan: PressPlan,
-    tail: list[dict[str, Any] | ReinsError],
-    checked: dict[str, Any],
+    tail: list[BatchAnswer],
+    checked: CdpResult,
     document_id: str,
 ) -> tuple[dict[str, Any], PressResult]:
     """``pressSame`` answered (``checked``) without throwing, so the extension went on with the
@@ -135,8 +140,7 @@ def _given(
         keep_defined(ctx.part(HeldFunctions), document_id, tail[plan.defs_at :])
     else:
         ctx.note("press_by_held_functions")
-    read = found.get("before")
-    before = read if isinstance(read, dict) else None
+    before = state_read(found.get("before"))
     if plan.handle is not None:
         pressed = PressResult(before=before, checked_at=plan.point)
     else:
@@ -177,7 +181,9 @@ async def _by_last_snapshot(
         seen_box = [b.x, b.y, b.width, b.height]
     # The first probe of actionable_point (align 0), for an element of the main context only
     # (an out-of-process frame's owner is scrolled into view before its probe).
-    options = {"scroll": True, "align": 0, "seen": seen_box} if probe and session is None else None
+    options: ProbeOptions | None = (
+        {"scroll": True, "align": 0, "seen": seen_box} if probe and session is None else None
+    )
     plan = (
         _plan_press(ctx, press, entry, seen, index, options, timeout)
         if press is not None and session is None
@@ -220,7 +226,7 @@ async def _by_last_snapshot(
         via="ref",
         ref=entry.ref,
         seen_box=seen_box,
-        probed=probed if isinstance(probed, dict) else None,
+        probed=probe_of(probed),
     )
     return resolved, record
 
@@ -244,7 +250,7 @@ async def _press_with_lookup(
             ctx.cdp_batch(
                 [plan.check, *tail],
                 sequential=True,
-                each=[{"stopIfThrown": True}, *tail_each],
+                each=[BatchStep(stopIfThrown=True), *tail_each],
                 answer_within_ms=plan.after_ms,
             ),
             ctx.part(DialogWatch),
@@ -309,7 +315,7 @@ async def _press_with_lookup(
         via="ref",
         ref=entry.ref,
         seen_box=seen_box,
-        probed=probed if isinstance(probed, dict) else None,
+        probed=probe_of(probed),
     )
     return resolved, record
 
@@ -392,7 +398,11 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry, *, acting: bool) -
         runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
         if best >= MATCH_THRESHOLD and best - runner_up >= RECOVERY_MARGIN:
             resolved = await handle_for_record(ctx, snap.homes[best_i], via="ref", ref=entry.ref)
-            recovered = {"via": "identity", "confidence": round(best, 3), "ref": refs[best_i]}
+            recovered: Recovery = {
+                "via": "identity",
+                "confidence": round(best, 3),
+                "ref": refs[best_i],
+            }
             ctx.note("ref_recovered")
             return replace(resolved, recovered=recovered)
     raise ResolutionError(
@@ -458,12 +468,12 @@ async def resolve_ref(
             if confidence >= MATCH_THRESHOLD:
                 if attempt is _by_locator:  # the registered node is gone: say who stood in
                     ctx.note("ref_recovered")
-                    recovered = {"via": "locator", "confidence": round(confidence, 3)}
+                    recovered: Recovery = {"via": "locator", "confidence": round(confidence, 3)}
                     return replace(resolved, recovered=recovered, pressed=pressed)
                 return replace(resolved, pressed=pressed)
     resolved = await _recover(ctx, entry, acting=acting)
     if entry.carried_over and resolved.recovered is not None:
-        recovered = {**resolved.recovered, "via": "reidentified_after_navigation"}
-        resolved = replace(resolved, recovered=recovered)
+        again: Recovery = {**resolved.recovered, "via": "reidentified_after_navigation"}
+        resolved = replace(resolved, recovered=again)
     # A press the lookup only checked goes on from the element answered (act/pointer.py).
     return replace(resolved, pressed=pressed)

@@ -28,6 +28,7 @@ from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
 from reins.act.targets import parse_target
 from reins.bridge.context import CommandContext
+from reins.bridge.link import CdpCommand
 from reins.page.call import call_function, call_params, call_value, evaluate_handle
 from reins.page.poll import NotYet, poll_until
 from reins.page.visibility import require_rendering
@@ -195,7 +196,7 @@ async def _wheel_turns(
     """Wheel turns over the scroller, each followed by a look once the page has drawn the scroll
     and rendered what it brings (not after a fixed pause: fast where the page is, patient where
     it is slow); one round trip."""
-    batch: list[tuple[str, dict[str, Any]]] = []
+    batch: list[CdpCommand] = []
     for delta in deltas:
         wheel = {"type": "mouseWheel", "x": look["x"], "y": look["y"], "button": "none"}
         batch.append(("Input.dispatchMouseEvent", {**wheel, "deltaX": 0, "deltaY": delta}))

@@ -24,7 +24,14 @@ from typing import Any, TypeVar
 from reins._errors import BrowserError, ReinsError, UsageError
 from reins.bridge.current import CurrentTab
 from reins.bridge.deadline import Deadline
-from reins.bridge.link import ExtensionLink
+from reins.bridge.link import (
+    BatchAnswer,
+    BatchStep,
+    CdpCommand,
+    CdpParams,
+    CdpResult,
+    ExtensionLink,
+)
 from reins.bridge.protocol import CdpEvent, Request
 from reins.bridge.stats import Stats
 
@@ -284,24 +291,24 @@ class CommandContext:
     async def cdp(
         self,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: CdpParams | None = None,
         *,
         session_id: str | None = None,
         deadline: Deadline | None = None,
-    ) -> dict[str, Any]:
+    ) -> CdpResult:
         return await self.host.link.cdp(
             self.tab, method, params, deadline=deadline or self.deadline, session_id=session_id
         )
 
     async def cdp_batch(
         self,
-        commands: list[tuple[str, dict[str, Any]]],
+        commands: list[CdpCommand],
         *,
         session_id: str | None = None,
         sequential: bool = False,
-        each: list[dict[str, Any]] | None = None,
+        each: list[BatchStep] | None = None,
         answer_within_ms: int | None = None,
-    ) -> list[dict[str, Any] | ReinsError]:
+    ) -> list[BatchAnswer]:
         return await self.host.link.cdp_batch(
             self.tab,
             commands,

@@ -7,7 +7,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import (
     BrowserError,
@@ -27,11 +27,56 @@ from reins.bridge.protocol import (
     parse_extension_message,
 )
 
-__all__ = ["ExtensionLink"]
+__all__ = [
+    "BatchAnswer",
+    "BatchStep",
+    "CdpCommand",
+    "CdpParams",
+    "CdpResult",
+    "ExtensionLink",
+    "PressGuard",
+]
 
 log = logging.getLogger("reins.bridge")
 
 EventHandler = Callable[[CdpEvent], None]
+
+# ---- the CDP boundary: what is sent to Chrome and what it answers, as JSON ----
+# A CDP method's parameters as sent: JSON the caller builds for that method, read by Chrome.
+CdpParams = dict[str, Any]
+# A CDP method's result as Chrome answered it: raw JSON, read and checked by whoever asked for it.
+CdpResult = dict[str, Any]
+# One command of a batch: (method, parameters).
+CdpCommand = tuple[str, CdpParams]
+# One answer of a batch: the command's result, or the typed error it failed with.
+BatchAnswer = CdpResult | ReinsError
+
+
+class PressGuard(TypedDict):
+    """A command sent only if the hit test at index ``hit`` of the batch reaches the target's
+    tree (at ``tree``), the layout metrics (at ``metrics``) show the scroll the host assumed
+    and, with ``noDialog``, no dialog opened since the batch began (extension/hitguard.js)."""
+
+    tree: int
+    hit: int
+    metrics: int
+    scroll: list[float]
+    noDialog: bool
+
+
+class BatchStep(TypedDict, total=False):
+    """What a batch adds to one of its commands (extension/sequencer.js): another session; in a
+    sequential batch, ``noWait`` (the next is sent without waiting for this answer),
+    ``stopIfThrown`` (a page function that throws ends the batch), ``fill`` (parameters taken
+    from an earlier answer: parameter path → [answer index, path in it …]) and ``onlyIf``."""
+
+    sessionId: str
+    noWait: bool
+    stopIfThrown: bool
+    fill: dict[str, list[int | str]]
+    onlyIf: PressGuard
+
+
 # Why the extension let go of a tab, by the code it gave (a command in flight is answered with it).
 _WHY_GONE = {
     "detached_by_user": "was stopped by the user (Cancel on the debugging bar)",
@@ -97,11 +142,11 @@ class ExtensionLink:
         self,
         tab_id: int,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: CdpParams | None = None,
         *,
         deadline: Deadline,
         session_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> CdpResult:
         fields: dict[str, Any] = {"method": method, "params": params or {}}
         if session_id:
             fields["sessionId"] = session_id
@@ -129,14 +174,14 @@ class ExtensionLink:
     async def cdp_batch(
         self,
         tab_id: int,
-        commands: list[tuple[str, dict[str, Any]]],
+        commands: list[CdpCommand],
         *,
         deadline: Deadline,
         session_id: str | None = None,
         sequential: bool = False,
-        each: list[dict[str, Any]] | None = None,
+        each: list[BatchStep] | None = None,
         answer_within_ms: int | None = None,
-    ) -> list[dict[str, Any] | ReinsError]:
+    ) -> list[BatchAnswer]:
         """Run many commands in one round trip; each answer is a result or a typed error.
 
         ``sequential`` runs them in order, each after the previous answered, stopping at the first
@@ -158,7 +203,7 @@ class ExtensionLink:
         if session_id:
             fields["sessionId"] = session_id
         raw = await self.request("cdp_batch", deadline, tab_id=tab_id, **fields)
-        out: list[dict[str, Any] | ReinsError] = []
+        out: list[BatchAnswer] = []
         for (method, _), item in zip(commands, raw or [], strict=False):
             if item.get("ok"):
                 out.append(item.get("result") or {})

@@ -14,6 +14,7 @@ elements, none otherwise; at most ``MAX_HOSTS`` hosts and ``MAX_HELD`` controls 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reins._errors import ReinsError
@@ -51,13 +52,13 @@ _CONTROL_ROLES = frozenset(
 )
 
 
-def node_attributes(node: dict[str, Any]) -> dict[str, str]:
+def node_attributes(node: Mapping[str, Any]) -> dict[str, str]:
     """A ``DOM.describeNode`` node's attributes as a dict (pure)."""
     flat = node.get("attributes") or []
     return {str(flat[i]): str(flat[i + 1]) for i in range(0, len(flat) - 1, 2)}
 
 
-def is_control(node: dict[str, Any]) -> bool:
+def is_control(node: Mapping[str, Any]) -> bool:
     """Would a person take this described node for a control of its own? (pure)"""
     name = str(node.get("nodeName") or "").upper()
     attrs = node_attributes(node)

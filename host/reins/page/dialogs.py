@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from reins._errors import BrowserError
 from reins._pagetext import quote
@@ -40,6 +40,7 @@ __all__ = [
     "GRACE_S",
     "Dialog",
     "DialogOpened",
+    "DialogWire",
     "DialogWatch",
     "refuse_while_open",
     "until_dialog",
@@ -58,6 +59,18 @@ ANSWER_SETTLE_S = 1.0
 _MESSAGE_QUOTED = 200
 
 
+class DialogWire(TypedDict, total=False):
+    """A dialog as answers show it: its type (alert, confirm, prompt, beforeunload), message,
+    the URL of the document that opened it, a prompt's default text, and (a dialog in a tab
+    this page opened) that tab."""
+
+    type: str
+    message: str
+    url: str | None
+    default_prompt: str | None
+    tab: int
+
+
 @dataclass(frozen=True, slots=True)
 class Dialog:
     """One opening of a dialog, as Chrome reported it."""
@@ -69,7 +82,7 @@ class Dialog:
     default_prompt: str | None = None
     frame_id: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> DialogWire:
         return {
             "type": self.type,
             "message": self.message,
@@ -95,7 +108,7 @@ class DialogWatch(TabPart):
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> DialogWire | None:
         """The open dialog's wire form, or None."""
         return self.dialog.to_wire() if self.dialog is not None else None
 
@@ -174,7 +187,7 @@ async def watch_dialogs(ctx: CommandContext, *, answer_by: Deadline | None = Non
 class DialogOpened(BrowserError):
     """A JavaScript dialog is open (or opened while a command ran): `dialog_open`."""
 
-    def __init__(self, dialog: dict[str, Any], *, hint: str | None = None) -> None:
+    def __init__(self, dialog: DialogWire, *, hint: str | None = None) -> None:
         kind = str(dialog.get("type") or "page")
         article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
         message = quote(str(dialog.get("message") or ""), _MESSAGE_QUOTED, collapse=False)

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext, TabPart
@@ -24,6 +24,7 @@ __all__ = [
     "DOWNLOAD_EVENTS",
     "Download",
     "DownloadWatch",
+    "DownloadWire",
     "downloads_since",
     "watch_downloads",
 ]
@@ -46,6 +47,18 @@ class Download:
     total: int = 0
     # The profile refuses downloads: the extension's cancel, running, then whether it took.
     refusing: asyncio.Future[bool] | None = None
+
+
+class DownloadWire(TypedDict, total=False):
+    """A download an action started, as its effect shows it: the file's name and folder (None
+    until the browser says), its state (``completed``, ``in_progress``, ``failed``, ``refused``
+    …), the bytes received, and ``refusal_failed`` when reins could not refuse it."""
+
+    file: str | None
+    folder: str | None
+    state: str
+    bytes: int
+    refusal_failed: bool
 
 
 @dataclass
@@ -121,7 +134,7 @@ def _canceller(ctx: CommandContext) -> Any:
 
 async def downloads_since(
     ctx: CommandContext, watch: DownloadWatch, *, asked: bool = False
-) -> list[dict[str, Any]]:
+) -> list[DownloadWire]:
     """The downloads begun since this command's mark, as an effect: each waited for (briefly,
     within the budget) until it ended, and located through the extension. ``asked``: the page
     saw the action ask for a download (its navigation's `downloadRequest`); Chrome's word that
@@ -144,8 +157,8 @@ async def downloads_since(
     return [await _described(ctx, d) for d in new]
 
 
-async def _described(ctx: CommandContext, download: Download) -> dict[str, Any]:
-    out: dict[str, Any] = {"file": download.suggested or None, "folder": None}
+async def _described(ctx: CommandContext, download: Download) -> DownloadWire:
+    out: DownloadWire = {"file": download.suggested or None, "folder": None}
     if download.refusing is not None:
         # Refused only when the extension says the file is gone; else what the browser has.
         with contextlib.suppress(TimeoutError):
@@ -168,5 +181,5 @@ async def _described(ctx: CommandContext, download: Download) -> dict[str, Any]:
         out["folder"], out["file"] = os.path.split(found["filename"])
         if isinstance(found.get("state"), str):
             states = {"interrupted": "failed", "complete": "completed"}
-            out["state"] = states.get(found["state"], found["state"])
+            out["state"] = states.get(found["state"]) or str(found["state"])
     return out
