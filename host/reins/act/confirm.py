@@ -20,6 +20,7 @@ from typing import Any
 from reins._errors import ActionError, ReinsError
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
+from reins.bridge.link import CdpResult
 from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value, words
 from reins.page.call import evaluate_handle, page_call
 from reins.page.poll import NotYet
@@ -42,7 +43,9 @@ _ASK_MS = 1000
 _TREE_CATCH_UP_S = 0.5
 
 
-async def _node(ctx: CommandContext, el: Resolved) -> dict[str, Any] | None:
+async def _node(ctx: CommandContext, el: Resolved) -> CdpResult | None:
+    """The element's node in Chrome's accessibility tree (CDP ``AXNode``, raw: read by
+    observe/ax.py), or None when Chrome has no opinion."""
     try:
         answer = await ctx.cdp(
             "Accessibility.getPartialAXTree",

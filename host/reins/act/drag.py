@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, cast
 
 from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
@@ -57,17 +57,35 @@ _INTERCEPT_WAIT_S = 2.0
 INTERCEPTED = "Input.dragIntercepted"
 
 
+class DragItem(TypedDict, total=False):
+    """One item of a native drag's data (CDP ``Input.DragDataItem``)."""
+
+    mimeType: str
+    data: str
+    title: str
+    baseURL: str
+
+
+class DragData(TypedDict, total=False):
+    """What a native drag carries (CDP ``Input.DragData``): its items, the files dropped (never
+    sent back by reins) and the operations the source allows."""
+
+    items: list[DragItem]
+    files: list[str]
+    dragOperationsMask: int
+
+
 @dataclass
 class DragIntercept(TabPart):
     """The drag data Chrome handed over (``Input.dragIntercepted``) while reins intercepts."""
 
-    data: dict[str, Any] | None = None
+    data: DragData | None = None
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def handle(self, event: CdpEvent) -> None:
         if event.method == INTERCEPTED and not event.sessionId:
             data = event.params.get("data")
-            self.data = data if isinstance(data, dict) else {}
+            self.data = cast(DragData, data) if isinstance(data, dict) else {}
             self.arrived.set()
 
     def clear(self) -> None:
@@ -183,7 +201,7 @@ class _NativeDrag:
 
     def __init__(self, ctx: CommandContext) -> None:
         self.ctx = ctx
-        self.data: dict[str, Any] | None = None
+        self.data: DragData | None = None
         self.native = False
 
     async def begin_if_started(
@@ -204,7 +222,9 @@ class _NativeDrag:
                     hint="retry the drag; `reins mouse move`, `mouse down`, `mouse up` drag by hand",
                 ) from None
         # Never files: what a drop carries comes from the page's own dragstart.
-        self.data = {k: v for k, v in (intercept.data or {}).items() if k != "files"}
+        data: DragData = {**(intercept.data or {})}
+        data.pop("files", None)
+        self.data = data
         self.native = True
         await self.send("dragEnter", point)
 

@@ -17,12 +17,13 @@ import fnmatch
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import ExpectationFailure, UsageError
 from reins.act.handles import Resolved
 from reins.act.targets import text_query
 from reins.bridge.context import CommandContext
+from reins.observe.evidence import EvidenceEntry
 from reins.page.call import call_function
 from reins.page.world import has_own_world, in_own_world
 
@@ -59,14 +60,21 @@ async def read_element(ctx: CommandContext, el: Resolved) -> ElementReading:
     )
     raw = raw if isinstance(raw, dict) else {}
     state = raw.get("checked")
-    checked: dict[str, Any] = state if isinstance(state, dict) else {}
+    kind = state.get("kind") if isinstance(state, dict) else None
     value = raw.get("value")
     return ElementReading(
         value=None if value is None else str(value),
-        checked=bool(checked.get("checked")) if checked.get("kind") else None,
+        checked=bool(state.get("checked")) if kind and isinstance(state, dict) else None,
         text=str(raw.get("text") or ""),
         visible=bool(raw.get("visible")),
     )
+
+
+class Evidence(TypedDict):
+    """What an unmet expectation saw that proves it: the console errors and failed requests."""
+
+    console: list[EvidenceEntry]
+    network: list[EvidenceEntry]
 
 
 class Unmet(ExpectationFailure):
@@ -80,7 +88,7 @@ class Unmet(ExpectationFailure):
         *,
         message: str,
         transient: bool = True,
-        evidence: dict[str, Any] | None = None,
+        evidence: Evidence | None = None,
     ) -> None:
         claim = "" if isinstance(expected, bool) else f" {expected!r}"
         super().__init__(
@@ -130,6 +138,6 @@ def request_matches(url: str, pattern: str) -> bool:
     return pattern in url
 
 
-def matching_requests(entries: Iterable[dict[str, Any]], pattern: str) -> list[dict[str, Any]]:
+def matching_requests(entries: Iterable[EvidenceEntry], pattern: str) -> list[EvidenceEntry]:
     """The network evidence entries whose URL matches ``pattern`` (pure)."""
     return [e for e in entries if request_matches(str(e.get("url") or ""), pattern)]

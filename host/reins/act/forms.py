@@ -9,7 +9,7 @@ checkedState)."""
 from __future__ import annotations
 
 import re
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
@@ -37,6 +37,33 @@ PICKER_FORMATS: dict[str, tuple[str, str]] = {
     "color": ("#rrggbb", "#ff8800"),
     "range": ("a number", "50"),
 }
+
+
+class FieldEntry(TypedDict, total=False):
+    """What ``enterField`` answers (pagescripts/src/inputs.js): whether the field takes the
+    text (``ok``; else ``why``), its text before; a picker input's (``picker``: its ``type`` and
+    ``bounds``, the value it ``kept`` of the one parsed, ``invalid`` when the browser's parser
+    refused it); a segmented field's (``segmented``: the ``labels`` of its parts)."""
+
+    ok: bool
+    why: str
+    original: str
+    picker: bool
+    type: str
+    bounds: dict[str, str]
+    invalid: bool
+    before: str
+    value: str
+    kept: str
+    segmented: bool
+    labels: list[str]
+
+
+class Option(TypedDict):
+    """An option of a native select, as the page reads it."""
+
+    value: str
+    label: str
 
 
 class FillFields(TypedDict, total=False):
@@ -80,8 +107,8 @@ async def fill_element(
     async def do(target: Resolved) -> tuple[StateRead | None, FillFields]:
         await actionable_point(ctx, target, need_editable=True, first_probe=target.probed)
         before, ready = await _enter(ctx, target, "end" if append else "all", text)
-        if not isinstance(ready, dict) or not ready.get("ok"):
-            why = ready.get("why") if isinstance(ready, dict) else "unknown"
+        if ready is None or not ready.get("ok"):
+            why = ready.get("why") if ready is not None else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
         if ready.get("picker"):
             return before, _picked(ready, text)
@@ -174,7 +201,7 @@ def _alnum(text: str) -> str:
 
 
 async def _type_segments(
-    ctx: CommandContext, target: Resolved, text: str, ready: dict[str, Any], *, whole: bool
+    ctx: CommandContext, target: Resolved, text: str, ready: FieldEntry, *, whole: bool
 ) -> FillFields:
     """A segmented date or time field (MUI X, React Aria): typed key by key from the part
     enterField focused, the field moving focus to its next part by itself (the focus check lets
@@ -207,7 +234,7 @@ async def _type_segments(
 
 async def _enter(
     ctx: CommandContext, target: Resolved, mode: str, text: str
-) -> tuple[StateRead | None, Any]:
+) -> tuple[StateRead | None, FieldEntry | None]:
     """The "before" read, CDP's focus and the page script's (enterField) in one round trip: the
     state before and enterField's answer. A focus CDP refuses ends the batch there, and focus()
     in the page script covers such elements; a "before" read that fails ends it too (the effect
@@ -223,7 +250,7 @@ async def _enter(
             [focus, enter], session_id=target.session_id, sequential=True
         )
     if len(answers) == 3 and not isinstance(answers[2], ReinsError):
-        return before, call_value(answers[2], what="prepare field")
+        return before, _entry(call_value(answers[2], what="prepare field"))
     ready = await call_function(
         ctx,
         target.object_id,
@@ -233,10 +260,15 @@ async def _enter(
         session_id=target.session_id,
         what="prepare field",
     )
-    return before, ready
+    return before, _entry(ready)
 
 
-def _picked(answer: dict[str, Any], text: str) -> FillFields:
+def _entry(value: object) -> FieldEntry | None:
+    """``enterField``'s answer as the page gave it, or None when it is no object."""
+    return cast(FieldEntry, value) if isinstance(value, dict) else None
+
+
+def _picked(answer: FieldEntry, text: str) -> FillFields:
     """A picker input's answer: refused, kept as given (in the browser's form of it: a color in
     lower case), or changed back by the page."""
     kind = str(answer.get("type"))
@@ -270,7 +302,7 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
     within the budget (a list filled in by the page later), then `select_mismatch` lists the
     options it last had."""
 
-    async def choose(target: Resolved) -> dict[str, Any]:
+    async def choose(target: Resolved) -> dict[str, list[Option]]:
         await actionable_point(ctx, target)
         answer = await call_function(
             ctx,
@@ -295,7 +327,7 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
             )
         return {"selected": answer["selected"]}
 
-    async def do(target: Resolved) -> dict[str, Any]:
+    async def do(target: Resolved) -> dict[str, list[Option]]:
         return await poll_until(
             ctx.deadline,
             lambda: choose(target),

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from reins._errors import BrowserError, ResolutionError, UsageError
 from reins.bridge.context import CommandContext
 from reins.bridge.link import BatchAnswer, CdpCommand
-from reins.observe.collect import install_expression
+from reins.observe.collect import ElementRecord, install_expression
 from reins.page.call import call_function, evaluate, evaluate_handle, page_call
 from reins.page.dialogs import DialogWire
 from reins.page.frames import session_for_iframe
@@ -247,7 +247,7 @@ async def _ensure_api(ctx: CommandContext, session: str | None) -> None:
         await evaluate(ctx, install_expression(), session_id=session, what="install page api")
 
 
-async def describe(ctx: CommandContext, resolved: Resolved) -> dict[str, Any]:
+async def describe(ctx: CommandContext, resolved: Resolved) -> ElementRecord:
     """The element record (docs/element-record.md) of one element, for identity checks.
 
     ``describe`` comes with the collection (it shares the collection's whole walk), which leaves

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.act.handles import (
@@ -25,8 +25,9 @@ from reins.act.handles import (
 from reins.act.refs import resolve_ref
 from reins.act.targets import Target, normalized_text, parse_target
 from reins.bridge.context import CommandContext
+from reins.observe.collect import ElementRecord
 from reins.observe.evidence import redact_url
-from reins.observe.page import find_elements, observe_page
+from reins.observe.page import MapQuery, find_elements, observe_page
 from reins.observe.store import ObserveState
 from reins.page.call import (
     call_function,
@@ -41,6 +42,7 @@ from reins.page.poll import poll_until
 
 __all__ = [
     "Resolved",
+    "TextMatch",
     "count_matches",
     "find_text",
     "handle_for_record",
@@ -101,12 +103,12 @@ async def frame_by_browser(ctx: CommandContext, selector: str) -> dict[str, str]
     return out
 
 
-def _name_matcher(target: Target) -> Callable[[dict[str, Any]], bool]:
+def _name_matcher(target: Target) -> Callable[[ElementRecord], bool]:
     """Does a record's name or text match a role=/text= target's? (pure)"""
     exact = target.exact
     wanted = normalized_text(target.name if target.kind == "role" else target.value, exact=exact)
 
-    def name_ok(record: dict[str, Any]) -> bool:
+    def name_ok(record: ElementRecord) -> bool:
         names = [
             normalized_text(record.get("name"), exact=exact),
             normalized_text(record.get("text"), exact=exact),
@@ -120,7 +122,7 @@ def _name_matcher(target: Target) -> Callable[[dict[str, Any]], bool]:
     return name_ok
 
 
-def _record_pool(records: list[dict[str, Any]], target: Target) -> list[int]:
+def _record_pool(records: list[ElementRecord], target: Target) -> list[int]:
     """The records a role=/text= target names, by index (pure)."""
     name_ok = _name_matcher(target)
     return [
@@ -236,7 +238,16 @@ async def _where_the_text_is(ctx: CommandContext, found: Resolved, target: Targe
     return Resolved(str(object_id), found.session_id, via=found.via, ref=found.ref)
 
 
-async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[dict[str, Any]]:
+class TextMatch(TypedDict):
+    """A visible element that holds a text (pagescripts/src/textmatch.js ``findText``): its
+    tag, its text (at most 100 characters) and its box (x, y, width, height)."""
+
+    tag: str
+    text: str
+    box: list[int]
+
+
+async def find_text(ctx: CommandContext, text: str, *, exact: bool) -> list[TextMatch]:
     """The visible elements of the page whose text matches (js textmatch.js: the smallest
     element holding the text, Playwright's text rules), parked page-side for ``match_handle``;
     answers each one's tag, text and box."""
@@ -351,12 +362,12 @@ async def count_matches(ctx: CommandContext, target: str, *, frame: str | None =
     return count
 
 
-def text_only(smart: dict[str, Any]) -> bool:
+def text_only(smart: MapQuery) -> bool:
     """A --text query (maybe with --index) that the page's visible text can answer too."""
     return bool(smart.get("text")) and not ({k for k, v in smart.items() if v} - {"text", "index"})
 
 
-async def _smart_by_text(ctx: CommandContext, smart: dict[str, Any]) -> Resolved:
+async def _smart_by_text(ctx: CommandContext, smart: MapQuery) -> Resolved:
     """--text that no interactive element holds: the visible element that does (text=)."""
     index = smart.get("index")
     if index is None:
@@ -374,7 +385,7 @@ async def resolve_for_action(
     ctx: CommandContext,
     target: str | None,
     frame: str | None,
-    smart: dict[str, Any] | None,
+    smart: MapQuery | None,
     *,
     probe: bool = False,
     press: Press | None = None,
@@ -396,7 +407,7 @@ async def resolve_for_action(
     return found
 
 
-async def _resolve_smart(ctx: CommandContext, smart: dict[str, Any]) -> Resolved:
+async def _resolve_smart(ctx: CommandContext, smart: MapQuery) -> Resolved:
     try:
         matches, _stage = await find_elements(ctx, smart)
     except ResolutionError as exc:

@@ -12,6 +12,7 @@ from reins._errors import ReinsError
 from reins.act.handles import Press, Probe
 from reins.bridge.context import CommandContext
 from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpResult
+from reins.observe.collect import ElementRecord
 from reins.observe.identity import MATCH_THRESHOLD, MAX_NAME_CHARS, Identity, compare
 from reins.observe.registry import RegistryEntry
 from reins.observe.sent import SentRecords
@@ -120,7 +121,7 @@ class Findings(TypedDict, total=False):
     the element's record now and the probe it took (the action goes on from them)."""
 
     why: str
-    record: dict[str, Any]  # the element record (docs/element-record.md), checked by identity
+    record: ElementRecord
     probe: Probe
 
 

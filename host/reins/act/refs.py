@@ -6,7 +6,7 @@ a margin over the runner-up), else ``ref_stale`` with the candidates."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 
 from reins._errors import ReinsError, ResolutionError
 from reins._pagetext import quote, word
@@ -39,6 +39,7 @@ from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
 from reins.bridge.link import BatchAnswer, BatchStep, CdpResult
 from reins.bridge.protocol import STOP_IF_THROWN
+from reins.observe.collect import ElementRecord
 from reins.observe.identity import MATCH_THRESHOLD, Identity, compare
 from reins.observe.page import observe_page
 from reins.observe.registry import RegistryEntry
@@ -125,7 +126,7 @@ def _given(
     tail: list[BatchAnswer],
     checked: CdpResult,
     document_id: str,
-) -> tuple[dict[str, Any], PressResult]:
+) -> tuple[ElementRecord, PressResult]:
     """``pressSame`` answered (``checked``) without throwing, so the extension went on with the
     input (``tail``: the batch's answers after the check; kept: the functions the batch
     compiled). Answers the check's record and what was pressed (or only checked, when the
@@ -152,7 +153,7 @@ def _given(
 
 async def _by_last_snapshot(
     ctx: CommandContext, entry: RegistryEntry, *, probe: bool, press: Press | None = None
-) -> tuple[Resolved, dict[str, Any]] | None:
+) -> tuple[Resolved, ElementRecord] | None:
     """The very node the tab's latest observation showed under this ref, if it is still attached,
     and its record now (for the identity check) — with ``probe``, also the actionability probe an
     action would start with (``Resolved.probed``): one round trip.
@@ -238,7 +239,7 @@ async def _press_with_lookup(
     seen: SeenAt,
     index: int,
     seen_box: list[float] | None,
-) -> tuple[Resolved, dict[str, Any]] | None:
+) -> tuple[Resolved, ElementRecord] | None:
     """The lookup's round trip with the input in it: ``pressSame`` first (the batch stops there
     when it throws), then the input and the read after. The element's handle is asked for only
     when the page refused the input (the action then goes on from its findings as from
@@ -339,11 +340,21 @@ async def _by_backend(ctx: CommandContext, entry: RegistryEntry) -> Resolved | N
     )
 
 
+class Candidate(TypedDict):
+    """An element that may stand for a stale ref, as an error lists it: its ref now, role,
+    accessible name and how sure reins is (0..1)."""
+
+    ref: str
+    role: str | None
+    name: str | None
+    confidence: float
+
+
 async def _verified(
     ctx: CommandContext,
     entry: RegistryEntry,
     resolved: Resolved,
-    record: dict[str, Any] | None = None,
+    record: ElementRecord | None = None,
     *,
     acting: bool = False,
 ) -> float:
@@ -368,7 +379,7 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry, *, acting: bool) -
     snap, records, refs = await observe_page(ctx)
     registry = registry_for(ctx)
     ranked = registry.candidates(entry, records, source="dom", min_confidence=0.5)
-    top = [
+    top: list[Candidate] = [
         {
             "ref": refs[i],
             "role": records[i].get("role"),
@@ -414,7 +425,7 @@ async def _recover(ctx: CommandContext, entry: RegistryEntry, *, acting: bool) -
     )
 
 
-def _closest(top: list[dict[str, Any]]) -> str:
+def _closest(top: list[Candidate]) -> str:
     """The closest candidate, named in the message (its role and name are the page's words)."""
     if not top:
         return ""

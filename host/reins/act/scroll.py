@@ -20,7 +20,7 @@ its scrollers, ever answers ``found``; with a SCROLLER named, a text target coun
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TypedDict, cast
 
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
 from reins.act.answers import Scrolled, ScrolledUntil
@@ -49,12 +49,46 @@ _SWEEP_MOST_STEPS = 1000
 _GRACE_S = 2.0
 
 
-def _turn(point: dict[str, Any]) -> int:
+class Look(TypedDict, total=False):
+    """What a look at the scroller shows (pagescripts/src/scroll.js: ``wheelPoint``,
+    ``rowsShown``, ``sweepList``): where a wheel over it lands (``x``, ``y``), its label, height
+    and position (``scroll_top`` of ``max``, ``at_end``, ``at_top``), the rows it shows, the
+    stretches of its content rendered (``seen``), and for a text target whether an element in
+    view ``holds`` it and where in the content it is (``target_at``); a sweep's count of looks."""
+
+    x: float
+    y: float
+    height: float
+    scroller: str
+    scroll_top: float
+    max: float
+    at_end: bool
+    at_top: bool
+    rows: list[str]
+    seen: list[list[float]]
+    holds: bool
+    target_at: float | None
+    looks: int
+
+
+class TextSpec(TypedDict):
+    """A text target as the page's list search takes it."""
+
+    text: str
+    exact: bool
+
+
+def _look(value: object) -> Look:
+    """A look as the page answered it ({} when it is no object)."""
+    return cast(Look, value) if isinstance(value, dict) else {}
+
+
+def _turn(point: Look) -> int:
     """One screen-sized wheel turn down."""
     return round(float(point["height"]) * _WHEEL_SHARE)
 
 
-def _stretches(look: dict[str, Any]) -> list[tuple[float, float]]:
+def _stretches(look: Look) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in look.get("seen") or []]
 
 
@@ -68,10 +102,10 @@ class _Plan:
     def __init__(
         self,
         ctx: CommandContext,
-        spec: dict[str, Any] | None,
+        spec: TextSpec | None,
         search: ListSearch | None,
         sweep: Sweep | None,
-        look: dict[str, Any],
+        look: Look,
     ) -> None:
         self.ctx, self.spec, self.search, self.sweep, self.look = ctx, spec, search, sweep, look
         self.aim: float | None = None  # where a look of the last trip had the target rendered
@@ -126,13 +160,14 @@ class _Plan:
         self.whole_since = None
         return ahead
 
-    def took(self, looks: list[dict[str, Any]]) -> None:
+    def took(self, looks: list[Look]) -> None:
         """What the looks of a round trip showed, in order."""
         for look in looks:
             if self.sweep is not None:
                 self.sweep.add(_stretches(look))
-            if self.aim is None and look.get("target_at") is not None:
-                self.aim = float(look["target_at"])
+            aim = look.get("target_at")
+            if self.aim is None and aim is not None:
+                self.aim = float(aim)
         self.look = looks[-1]
 
     def _share(self) -> float:
@@ -143,7 +178,7 @@ class _Plan:
     def how_far(self) -> str:
         return f"; {self._share():.0%} of the list looked at" if self.sweep is not None else ""
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> dict[str, float]:
         return {"share_seen": round(self._share(), 3)} if self.sweep is not None else {}
 
     def hint(self) -> str:
@@ -189,10 +224,10 @@ async def scroll_by(
 async def _wheel_turns(
     ctx: CommandContext,
     object_id: str,
-    look: dict[str, Any],
+    look: Look,
     deltas: list[int],
-    spec: dict[str, Any] | None,
-) -> list[dict[str, Any]]:
+    spec: TextSpec | None,
+) -> list[Look]:
     """Wheel turns over the scroller, each followed by a look once the page has drawn the scroll
     and rendered what it brings (not after a fixed pause: fast where the page is, patient where
     it is slow); one round trip."""
@@ -212,7 +247,7 @@ async def _wheel_turns(
             raise answer
     if len(answers) < len(batch):
         raise ReinsError("the wheel turn was cut short", code="cdp_error", transient=True)
-    return [call_value(a, what="scroll") for a in answers[1::2] if isinstance(a, dict)]
+    return [_look(call_value(a, what="scroll")) for a in answers[1::2] if isinstance(a, dict)]
 
 
 async def _shown(ctx: CommandContext, el: Resolved, within: Resolved | None) -> bool:
@@ -248,10 +283,10 @@ async def scroll_until(
     # A text target is looked for in the scroller at each turn, cheaply, in the turn's own round
     # trip (``rowsShown``'s ``holds`` and ``target_at``); the whole lookup runs when that sees it,
     # and every _FULL_LOOK_EVERY round trips (the target may lie outside the scroller named).
-    spec = {"text": parsed.value, "exact": parsed.exact} if parsed.kind == "text" else None
-    first: dict[str, Any] = await call_function(
-        ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"
+    spec: TextSpec | None = (
+        {"text": parsed.value, "exact": parsed.exact} if parsed.kind == "text" else None
     )
+    first = _look(await call_function(ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"))
     plan = _Plan(
         ctx,
         spec,
@@ -259,7 +294,7 @@ async def scroll_until(
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,
         first,
     )
-    seen: dict[str, Any] = {"trips": 0, "before": first["scroll_top"]}
+    trips = 0
 
     # A text target with a SCROLLER named is the row in it: the same text shown elsewhere on the
     # page (a log, a detail panel) is never it (it answered found after 0 turns, the row not there).
@@ -267,8 +302,9 @@ async def scroll_until(
 
     async def in_view() -> str | None:
         """The target's ref once it is in view (None: it has none); NotYet after a turn."""
+        nonlocal trips
         look = plan.look
-        full = within is None and seen["trips"] % _FULL_LOOK_EVERY == 0
+        full = within is None and trips % _FULL_LOOK_EVERY == 0
         if spec is None or look.get("holds") or full:
             try:
                 el = await resolve_target(ctx, target, frame=frame, settle=False)
@@ -282,19 +318,21 @@ async def scroll_until(
             if within is not None and look.get("holds"):
                 return None  # in view in the scroller; what the text names on the page is not it
         step = plan.next_step(target)
-        seen["trips"] += 1
+        trips += 1
         if isinstance(step, float):
             room = min(_SWEEP_CALL_S, ctx.deadline.remaining() - 0.4)
-            swept = await call_function(
-                ctx,
-                wheel_over.object_id,
-                "sweepList",
-                spec,
-                step,
-                _SWEEP_MOST_STEPS,
-                max(50, round(room * 1000)),
-                await_promise=True,
-                what="scroll",
+            swept = _look(
+                await call_function(
+                    ctx,
+                    wheel_over.object_id,
+                    "sweepList",
+                    spec,
+                    step,
+                    _SWEEP_MOST_STEPS,
+                    max(50, round(room * 1000)),
+                    await_promise=True,
+                    what="scroll",
+                )
             )
             plan.steps += int(swept["looks"])
             plan.took([swept])
@@ -330,11 +368,11 @@ async def scroll_until(
         gave_up=gave_up,
         retry=lambda exc: isinstance(exc, NotYet),
     )
-    last = await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll")
+    last = _look(await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll"))
     return ScrolledUntil(
         ref,
         last["scroller"],
-        seen["before"],
+        first["scroll_top"],
         last["scroll_top"],
         last["max"],
         last["at_end"],

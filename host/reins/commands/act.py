@@ -25,6 +25,7 @@ from reins.act.targets import text_query
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
+from reins.observe.page import MapQuery
 from reins.page.call import evaluate, page_call
 from reins.page.navigation import settle
 from reins.page.poll import NotYet, poll_until
@@ -46,17 +47,18 @@ class SmartArgs(Args):
     )
     viewport_only: bool = Field(default=False, description="Only elements in the viewport.")
 
-    def smart(self) -> dict[str, Any] | None:
+    def smart(self) -> MapQuery | None:
         if self.text is None:
             if self.index is not None or self.type is not None:
                 raise UsageError("--index and --type go with --text", code="bad_request")
             return None
         if self.target:
             raise UsageError("give a TARGET or --text, not both", code="bad_request")
-        query: dict[str, Any] = {"text": self.text}
-        for key in ("index", "type"):
-            if getattr(self, key) is not None:
-                query[key] = getattr(self, key)
+        query: MapQuery = {"text": self.text}
+        if self.index is not None:
+            query["index"] = self.index
+        if self.type is not None:
+            query["type"] = self.type
         if self.viewport_only:
             query["viewport_only"] = True
         return query

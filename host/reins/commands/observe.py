@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import base64
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import Field
 
 from reins._errors import ResolutionError
-from reins.act.locate import find_text, text_only
+from reins.act.locate import TextMatch, find_text, text_only
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.observe.annotate import Mark, annotate
-from reins.observe.page import DEFAULT_SOURCE, current_map, find_elements, observe_page
+from reins.observe.page import (
+    DEFAULT_SOURCE,
+    MapQuery,
+    current_map,
+    find_elements,
+    observe_page,
+)
 from reins.observe.state import compare_sources, state_view
 from reins.setup.config import mask_rules
 from reins.trace.masking import page_rules
@@ -100,7 +106,7 @@ def _found_view(e: dict[str, Any]) -> dict[str, Any]:
 @command("find", FindArgs, read_only=True)
 async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
     """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
-    query = args.model_dump(exclude_none=True)
+    query = cast(MapQuery, args.model_dump(exclude_none=True))  # FindArgs: MapQuery's fields
     try:
         matches, stage = await find_elements(ctx, query)
     except ResolutionError as exc:
@@ -118,7 +124,7 @@ async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
     return {"matches": [_found_view(e) for e in matches], "stage": stage}
 
 
-def _text_view(m: dict[str, Any]) -> dict[str, Any]:
+def _text_view(m: TextMatch) -> dict[str, Any]:
     x, y, width, height = m.get("box") or [0, 0, 0, 0]
     return {
         "ref": None,

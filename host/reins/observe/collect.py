@@ -29,12 +29,17 @@ from reins.page.frames import (
 
 __all__ = [
     "AxCoverage",
+    "ElementRecord",
     "PageSnapshot",
     "collect_expression",
     "collect_source",
     "install_expression",
     "snapshot_page",
 ]
+
+# One element's record as the page script hands it (docs/element-record.md: its fields and their
+# meaning): the page's JSON, read field by field where it is used.
+ElementRecord = dict[str, Any]
 
 # Enough for 20,000-element pages while keeping one answer well under the 64 MiB port limit.
 MAX_ELEMENTS = 50_000
@@ -122,7 +127,7 @@ class PageSnapshot:
     title: str
     viewport: dict[str, Any]
     frames: list[dict[str, Any]]
-    elements: list[dict[str, Any]]
+    elements: list[ElementRecord]
     truncated: bool
     document_id: str
     timestamp: float

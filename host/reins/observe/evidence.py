@@ -39,6 +39,7 @@ __all__ = [
     "CONSOLE_EVENTS",
     "LOG_EVENT",
     "CaptureSwitch",
+    "EvidenceEntry",
     "PageEvidence",
     "Tick",
     "failed_request",
@@ -49,6 +50,10 @@ __all__ = [
     "since_ms",
     "tick",
 ]
+
+# One console line or request as the evidence keeps it (`reins console`, `reins network`: their
+# fields in docs/commands.md), read field by field where it is used.
+EvidenceEntry = dict[str, Any]
 
 # Host-side ring buffers per tab (the page keeps 200 console lines and 300 timings per document).
 CONSOLE_LIMIT = 500

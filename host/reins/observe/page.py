@@ -10,7 +10,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from reins._errors import ResolutionError
 from reins._paths import ensure_private_dir, write_private
@@ -34,7 +34,14 @@ from reins.observe.store import (
 from reins.page.call import evaluate, page_call
 from reins.page.poll import poll_until
 
-__all__ = ["DEFAULT_SOURCE", "MAP_TTL_S", "current_map", "find_elements", "observe_page"]
+__all__ = [
+    "DEFAULT_SOURCE",
+    "MAP_TTL_S",
+    "MapQuery",
+    "current_map",
+    "find_elements",
+    "observe_page",
+]
 
 DEFAULT_SOURCE: Literal["dom", "ax"] = "dom"
 MAP_TTL_S = 600.0
@@ -141,9 +148,22 @@ async def current_map(ctx: CommandContext, *, force: bool = False) -> dict[str, 
     return dict(imap, cached=False)
 
 
+class MapQuery(TypedDict, total=False):
+    """A query of the interaction map (`reins find`, an action's --text/--index/--type): the
+    text an element shows, its map type or tag, which match (1-based), in the viewport only, or
+    its map id (``elem_N``)."""
+
+    text: str
+    type: str
+    tag: str
+    index: int
+    viewport_only: bool
+    id: str
+
+
 async def find_elements(
     ctx: CommandContext,
-    query: dict[str, Any],
+    query: MapQuery,
 ) -> tuple[list[dict[str, Any]], str]:
     """Query the interaction map with the 3-stage fallback (type, tag, regenerate up to 3 times).
 
