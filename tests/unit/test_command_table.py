@@ -10,6 +10,7 @@ from reins._errors import ReinsError
 from reins.bridge.command import DEFAULT_TIMEOUT_MS, Args, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS
+from reins.commands.answers import Pong
 from reins.commands.table import DESCRIPTION_PATH, all_commands, describe, describe_json
 
 TABLE = all_commands()
@@ -129,7 +130,7 @@ async def _sample(ctx: CommandContext, args: Any) -> dict[str, Any]:
 
 def test_describe_types_defaults_and_hints() -> None:
     cmd = command(
-        "sample_cmd", _Sample, cli_args=("name", "items"), timeout_ms=5_000, read_only=True
+        "sample_cmd", _Sample, Pong, cli_args=("name", "items"), timeout_ms=5_000, read_only=True
     )(_sample)
     (described,) = describe({"sample_cmd": cmd})["commands"]
     assert {k: described[k] for k in ("name", "words", "help", "timeout_ms", "read_only")} == {
@@ -165,7 +166,7 @@ def test_describe_types_defaults_and_hints() -> None:
         "help": "A.",
     }
     assert options["tab"]["metavar"] == "TAB_ID"
-    assert command("x", _Sample, on_cli=False)(_sample).cli == ()
+    assert command("x", _Sample, Pong, on_cli=False)(_sample).cli == ()
 
 
 def test_describe_refuses_what_the_cli_cannot_offer() -> None:
@@ -173,13 +174,13 @@ def test_describe_refuses_what_the_cli_cannot_offer() -> None:
         inner: dict[int, str] = Field(default_factory=dict)
 
     with pytest.raises(ReinsError, match="no type"):
-        describe({"x": command("x", Nested)(_sample)})
+        describe({"x": command("x", Nested, Pong)(_sample)})
 
     class Hidden(Args):
         secret: str = Field(json_schema_extra=cli_hints(hidden=True))
 
     with pytest.raises(ReinsError, match="hidden"):
-        describe({"x": command("x", Hidden, cli_args=("secret",))(_sample)})
+        describe({"x": command("x", Hidden, Pong, cli_args=("secret",))(_sample)})
 
 
 async def _handler(ctx: CommandContext, args: NoArgs) -> dict[str, Any]:
@@ -188,7 +189,7 @@ async def _handler(ctx: CommandContext, args: NoArgs) -> dict[str, Any]:
 
 def test_a_command_needs_help_and_known_cli_args() -> None:
     with pytest.raises(ReinsError, match="docstring"):
-        command("x", NoArgs)(_handler)
+        command("x", NoArgs, Pong)(_handler)
 
     class One(Args):
         a: int
@@ -198,8 +199,8 @@ def test_a_command_needs_help_and_known_cli_args() -> None:
         return {}
 
     with pytest.raises(ReinsError, match="not fields"):
-        command("x", One, cli_args=("b",))(documented)
-    assert command("x", One, cli_args=("a",))(documented).help == "Does x."
+        command("x", One, Pong, cli_args=("b",))(documented)
+    assert command("x", One, Pong, cli_args=("a",))(documented).help == "Does x."
 
 
 def test_only_navigate_may_start_on_a_refused_page() -> None:

@@ -27,7 +27,7 @@ from reins.observe.annotate import Mark, annotate
 
 TABLE = all_commands()
 SPECS = {spec.name: spec for spec in tool_specs(TABLE)}
-# Declared `on_mcp=False`, each with its reason at the declaration (commands/browser.py, observe.py).
+# Declared `on_mcp=False`, each with its reason at the declaration (commands/browser.py, eval.py, observe.py).
 NOT_TOOLS = {"cdp", "map", "ping", "settle", "stats", "status"}
 
 

@@ -1,7 +1,9 @@
 """How a command is declared: once, with everything the host, the CLI and the docs need.
 
 A handler module declares each command with ``@command(...)``: its wire name, its argument model
-(pydantic, validated at the boundary), its help (the handler's docstring), its budget, and its policy
+(pydantic, validated at the boundary), what it answers (a TypedDict whose every field says what it
+means: ``Annotated[type, "meaning"]``; docs/commands.md shows it), its help (the handler's
+docstring), its budget, and its policy
 (needs a tab, probes a suspect tab first, may run while a JavaScript dialog is open, watches for
 dialogs at all, only reads, may be repeated), and where it is offered (the CLI's words; an MCP tool
 or not). ``reins.commands.table`` gathers them; the dispatcher reads the policy from there, the CLI
@@ -18,7 +20,16 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 from pydantic.fields import FieldInfo
@@ -33,6 +44,7 @@ __all__ = [
     "CliHints",
     "Command",
     "NoArgs",
+    "answer_fields",
     "build_table",
     "cli_hints",
     "command",
@@ -106,6 +118,8 @@ class Command(Generic[A]):
     args: type[A]
     handler: Handler[A]
     help: str
+    # What it answers: a TypedDict, each field ``Annotated`` with its meaning (``answer_fields``).
+    answer: Any = None
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     # Runs against a tab (the current one unless --tab): needs the extension connected, not paused.
     needs_tab: bool = True
@@ -136,6 +150,7 @@ class Command(Generic[A]):
 def command(
     name: str,
     args: type[A],
+    answers: Any,
     *,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     needs_tab: bool = True,
@@ -150,7 +165,8 @@ def command(
     on_cli: bool = True,
     on_mcp: bool = True,
 ) -> Callable[[Handler[A]], Command[A]]:
-    """Declare a command; the decorated handler's docstring is its help.
+    """Declare a command; the decorated handler's docstring is its help, ``answers`` the
+    TypedDict of what it answers (its fields' meanings ``Annotated`` on them).
 
     cli: its words on the command line (default: the name, ``_`` read as a space); cli_args: the
     fields taken as positional arguments, in order (the others are options); on_cli=False: the
@@ -162,6 +178,11 @@ def command(
         if not doc:
             raise ReinsError(
                 f"command {name}: the handler needs a docstring (its help)", code="internal"
+            )
+        if not is_typeddict(answers):
+            raise ReinsError(
+                f"command {name}: what it answers must be a TypedDict (reins.commands.answers)",
+                code="internal",
             )
         unknown = set(cli_args) - set(args.model_fields)
         if unknown:
@@ -175,6 +196,7 @@ def command(
             args,
             fn,
             doc,
+            answer=answers,
             timeout_ms=timeout_ms,
             needs_tab=needs_tab,
             watch_dialogs=watch_dialogs,
@@ -189,6 +211,21 @@ def command(
         )
 
     return wrap
+
+
+def answer_fields(answer: Any) -> list[tuple[str, Any, bool, str]]:
+    """The fields of an answer type (a TypedDict): each one's name, type (its ``Annotated``
+    meaning taken off), whether every answer has it, and its meaning ("" when it gives none)."""
+    hints = get_type_hints(answer, include_extras=True)
+    required: frozenset[str] = getattr(answer, "__required_keys__", frozenset())
+    out: list[tuple[str, Any, bool, str]] = []
+    for name, hint in hints.items():
+        meaning = ""
+        if get_origin(hint) is Annotated:
+            hint, *extras = get_args(hint)
+            meaning = next((e for e in extras if isinstance(e, str)), "")
+        out.append((name, hint, name in required, meaning))
+    return out
 
 
 def build_table(*groups: Iterable[Command[Any]]) -> dict[str, Command[Any]]:

@@ -25,6 +25,7 @@ from reins.act.targets import text_query
 from reins.act.upload import upload_files
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
+from reins.commands import answers
 from reins.observe.page import MapQuery
 from reins.page.call import evaluate, page_call
 from reins.page.navigation import settle
@@ -96,19 +97,19 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
     return clicked.to_wire()
 
 
-@command("click", ClickArgs, cli_args=("target",))
+@command("click", ClickArgs, answers.Click, cli_args=("target",))
 async def click(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
     """Click TARGET with real mouse events (or --text T [--index N] [--type X])."""
     return await _click(ctx, args, 1)
 
 
-@command("dblclick", ClickArgs, cli_args=("target",))
+@command("dblclick", ClickArgs, answers.Click, cli_args=("target",))
 async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
     """Double-click TARGET with real mouse events."""
     return await _click(ctx, args, 2)
 
 
-@command("hover", SmartArgs, idempotent=True, cli_args=("target",))
+@command("hover", SmartArgs, answers.Click, idempotent=True, cli_args=("target",))
 async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
     """Move the mouse over TARGET."""
     press = pointer_press(ctx, hover_only=True)
@@ -122,7 +123,7 @@ class FillArgs(SmartArgs):
     value: str = Field(description="The text.")
 
 
-@command("fill", FillArgs, idempotent=True, cli_args=("target", "value"))
+@command("fill", FillArgs, answers.Fill, idempotent=True, cli_args=("target", "value"))
 async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     """Replace the text of TARGET with VALUE and verify what the page kept.
 
@@ -135,7 +136,7 @@ async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     return (await fill_element(ctx, el, args.value)).to_wire()
 
 
-@command("type", FillArgs, cli_args=("target", "value"))
+@command("type", FillArgs, answers.Fill, cli_args=("target", "value"))
 async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     """Type VALUE at the end of TARGET's text, as key presses on a US keyboard.
 
@@ -157,7 +158,7 @@ class PressArgs(Args):
     )
 
 
-@command("press", PressArgs, cli_args=("keys", "target"))
+@command("press", PressArgs, answers.Press, cli_args=("keys", "target"))
 async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
     """Press KEYS (Enter, Control+A, Shift+Tab, +, Numpad1…) on TARGET, or on what has focus.
 
@@ -185,7 +186,7 @@ class SelectArgs(Args):
     )
 
 
-@command("select", SelectArgs, idempotent=True, cli_args=("target", "values"))
+@command("select", SelectArgs, answers.Select, idempotent=True, cli_args=("target", "values"))
 async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
     """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
@@ -202,7 +203,7 @@ class ChooseArgs(Args):
     )
 
 
-@command("choose", ChooseArgs, cli_args=("target", "option"))
+@command("choose", ChooseArgs, answers.Choose, cli_args=("target", "option"))
 async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
@@ -241,7 +242,7 @@ class UploadArgs(Args):
 
 # `cwd` is the front end's own directory: the CLI sends os.getcwd() (cli/quirks.py), `reins mcp`
 # its own (mcp/answers.py prepare_args), never one the agent names (docs/security.md).
-@command("upload", UploadArgs, cli_args=("target", "files"))
+@command("upload", UploadArgs, answers.Upload, cli_args=("target", "files"))
 async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
     """Attach FILE(s) to a file input (or the one behind a drop zone / Attach button).
 
@@ -275,7 +276,7 @@ def _position(raw: str | None) -> tuple[float, float] | None:
     return x, y
 
 
-@command("drag", DragArgs, cli_args=("source", "dest"))
+@command("drag", DragArgs, answers.Drag, cli_args=("source", "dest"))
 async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
     """Drag SOURCE onto DEST with a real pointer drag (press, moves with the button held, release).
 
@@ -292,7 +293,7 @@ class MouseMoveArgs(Args):
     steps: int = Field(default=1, ge=1, le=100, description="Moves on the way there.")
 
 
-@command("mouse_move", MouseMoveArgs, cli_args=("x", "y"))
+@command("mouse_move", MouseMoveArgs, answers.Mouse, cli_args=("x", "y"))
 async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]:
     """Move the mouse to X,Y (viewport CSS pixels) in STEPS moves, holding what is held."""
     at = ctx.part(MousePosition)
@@ -324,13 +325,13 @@ async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -
     return MouseAt(at.x, at.y, buttons=at.buttons).to_wire()
 
 
-@command("mouse_down", MouseButtonArgs)
+@command("mouse_down", MouseButtonArgs, answers.Mouse)
 async def mouse_down(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
     """Press a mouse button where the mouse is (`reins mouse move X Y` first)."""
     return await _mouse_button(ctx, args, "mousePressed")
 
 
-@command("mouse_up", MouseButtonArgs)
+@command("mouse_up", MouseButtonArgs, answers.Mouse)
 async def mouse_up(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
     """Release a mouse button where the mouse is."""
     return await _mouse_button(ctx, args, "mouseReleased")
@@ -341,7 +342,7 @@ class MouseWheelArgs(Args):
     dy: int = Field(description="Pixels down (negative: up; after `--`).")
 
 
-@command("mouse_wheel", MouseWheelArgs, cli_args=("dx", "dy"))
+@command("mouse_wheel", MouseWheelArgs, answers.Mouse, cli_args=("dx", "dy"))
 async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, Any]:
     """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
     at = ctx.part(MousePosition)
@@ -356,14 +357,14 @@ class CheckArgs(Args):
     )
 
 
-@command("check", CheckArgs, idempotent=True, cli_args=("target",))
+@command("check", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
 async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Check a checkbox, radio or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
     return (await set_checked(ctx, el, True)).to_wire()
 
 
-@command("uncheck", CheckArgs, idempotent=True, cli_args=("target",))
+@command("uncheck", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
@@ -395,7 +396,7 @@ class ScrollArgs(Args):
     )
 
 
-@command("scroll", ScrollArgs, cli_args=("target",))
+@command("scroll", ScrollArgs, answers.Scroll, cli_args=("target",))
 async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
     """Scroll TARGET's scroller (or the page) --by PIXELS or --to top|bottom; or --until TARGET.
 
@@ -421,7 +422,7 @@ class WaitArgs(Args):
     idle: bool = Field(default=False, description="Until the DOM has been quiet for a moment.")
 
 
-@command("wait", WaitArgs, timeout_ms=10_000, read_only=True)
+@command("wait", WaitArgs, answers.Wait, timeout_ms=10_000, read_only=True)
 async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
     """Wait for one condition, within --timeout-ms (default 10 s)."""
     chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (

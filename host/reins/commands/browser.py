@@ -1,4 +1,4 @@
-"""Bridge commands: status, tabs, navigation, raw allowlisted CDP, stats."""
+"""Bridge commands: status, tabs, navigation, stats, dialogs."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from reins._errors import (
 from reins.bridge.command import Args, Command, NoArgs, cli_hints, command
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.memory import allocator
+from reins.commands import answers
 from reins.page.crash import CrashWatch, is_crashed, refuse_if_crashed
 from reins.page.dialogs import (
     ANSWER_SETTLE_S,
@@ -27,7 +28,6 @@ from reins.page.dialogs import (
     watch_dialogs,
 )
 from reins.page.navigation import document_info, settle, wait_for_new_document
-from reins.page.world import note_raw_answer, reaches_own_world
 
 __all__ = ["COMMANDS"]
 
@@ -57,7 +57,9 @@ EXTENSION_ANSWER_MS = 1500
 # Not MCP tools: `status`, `stats` and `ping` describe reins itself (an MCP agent learns of a missing
 # browser from any tool's `not_connected` error, and `tabs` names the current tab); `settle` is the
 # host's own; `cdp` is left out on purpose (see its declaration).
-@command("status", NoArgs, needs_tab=False, read_only=True, timeout_ms=3000, on_mcp=False)
+@command(
+    "status", NoArgs, answers.Status, needs_tab=False, read_only=True, timeout_ms=3000, on_mcp=False
+)
 async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Host, extension and current tab."""
     host = ctx.host
@@ -107,7 +109,7 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return out
 
 
-@command("tabs", NoArgs, needs_tab=False, read_only=True)
+@command("tabs", NoArgs, answers.Tabs, needs_tab=False, read_only=True)
 async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """List the browser's tabs: * marks the one commands use, reins the ones reins may drive."""
     host = ctx.host
@@ -121,7 +123,9 @@ class TabNewArgs(Args):
     url: str | None = Field(default=None, description="What to open (default: a blank tab).")
 
 
-@command("tab_new", TabNewArgs, needs_tab=False, timeout_ms=30_000, cli_args=("url",))
+@command(
+    "tab_new", TabNewArgs, answers.TabOpened, needs_tab=False, timeout_ms=30_000, cli_args=("url",)
+)
 async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
     """Open a tab of reins's own and make it the one later commands use.
 
@@ -149,7 +153,9 @@ class TabIdArgs(Args):
     )
 
 
-@command("tab_select", TabIdArgs, needs_tab=False, idempotent=True, cli_args=("id",))
+@command(
+    "tab_select", TabIdArgs, answers.TabChosen, needs_tab=False, idempotent=True, cli_args=("id",)
+)
 async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
     """Make tab ID the one later commands use; a tab of the user's is handed over to reins.
 
@@ -178,7 +184,13 @@ class TabShowArgs(Args):
 
 
 @command(
-    "tab_show", TabShowArgs, watch_dialogs=False, dialog_free=True, probe=False, cli_args=("id",)
+    "tab_show",
+    TabShowArgs,
+    answers.TabChosen,
+    watch_dialogs=False,
+    dialog_free=True,
+    probe=False,
+    cli_args=("id",),
 )
 async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
     """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
@@ -188,7 +200,7 @@ async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
     return {"tab": _tab_view(tab, ctx.host)}
 
 
-@command("tab_close", TabCloseArgs, needs_tab=False, cli_args=("id",))
+@command("tab_close", TabCloseArgs, answers.TabClosed, needs_tab=False, cli_args=("id",))
 async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
     """Close tab ID (default: the current tab); only tabs reins may drive. In a browser `reins
     launch` started, its last tab is replaced by a blank one first (the browser would end)."""
@@ -258,6 +270,7 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
 @command(
     "navigate",
     NavigateArgs,
+    answers.Page,
     timeout_ms=30_000,
     probe=False,
     idempotent=True,
@@ -299,19 +312,19 @@ async def _history_step(ctx: CommandContext, step: int) -> dict[str, Any]:
     return _page(await wait_for_new_document(ctx, old, expect_url=entries[index].get("url")))
 
 
-@command("back", NoArgs, timeout_ms=30_000)
+@command("back", NoArgs, answers.Page, timeout_ms=30_000)
 async def back(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Go back one page in the tab's history."""
     return await _history_step(ctx, -1)
 
 
-@command("forward", NoArgs, timeout_ms=30_000)
+@command("forward", NoArgs, answers.Page, timeout_ms=30_000)
 async def forward(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Go forward one page in the tab's history."""
     return await _history_step(ctx, +1)
 
 
-@command("reload", NoArgs, timeout_ms=30_000, probe=False, idempotent=True)
+@command("reload", NoArgs, answers.Page, timeout_ms=30_000, probe=False, idempotent=True)
 async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Reload the tab and wait until it has settled."""
     old = await _origin(ctx)
@@ -319,78 +332,20 @@ async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     return _page(await wait_for_new_document(ctx, old))
 
 
-@command("settle", NoArgs, read_only=True, on_cli=False, on_mcp=False)
+@command("settle", NoArgs, answers.Page, read_only=True, on_cli=False, on_mcp=False)
 async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Wait until the page has loaded and its DOM has been quiet for a moment."""
     return _page(await settle(ctx))
 
 
-class CdpArgs(Args):
-    method: str = Field(
-        min_length=3,
-        max_length=128,
-        description="An allowlisted DevTools method, e.g. Runtime.evaluate.",
-    )
-    params: dict[str, Any] = Field(default_factory=dict, description="Its parameters.")
-    session_id: str | None = Field(
-        default=None,
-        description="A child session (an iframe's).",
-        json_schema_extra=cli_hints(hidden=True),
-    )
-
-
-# Not an MCP tool. Raw CDP would let a tool call run page JavaScript past the profile's evaluate
-# switch (`Runtime.evaluate` is allowlisted for reins's own page scripts; `reins config evaluate off`
-# gates only `eval`), its answers are raw protocol objects of any size, and it reports no effect.
-# Hosts approve MCP tools by name, often once for good; every typed command is there instead.
-# Allowlisted for a command that checks more than the extension can: raw, they would skip that
-# check (DOM.setFileInputFiles: `reins upload` keeps files to the directories the user allows).
-# DOMDebugger.getEventListeners: detection asks it about candidates it names itself; raw, it
-# answers handles of any element's listener functions.
-_COMMAND_ONLY = {
-    "DOM.setFileInputFiles": "reins upload",
-    "DOMDebugger.getEventListeners": "reins state",
-}
-# An explicit execution context, raw, is refused whatever its id: the extension lets through only
-# reins's own world, and that world is reins's vantage point over the page — code an agent put
-# there (its own JSON.stringify, getters) would be what every later read sees (docs/security.md).
-_CONTEXT_PARAMS = frozenset({"contextId", "uniqueContextId", "executionContextId"})
-
-
-@command("cdp", CdpArgs, cli_args=("method", "params"), on_mcp=False)
-async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
-    """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
-    owner = _COMMAND_ONLY.get(args.method)
-    if owner is not None:
-        raise BrowserError(
-            f"{args.method} runs only through `{owner}`", code="cdp_blocked", hint=f"use `{owner}`"
-        )
-    named = sorted(_CONTEXT_PARAMS & args.params.keys())
-    if named:
-        raise BrowserError(
-            f"{args.method} with {named[0]} is refused: raw CDP runs only in the page's own world",
-            code="cdp_blocked",
-            hint=f"leave {named[0]} out",
-        )
-    if reaches_own_world(ctx, args.params, args.session_id):
-        raise BrowserError(
-            f"{args.method}: that object is reins's own (its isolated world), not the page's",
-            code="cdp_blocked",
-            hint="use a handle raw CDP was given in this tab (the page's own world)",
-        )
-    answer = await ctx.cdp(args.method, args.params, session_id=args.session_id)
-    note_raw_answer(ctx, answer, args.session_id)
-    return {"result": answer}
-
-
-@command("stats", NoArgs, needs_tab=False, read_only=True, on_mcp=False)
+@command("stats", NoArgs, answers.Stats, needs_tab=False, read_only=True, on_mcp=False)
 async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Per command: count, failures by code, duration percentiles."""
     # pending_requests: extension requests in flight (0 when idle: nothing left by an aborted eval).
     return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
-@command("ping", NoArgs, needs_tab=False, read_only=True, on_cli=False, on_mcp=False)
+@command("ping", NoArgs, answers.Pong, needs_tab=False, read_only=True, on_cli=False, on_mcp=False)
 async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
     """Is the host up, and is the extension connected to it?"""
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
@@ -413,6 +368,7 @@ class DialogArgs(Args):
 @command(
     "dialog",
     DialogArgs,
+    answers.DialogState,
     watch_dialogs=False,
     dialog_free=True,
     probe=False,
@@ -483,7 +439,6 @@ COMMANDS: tuple[Command[Any], ...] = (
     forward,
     reload,
     settle_cmd,
-    cdp,
     stats,
     ping,
     dialog,

@@ -36,6 +36,9 @@ Errors: a thrown exception or rejected promise is ``eval_exception`` with ``exce
 line), ``stack``, and ``line``/``column`` (1-based, in the script as given) and ``url`` when known.
 With evaluate switched off for the profile (``reins config evaluate off``) the answer is
 ``evaluate_disabled`` and nothing reaches the page.
+
+Here too ``reins cdp``: one allowlisted DevTools command, raw (not an MCP tool; see its
+declaration for what it refuses).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from reins.act.locate import resolve_target
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import HEADROOM_MS, Deadline
+from reins.commands import answers
 from reins.page.call import (
     SOURCE_URL,
     ScriptStopped,
@@ -64,7 +68,7 @@ from reins.page.call import (
     page_function,
 )
 from reins.page.remote import MAX_RESULT_BYTES, describe_remote, from_serialized
-from reins.page.world import in_page_world
+from reins.page.world import in_page_world, note_raw_answer, reaches_own_world
 from reins.setup.config import evaluate_enabled
 
 __all__ = ["COMMANDS", "SCRIPT_HEADROOM_MS", "script_timeout_ms"]
@@ -271,7 +275,7 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
     return shaped
 
 
-@command("eval", EvalArgs, timeout_ms=10_000, cli_args=("expression",))
+@command("eval", EvalArgs, answers.Evaluated, timeout_ms=10_000, cli_args=("expression",))
 async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> dict[str, Any]:
     """Run JavaScript in the page (EXPRESSION, `-` reads stdin) and print its result.
 
@@ -310,4 +314,62 @@ def _release_soon(call: _Call) -> None:
     task.add_done_callback(_RELEASING.discard)
 
 
-COMMANDS: tuple[Command[Any], ...] = (eval_cmd,)
+class CdpArgs(Args):
+    method: str = Field(
+        min_length=3,
+        max_length=128,
+        description="An allowlisted DevTools method, e.g. Runtime.evaluate.",
+    )
+    params: dict[str, Any] = Field(default_factory=dict, description="Its parameters.")
+    session_id: str | None = Field(
+        default=None,
+        description="A child session (an iframe's).",
+        json_schema_extra=cli_hints(hidden=True),
+    )
+
+
+# Not an MCP tool. Raw CDP would let a tool call run page JavaScript past the profile's evaluate
+# switch (`Runtime.evaluate` is allowlisted for reins's own page scripts; `reins config evaluate off`
+# gates only `eval`), its answers are raw protocol objects of any size, and it reports no effect.
+# Hosts approve MCP tools by name, often once for good; every typed command is there instead.
+# Allowlisted for a command that checks more than the extension can: raw, they would skip that
+# check (DOM.setFileInputFiles: `reins upload` keeps files to the directories the user allows).
+# DOMDebugger.getEventListeners: detection asks it about candidates it names itself; raw, it
+# answers handles of any element's listener functions.
+_COMMAND_ONLY = {
+    "DOM.setFileInputFiles": "reins upload",
+    "DOMDebugger.getEventListeners": "reins state",
+}
+# An explicit execution context, raw, is refused whatever its id: the extension lets through only
+# reins's own world, and that world is reins's vantage point over the page — code an agent put
+# there (its own JSON.stringify, getters) would be what every later read sees (docs/security.md).
+_CONTEXT_PARAMS = frozenset({"contextId", "uniqueContextId", "executionContextId"})
+
+
+@command("cdp", CdpArgs, answers.CdpResult, cli_args=("method", "params"), on_mcp=False)
+async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
+    """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
+    owner = _COMMAND_ONLY.get(args.method)
+    if owner is not None:
+        raise BrowserError(
+            f"{args.method} runs only through `{owner}`", code="cdp_blocked", hint=f"use `{owner}`"
+        )
+    named = sorted(_CONTEXT_PARAMS & args.params.keys())
+    if named:
+        raise BrowserError(
+            f"{args.method} with {named[0]} is refused: raw CDP runs only in the page's own world",
+            code="cdp_blocked",
+            hint=f"leave {named[0]} out",
+        )
+    if reaches_own_world(ctx, args.params, args.session_id):
+        raise BrowserError(
+            f"{args.method}: that object is reins's own (its isolated world), not the page's",
+            code="cdp_blocked",
+            hint="use a handle raw CDP was given in this tab (the page's own world)",
+        )
+    answer = await ctx.cdp(args.method, args.params, session_id=args.session_id)
+    note_raw_answer(ctx, answer, args.session_id)
+    return {"result": answer}
+
+
+COMMANDS: tuple[Command[Any], ...] = (eval_cmd, cdp)

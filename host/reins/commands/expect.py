@@ -31,6 +31,7 @@ from reins.act.locate import count_matches, resolve_target
 from reins.act.targets import text_matches, text_query
 from reins.bridge.command import Args, Command, command
 from reins.bridge.context import CommandContext
+from reins.commands import answers
 from reins.commands.trace import read_evidence, with_steps
 from reins.observe.evidence import PageEvidence, redact_url, select
 from reins.page.call import evaluate, page_call
@@ -107,6 +108,7 @@ class ExpectValueArgs(Args):
 @command(
     "expect_value",
     ExpectValueArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target", "expected"),
@@ -135,6 +137,7 @@ async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, 
 @command(
     "expect_text",
     ExpectTextArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target", "expected"),
@@ -181,6 +184,7 @@ async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) ->
 @command(
     "expect_checked",
     ExpectTargetArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target",),
@@ -193,6 +197,7 @@ async def expect_checked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[st
 @command(
     "expect_unchecked",
     ExpectTargetArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target",),
@@ -205,6 +210,7 @@ async def expect_unchecked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[
 @command(
     "expect_visible",
     ExpectTargetArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target",),
@@ -223,6 +229,7 @@ async def expect_visible(ctx: CommandContext, args: ExpectTargetArgs) -> dict[st
 @command(
     "expect_hidden",
     ExpectTargetArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target",),
@@ -253,6 +260,7 @@ class ExpectCountArgs(Args):
 @command(
     "expect_count",
     ExpectCountArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("target", "count"),
@@ -282,6 +290,7 @@ class ExpectUrlArgs(Args):
 @command(
     "expect_url",
     ExpectUrlArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("pattern",),
@@ -306,6 +315,7 @@ class ExpectTitleArgs(Args):
 @command(
     "expect_title",
     ExpectTitleArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("expected",),
@@ -340,6 +350,7 @@ class ExpectNoErrorsArgs(Args):
 @command(
     "expect_no_errors",
     ExpectNoErrorsArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli="expect no-errors",
@@ -395,6 +406,7 @@ class ExpectRequestArgs(Args):
 @command(
     "expect_request",
     ExpectRequestArgs,
+    answers.Expectation,
     timeout_ms=EXPECT_TIMEOUT_MS,
     read_only=True,
     cli_args=("pattern",),

@@ -11,6 +11,7 @@ from reins._errors import ResolutionError
 from reins.act.locate import TextMatch, find_text, text_only
 from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
+from reins.commands import answers
 from reins.observe.annotate import Mark, annotate
 from reins.observe.page import (
     DEFAULT_SOURCE,
@@ -51,7 +52,7 @@ class StateArgs(Args):
     )
 
 
-@command("state", StateArgs, timeout_ms=30_000, read_only=True)
+@command("state", StateArgs, answers.State, timeout_ms=30_000, read_only=True)
 async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
     """The page's interactive elements, one line each: @ref role "name" value [flags]."""
     if not args.compare_sources:
@@ -71,7 +72,7 @@ class MapArgs(Args):
 
 
 # Not an MCP tool: the whole map is tens of thousands of tokens on a real page; `find` queries it.
-@command("map", MapArgs, timeout_ms=30_000, read_only=True, on_mcp=False)
+@command("map", MapArgs, answers.Map, timeout_ms=30_000, read_only=True, on_mcp=False)
 async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
     """The interaction map (JSON): elements, selectors, indexes, statistics."""
     return {"map": await current_map(ctx, force=args.force)}
@@ -103,7 +104,7 @@ def _found_view(e: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@command("find", FindArgs, read_only=True)
+@command("find", FindArgs, answers.Found, read_only=True)
 async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
     """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
     query = cast(MapQuery, args.model_dump(exclude_none=True))  # FindArgs: MapQuery's fields
@@ -142,7 +143,7 @@ class ScreenshotArgs(Args):
     full_page: bool = Field(default=False, description="The whole page, not only the viewport.")
 
 
-@command("screenshot", ScreenshotArgs, timeout_ms=30_000, read_only=True)
+@command("screenshot", ScreenshotArgs, answers.Screenshot, timeout_ms=30_000, read_only=True)
 async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any]:
     """A PNG of the tab; --annotate labels elements with the refs `state` prints. Password,
     one-time-code and card fields, and what `reins mask` rules name on the site, are filled."""

@@ -1,7 +1,8 @@
-"""The command reference (docs/commands.md), rendered from the table's description (pure).
+"""The command reference (docs/commands.md), rendered from the table's description and what its
+answer types say (``describe_answers``) (pure).
 
-Written with the CLI's description by ``scripts/generate`` and checked with
-it, so the docs list exactly the commands, arguments and budgets the host serves.
+Written with the CLI's description by ``scripts/generate`` and checked with it, so the docs list
+exactly the commands, arguments, budgets and answers the host serves.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ Every command also takes the global options `--json`, `--tab ID`, `--timeout-ms 
 `--profile NAME`. The budget is what a command gets without `--timeout-ms`. Read-only commands
 change nothing in the page or the browser. `reins mcp` offers the commands marked "MCP tool" as
 tools of that name, with the same arguments (snake_case: `--viewport-only` is `viewport_only`).
+What a command answers (`--json`, and MCP) is listed with it: every answer also holds `"ok": true`
+(an error: `{"ok": false, "error": {code, message, …}}`: agent-guide.md, "Errors"); a field marked
+"always" is in every answer, the others when they apply. The parts answers are made of follow the
+commands.
 """
 
 
@@ -39,7 +44,15 @@ def _kind(param: dict[str, Any]) -> str:
     return str(param["type"])
 
 
-def render_reference(description: dict[str, Any]) -> str:
+def _answer_table(fields: list[dict[str, Any]]) -> list[str]:
+    rows = ["| field | kind | |", "|---|---|---|"]
+    for f in fields:
+        always = " (always)" if f["always"] else ""
+        rows.append(f"| `{f['name']}` | {f['kind']}{always} | {f['meaning']} |")
+    return [*rows, ""]
+
+
+def render_reference(description: dict[str, Any], answers: dict[str, Any]) -> str:
     out = [_HEADER]
     for cmd in description["commands"]:
         if not cmd["words"]:
@@ -61,4 +74,12 @@ def render_reference(description: dict[str, Any]) -> str:
                 required = " (required)" if p["required"] and "flag" in p else ""
                 out.append(f"| `{label}` | {_kind(p)}{required} | {p.get('help', '')} |")
             out.append("")
+        out.append("Answers:\n")
+        out += _answer_table(answers["commands"][cmd["name"]])
+    out.append("## Parts of answers\n")
+    for name, part in answers["parts"].items():
+        out.append(f"### {name}\n")
+        if part["doc"]:
+            out.append(f"{part['doc']}\n")
+        out += _answer_table(part["fields"])
     return "\n".join(out).rstrip() + "\n"

@@ -19,17 +19,17 @@ import json
 import sys
 import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, Union, get_args, get_origin, is_typeddict
 
 from annotated_types import Ge, Gt, Le, Lt, MinLen
 from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
-from reins.bridge.command import Command, build_table, field_hints
+from reins.bridge.command import Command, answer_fields, build_table, field_hints
 from reins.commands import act, browser, eval, expect, observe, trace
 from reins.commands.reference import render_reference
 
-__all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_json"]
+__all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_answers", "describe_json"]
 
 DESCRIPTION_PATH = Path(__file__).parents[1] / "_generated" / "table.json"
 # The human reference beside the other docs, in a source checkout (not in an installed package).
@@ -52,6 +52,46 @@ def describe(table: dict[str, Command[Any]] | None = None) -> dict[str, Any]:
     """The table as plain JSON-able data: what the CLI (and docs, and tools) build from."""
     table = all_commands() if table is None else table
     return {"format": _FORMAT, "commands": [_command(cmd) for _, cmd in sorted(table.items())]}
+
+
+def describe_answers(table: dict[str, Command[Any]] | None = None) -> dict[str, Any]:
+    """What each command answers, from the answer types the table names, as plain data for
+    docs/commands.md: each command's fields, and the parts (TypedDicts) fields are made of."""
+    table = all_commands() if table is None else table
+    parts: dict[str, Any] = {}
+    commands = {name: _fields(cmd.answer, parts) for name, cmd in sorted(table.items())}
+    described: dict[str, Any] = {}
+    while len(described) < len(parts):  # a part's fields may name more parts
+        for name, part in list(parts.items()):
+            if name not in described:
+                doc = " ".join((part.__doc__ or "").split())
+                described[name] = {"doc": doc, "fields": _fields(part, parts)}
+    return {"commands": commands, "parts": dict(sorted(described.items()))}
+
+
+def _fields(answer: Any, parts: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"name": name, "kind": _answer_kind(hint, parts), "always": always, "meaning": meaning}
+        for name, hint, always, meaning in answer_fields(answer)
+    ]
+
+
+def _answer_kind(hint: Any, parts: dict[str, Any]) -> str:
+    """A field's type in words, naming the parts it is made of (collected in ``parts``)."""
+    origin = get_origin(hint)
+    if is_typeddict(hint):
+        parts[hint.__name__] = hint
+        return f"[{hint.__name__}](#{hint.__name__.lower()})"
+    if origin is Literal:
+        return " or ".join(json.dumps(a) for a in get_args(hint))
+    if origin in (Union, types.UnionType):
+        return " or ".join(_answer_kind(a, parts) for a in get_args(hint))
+    if origin is list:
+        return "list of " + _answer_kind(get_args(hint)[0], parts)
+    if origin is dict:
+        return "object"
+    names = {str: "string", int: "int", float: "number", bool: "bool", type(None): "null"}
+    return names.get(hint, "any")
 
 
 def describe_json(table: dict[str, Command[Any]] | None = None) -> str:
@@ -153,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     description = describe()
     fresh = {DESCRIPTION_PATH: json.dumps(description, indent=1, ensure_ascii=False) + "\n"}
     if REFERENCE_PATH.parent.is_dir():
-        fresh[REFERENCE_PATH] = render_reference(description)
+        fresh[REFERENCE_PATH] = render_reference(description, describe_answers())
     if opts.write:
         for path, text in fresh.items():
             path.write_text(text, encoding="utf-8")

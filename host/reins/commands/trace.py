@@ -14,6 +14,7 @@ from reins._errors import ActionError, BrowserError, DeadlineExceeded, UsageErro
 from reins.bridge.command import Args, Command, NoArgs, command
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import HANDOFF
+from reins.commands import answers
 from reins.observe.evidence import CaptureSwitch, PageEvidence, select, since_ms, tick
 from reins.page.dialogs import DialogWatch
 from reins.trace.tracefile import TRACE_FILE, iso
@@ -45,6 +46,7 @@ class TraceStartArgs(Args):
 @command(
     "trace_start",
     TraceStartArgs,
+    answers.TraceStarted,
     needs_tab=False,
     watch_dialogs=False,
     dialog_free=True,
@@ -80,6 +82,7 @@ async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> dict[str, An
 @command(
     "trace_stop",
     NoArgs,
+    answers.TraceStopped,
     needs_tab=False,
     watch_dialogs=False,
     dialog_free=True,
@@ -155,7 +158,7 @@ def _capture_note(evidence: PageEvidence, installed: bool) -> dict[str, Any]:
     }
 
 
-@command("console", ConsoleArgs, read_only=True, dialog_free=True)
+@command("console", ConsoleArgs, answers.Console, read_only=True, dialog_free=True)
 async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
     """What the page logged: console errors and warnings, uncaught exceptions, unhandled
     rejections (captured page-side from the first reins command on a document)."""
@@ -167,7 +170,7 @@ async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
     }
 
 
-@command("network", NetworkArgs, read_only=True, dialog_free=True)
+@command("network", NetworkArgs, answers.Network, read_only=True, dialog_free=True)
 async def network(ctx: CommandContext, args: NetworkArgs) -> dict[str, Any]:
     """The page's requests from resource timing: URL (query values hidden), status, type,
     duration; --failed for >= 400 and network errors. Never headers, bodies or cookies."""
@@ -196,6 +199,7 @@ _HANDOFF_MARGIN_MS = 1500
 @command(
     "handoff",
     HandoffArgs,
+    answers.HandedOff,
     timeout_ms=300_000,
     watch_dialogs=False,
     dialog_free=True,
