@@ -86,12 +86,23 @@ def test_a_hello_is_good_once_and_only_within_the_time_window() -> None:
 
 
 def test_the_first_line_is_split_within_its_limit() -> None:
+    assert handshake.split_hello(b"") is None
     assert handshake.split_hello(b'{"hello"') is None
-    assert handshake.split_hello(b"a\nb\n") == (b"a", b"b\n")
+    assert handshake.split_hello(b'{"a": 1}\nb\n') == (b'{"a": 1}', b"b\n")
     with pytest.raises(handshake.HelloRefused):
-        handshake.split_hello(b"x" * (handshake.MAX_HELLO + 1))
+        handshake.split_hello(b"{" + b" " * handshake.MAX_HELLO)
     with pytest.raises(handshake.HelloRefused):
-        handshake.split_hello(b"x" * (handshake.MAX_HELLO + 1) + b"\n")
+        handshake.split_hello(b"{" + b" " * handshake.MAX_HELLO + b"\n")
+
+
+@pytest.mark.parametrize(
+    "start", [b"G", b"GET / HTTP/1.1\r\n", b"\x00\xff", b'{"hello": "\xc3\xa9', b"{\t"]
+)
+def test_what_cannot_become_a_hello_is_refused_at_once(start: bytes) -> None:
+    """Not a JSON object of ASCII text: refused on its first bytes, not at the end of the wait
+    (a stranger's garbage held the hello slot for the whole wait before)."""
+    with pytest.raises(handshake.HelloRefused):
+        handshake.split_hello(start)
 
 
 def test_an_endpoint_file_that_is_not_one_reads_as_none(tmp_path: Path) -> None:

@@ -115,15 +115,23 @@ def client_hello(secret: bytes, now_ms: int, nonce: str | None = None) -> tuple[
     return nonce, json.dumps(line).encode() + b"\n"
 
 
+# What a hello's line is made of: a JSON object of ASCII text (json.dumps, client_hello).
+_HELLO_BYTES = frozenset(range(0x20, 0x7F))
+
+
 def split_hello(buffer: bytes, *, max_size: int = MAX_HELLO) -> tuple[bytes, bytes] | None:
     """The first line and what follows it, or None while it is incomplete; a first line over
-    ``max_size`` bytes (or no line within them) is refused."""
+    ``max_size`` bytes (or no line within them) is refused, and so, at once, is one that cannot
+    become a hello (not a JSON object, or bytes no hello has), rather than at the end of the wait."""
     end = buffer.find(b"\n", 0, max_size + 1)
+    line = buffer if end < 0 else buffer[:end]
+    if line[:1] not in (b"", b"{") or not _HELLO_BYTES.issuperset(line[: max_size + 1]):
+        raise HelloRefused("not a hello")
     if end < 0:
         if len(buffer) > max_size:
             raise HelloRefused(f"no hello within {max_size} bytes")
         return None
-    return buffer[:end], buffer[end + 1 :]
+    return line, buffer[end + 1 :]
 
 
 class NonceBook:
