@@ -202,15 +202,17 @@ export async function probe(el, opts) {
     && inView(el) && sameBox(opts.seen, box(el));
   if (opts.scroll && !seenThere) scrollIntoView(el, ALIGNMENTS[opts.align || 0]);
   const b1 = box(el);
-  const deferred = !seenThere && opts.defer === true;
+  // opts.stable false: the action presses no point (fill, type, select), stability is not asked.
+  const asked = opts.stable !== false;
+  const deferred = asked && !seenThere && opts.defer === true;
   if (deferred) deferSecondLook(el, b1);
-  else if (!seenThere) await nextFrame();
+  else if (asked && !seenThere) await nextFrame();
   if (!el.isConnected) return { state: "detached" };
-  const b2 = seenThere || deferred ? b1 : box(el);
+  const b2 = seenThere || deferred || !asked ? b1 : box(el);
   // A transition that has just started shows the same box for its first frame: a running
   // animation of where the element or an ancestor is (not its colour, not a spinner's opacity)
   // is movement too.
-  const stable = sameBox(b1, b2) && !movingNow(el);
+  const stable = asked ? sameBox(b1, b2) && !movingNow(el) : null;
   const win = el.ownerDocument.defaultView;
   const style = win.getComputedStyle(el);
   const visible = b2[2] > 0 && b2[3] > 0 && style.visibility !== "hidden" && style.display !== "none";

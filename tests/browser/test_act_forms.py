@@ -111,6 +111,36 @@ def test_target_that_appears_late_is_waited_for(browser: Browser, page: Any) -> 
     assert page_log(browser) == ["late:shown", "late:click"]
 
 
+_DRIFTING = """
+const style = document.createElement('style');
+style.textContent = '@keyframes drift { from { transform: translateX(0) } to { transform: translateX(40px) } }'
+  + ' #drifting, #drifting-plan { animation: drift 700ms linear infinite alternate; }';
+document.head.append(style);
+const field = document.createElement('input');
+field.id = 'drifting';
+const plan = document.createElement('select');
+plan.id = 'drifting-plan';
+plan.innerHTML = '<option>Basic</option><option>Enterprise</option>';
+document.body.append(field, plan);
+"""
+
+
+def test_fill_and_select_ask_no_stillness_of_a_field_that_keeps_moving(
+    browser: Browser, page: Any
+) -> None:
+    """fill, type and select press no point, so they check no stability (as Playwright's
+    rules for them): a field that never stops drifting is filled, where a click would wait."""
+    tab = str(page("static/act-edge.html")[0])
+    browser.js(_DRIFTING)
+    body = browser.ok("fill", "#drifting", "Meals", "--timeout-ms", "4000", "--tab", tab)
+    assert body["value"] == "Meals", body
+    assert browser.js("return document.getElementById('drifting').value") == "Meals"
+    browser.ok("select", "#drifting-plan", "Enterprise", "--timeout-ms", "4000", "--tab", tab)
+    assert browser.js("return document.getElementById('drifting-plan').value") == "Enterprise"
+    code, moved = browser.cli("click", "#drifting", "--timeout-ms", "1500", "--tab", tab)
+    assert code != 0 and moved["error"]["code"] == "not_stable", moved
+
+
 @pytest.mark.parametrize("how", ["__move", "__jsmove"])
 def test_moving_target_is_clicked_once_it_is_still(browser: Browser, page: Any, how: str) -> None:
     """A selector's probe leaves its second look of "stable" to the press's batch (taken after

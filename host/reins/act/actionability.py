@@ -96,12 +96,14 @@ async def actionable_point(
     need_editable: bool = False,
     first_probe: Probe | None = None,
     defer_stable: bool = False,
+    need_stable: bool = True,
 ) -> Point | None:
     """Scroll into view and run the checks until they pass or the budget ends. ``first_probe``:
     the first probe's answer, taken already (with a ref's lookup: ``Resolved.probed``).
     ``defer_stable``: a probe that would wait a frame for its second look leaves it to the
     press's batch instead (the Point says ``deferred``; the caller's press must check it:
-    act/guarded.py, ``steady``).
+    act/guarded.py, ``steady``). ``need_stable`` False: an action that presses no point (fill,
+    type, select: Playwright's rules for them check no stability either) waits no frame for it.
 
     Returns None when the element has no usable point (no box); raises the last failure (obscured,
     not_visible, not_stable, disabled, not_editable) when the budget runs out.
@@ -130,6 +132,7 @@ async def actionable_point(
                     "align": covered % _ALIGNMENTS,
                     "seen": el.seen_box,
                     "defer": defer_stable and el.session_id is None,
+                    "stable": need_stable,
                 },
                 session_id=el.session_id,
                 await_promise=True,
@@ -156,7 +159,7 @@ async def actionable_point(
                 code="not_visible",
                 transient=True,
             )
-        if not probe.get("stable"):
+        if need_stable and not probe.get("stable"):
             raise ResolutionError("the element is moving", code="not_stable", transient=True)
         if probe.get("offscreen"):
             raise ResolutionError(

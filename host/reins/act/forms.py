@@ -105,7 +105,9 @@ async def fill_element(
     action, which also reads the field's text once the page has settled."""
 
     async def do(target: Resolved) -> tuple[StateRead | None, FillFields]:
-        await actionable_point(ctx, target, need_editable=True, first_probe=target.probed)
+        await actionable_point(
+            ctx, target, need_editable=True, first_probe=target.probed, need_stable=False
+        )
         before, ready = await _enter(ctx, target, "end" if append else "all", text)
         if ready is None or not ready.get("ok"):
             why = ready.get("why") if ready is not None else "unknown"
@@ -303,7 +305,7 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
     options it last had."""
 
     async def choose(target: Resolved) -> dict[str, list[Option]]:
-        await actionable_point(ctx, target)
+        await actionable_point(ctx, target, need_stable=False)
         answer = await call_function(
             ctx,
             target.object_id,

@@ -110,7 +110,8 @@ class Probe(TypedDict, total=False):
 
     state: str
     visible: bool
-    stable: bool
+    stable: bool | None  # None: not asked (ProbeOptions.stable)
+    deferred: bool  # the second look of stable is left to the press (ProbeOptions.defer)
     disabled: bool
     readonly: bool
     zeroBox: bool
@@ -128,11 +129,15 @@ def probe_of(value: object) -> Probe | None:
 
 class ProbeOptions(TypedDict):
     """What the probe is asked: to scroll the element into view, at which of the alignments,
-    and the box the latest observation saw it at (the first of the stability check's looks)."""
+    and the box the latest observation saw it at (the first of the stability check's looks);
+    ``defer``: leave the second look of stable to the press's batch (act/guarded.py, steady);
+    ``stable`` False: not to check it at all (fill, type, select: no point is pressed)."""
 
     scroll: bool
     align: int
     seen: list[float] | None
+    defer: NotRequired[bool]
+    stable: NotRequired[bool]
 
 
 class Recovery(TypedDict):
