@@ -6,11 +6,11 @@ docs/commands.md is what the table and the answer types say now."""
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Any, TypedDict, get_type_hints
 
 import pytest
 from reins._errors import ReinsError
-from reins.bridge.command import NoArgs, answer_fields, command
+from reins.bridge.command import Command, NoArgs, answer_fields, command
 from reins.bridge.context import CommandContext
 from reins.commands import answers
 from reins.commands.reference import render_reference
@@ -33,6 +33,34 @@ def test_every_field_of_every_answer_says_what_it_means() -> None:
     fields += [(part, f) for part, p in DESCRIBED["parts"].items() for f in p["fields"]]
     unsaid = [f"{owner}.{f['name']}" for owner, f in fields if not f["meaning"].strip()]
     assert not unsaid, f"fields without a meaning (Annotated[type, 'meaning']): {unsaid}"
+
+
+def _returns(cmd: Command[Any]) -> Any:
+    return get_type_hints(cmd.handler).get("return")
+
+
+def test_every_handler_returns_the_answer_its_declaration_names() -> None:
+    """mypy --strict then holds what a handler builds to that type (bridge/command.py)."""
+    wrong = {
+        name: (_returns(cmd), cmd.answer)
+        for name, cmd in TABLE.items()
+        if _returns(cmd) is not cmd.answer
+    }
+    assert not wrong, f"handlers whose return annotation is not their answer type: {wrong}"
+
+
+def test_a_handler_returning_another_type_is_found() -> None:
+    async def loose(ctx: CommandContext, args: NoArgs) -> dict[str, Any]:
+        """Help."""
+        return {}
+
+    async def other(ctx: CommandContext, args: NoArgs) -> answers.Check:
+        """Help."""
+        return {"effect": {}, "warnings": []}
+
+    for handler in (loose, other):
+        cmd = command("clicked", NoArgs, answers.Click)(handler)
+        assert _returns(cmd) is not cmd.answer
 
 
 def test_a_command_without_an_answer_type_is_refused() -> None:

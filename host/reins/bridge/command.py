@@ -24,7 +24,9 @@ from typing import (
     Annotated,
     Any,
     Generic,
+    Protocol,
     TypeVar,
+    cast,
     get_args,
     get_origin,
     get_type_hints,
@@ -45,12 +47,15 @@ __all__ = [
     "Command",
     "NoArgs",
     "answer_fields",
+    "answered",
     "build_table",
     "cli_hints",
     "command",
 ]
 
 A = TypeVar("A", bound=BaseModel)
+# What a handler answers: the TypedDict its declaration names (``command(..., answers, ...)``).
+R = TypeVar("R")
 
 # What a command gets when neither it nor the caller names a budget.
 DEFAULT_TIMEOUT_MS = 15_000
@@ -109,6 +114,8 @@ def cli_hints(
     return CliHints(hints)
 
 
+# A handler as the dispatcher runs it: its answer is plain data there (a TypedDict is a dict at run
+# time); ``command`` checks, statically, that it returns the type its declaration names.
 Handler = Callable[[CommandContext, A], Awaitable[dict[str, Any]]]
 
 
@@ -150,7 +157,7 @@ class Command(Generic[A]):
 def command(
     name: str,
     args: type[A],
-    answers: Any,
+    answers: type[R],
     *,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     needs_tab: bool = True,
@@ -164,16 +171,17 @@ def command(
     cli_args: Iterable[str] = (),
     on_cli: bool = True,
     on_mcp: bool = True,
-) -> Callable[[Handler[A]], Command[A]]:
+) -> Callable[[Callable[[CommandContext, A], Awaitable[R]]], Command[A]]:
     """Declare a command; the decorated handler's docstring is its help, ``answers`` the
-    TypedDict of what it answers (its fields' meanings ``Annotated`` on them).
+    TypedDict of what it answers (its fields' meanings ``Annotated`` on them), which the handler
+    returns (mypy holds it to that).
 
     cli: its words on the command line (default: the name, ``_`` read as a space); cli_args: the
     fields taken as positional arguments, in order (the others are options); on_cli=False: the
     host serves it but the CLI does not offer it; on_mcp=False: not a tool of ``reins mcp``.
     """
 
-    def wrap(fn: Handler[A]) -> Command[A]:
+    def wrap(fn: Callable[[CommandContext, A], Awaitable[R]]) -> Command[A]:
         doc = inspect.cleandoc(fn.__doc__ or "").strip()
         if not doc:
             raise ReinsError(
@@ -194,7 +202,7 @@ def command(
         return Command(
             name,
             args,
-            fn,
+            cast("Handler[A]", fn),
             doc,
             answer=answers,
             timeout_ms=timeout_ms,
@@ -211,6 +219,19 @@ def command(
         )
 
     return wrap
+
+
+class Written(Protocol):
+    """A typed answer that writes itself for the wire (act/answers.py)."""
+
+    def to_wire(self) -> dict[str, Any]: ...
+
+
+def answered(answer: Written, shape: type[R]) -> R:
+    """``answer.to_wire()`` as the answer type its command declares (``shape``). ``to_wire()``
+    writes plain data; that it writes only declared fields is checked on the recorded answers
+    (tests/unit/test_answers_declared.py), which pin its keys byte for byte (test_wire.py)."""
+    return cast(R, answer.to_wire())
 
 
 def answer_fields(answer: Any) -> list[tuple[str, Any, bool, str]]:

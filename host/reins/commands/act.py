@@ -4,7 +4,7 @@ uncheck, scroll, wait, mouse move|down|up|wheel."""
 from __future__ import annotations
 
 import fnmatch
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ConfigDict, Field
 
@@ -23,7 +23,7 @@ from reins.act.pointer import click_element, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
 from reins.act.targets import text_query
 from reins.act.upload import upload_files
-from reins.bridge.command import Args, Command, cli_hints, command
+from reins.bridge.command import Args, Command, answered, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.commands import answers
 from reins.observe.page import MapQuery
@@ -78,7 +78,7 @@ class ClickArgs(SmartArgs):
     )
 
 
-async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str, Any]:
+async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> answers.Click:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
     press = None if args.mode == "js" else pointer_press(ctx, clicks=clicks, button=args.button)
@@ -91,32 +91,30 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> dict[str,
         press=press,
         control=True,
     )
-    clicked = await click_element(
-        ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js"
-    )
-    return clicked.to_wire()
+    clicked = click_element(ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js")
+    return answered(await clicked, answers.Click)
 
 
 @command("click", ClickArgs, answers.Click, cli_args=("target",))
-async def click(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+async def click(ctx: CommandContext, args: ClickArgs) -> answers.Click:
     """Click TARGET with real mouse events (or --text T [--index N] [--type X])."""
     return await _click(ctx, args, 1)
 
 
 @command("dblclick", ClickArgs, answers.Click, cli_args=("target",))
-async def dblclick(ctx: CommandContext, args: ClickArgs) -> dict[str, Any]:
+async def dblclick(ctx: CommandContext, args: ClickArgs) -> answers.Click:
     """Double-click TARGET with real mouse events."""
     return await _click(ctx, args, 2)
 
 
 @command("hover", SmartArgs, answers.Click, idempotent=True, cli_args=("target",))
-async def hover(ctx: CommandContext, args: SmartArgs) -> dict[str, Any]:
+async def hover(ctx: CommandContext, args: SmartArgs) -> answers.Click:
     """Move the mouse over TARGET."""
     press = pointer_press(ctx, hover_only=True)
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, press=press
     )
-    return (await click_element(ctx, el, hover_only=True)).to_wire()
+    return answered(await click_element(ctx, el, hover_only=True), answers.Click)
 
 
 class FillArgs(SmartArgs):
@@ -124,7 +122,7 @@ class FillArgs(SmartArgs):
 
 
 @command("fill", FillArgs, answers.Fill, idempotent=True, cli_args=("target", "value"))
-async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+async def fill(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     """Replace the text of TARGET with VALUE and verify what the page kept.
 
     Date, time, datetime-local, month, week, color and range inputs take VALUE in their own
@@ -133,11 +131,11 @@ async def fill(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return (await fill_element(ctx, el, args.value)).to_wire()
+    return answered(await fill_element(ctx, el, args.value), answers.Fill)
 
 
 @command("type", FillArgs, answers.Fill, cli_args=("target", "value"))
-async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
+async def type_(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     """Type VALUE at the end of TARGET's text, as key presses on a US keyboard.
 
     Characters no key types (é, emoji, CJK) are inserted as text; a key the page cancels
@@ -145,7 +143,7 @@ async def type_(ctx: CommandContext, args: FillArgs) -> dict[str, Any]:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return (await fill_element(ctx, el, args.value, append=True)).to_wire()
+    return answered(await fill_element(ctx, el, args.value, append=True), answers.Fill)
 
 
 class PressArgs(Args):
@@ -159,7 +157,7 @@ class PressArgs(Args):
 
 
 @command("press", PressArgs, answers.Press, cli_args=("keys", "target"))
-async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
+async def press(ctx: CommandContext, args: PressArgs) -> answers.Press:
     """Press KEYS (Enter, Control+A, Shift+Tab, +, Numpad1…) on TARGET, or on what has focus.
 
     A character that needs Shift on a US keyboard is pressed with Shift (+ is Shift+Equal)."""
@@ -173,7 +171,7 @@ async def press(ctx: CommandContext, args: PressArgs) -> dict[str, Any]:
             await press_keys(ctx, chord, KeysFor(target.object_id, target.session_id))
             return {"keys": args.keys}
 
-        return (await act_on(ctx, el, do)).to_wire()
+        return answered(await act_on(ctx, el, do), answers.Press)
     await press_keys(ctx, chord)
     return {"keys": args.keys, "effect": {}, "warnings": []}
 
@@ -187,10 +185,10 @@ class SelectArgs(Args):
 
 
 @command("select", SelectArgs, answers.Select, idempotent=True, cli_args=("target", "values"))
-async def select(ctx: CommandContext, args: SelectArgs) -> dict[str, Any]:
+async def select(ctx: CommandContext, args: SelectArgs) -> answers.Select:
     """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return (await select_options(ctx, el, args.values)).to_wire()
+    return answered(await select_options(ctx, el, args.values), answers.Select)
 
 
 class ChooseArgs(Args):
@@ -204,10 +202,10 @@ class ChooseArgs(Args):
 
 
 @command("choose", ChooseArgs, answers.Choose, cli_args=("target", "option"))
-async def choose(ctx: CommandContext, args: ChooseArgs) -> dict[str, Any]:
+async def choose(ctx: CommandContext, args: ChooseArgs) -> answers.Choose:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return (await choose_option(ctx, el, args.option)).to_wire()
+    return answered(await choose_option(ctx, el, args.option), answers.Choose)
 
 
 def _no_caller_dir(schema: dict[str, Any]) -> None:
@@ -243,14 +241,14 @@ class UploadArgs(Args):
 # `cwd` is the front end's own directory: the CLI sends os.getcwd() (cli/quirks.py), `reins mcp`
 # its own (mcp/answers.py prepare_args), never one the agent names (docs/security.md).
 @command("upload", UploadArgs, answers.Upload, cli_args=("target", "files"))
-async def upload(ctx: CommandContext, args: UploadArgs) -> dict[str, Any]:
+async def upload(ctx: CommandContext, args: UploadArgs) -> answers.Upload:
     """Attach FILE(s) to a file input (or the one behind a drop zone / Attach button).
 
     Files come only from the directory reins (the CLI, or `reins mcp`) runs in and below (no
     hidden files or folders), or from directories added with `reins config upload-dirs add DIR`.
     Answers the names and sizes the page received."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return (await upload_files(ctx, el, args.files, args.cwd)).to_wire()
+    return answered(await upload_files(ctx, el, args.files, args.cwd), answers.Upload)
 
 
 class DragArgs(Args):
@@ -277,14 +275,14 @@ def _position(raw: str | None) -> tuple[float, float] | None:
 
 
 @command("drag", DragArgs, answers.Drag, cli_args=("source", "dest"))
-async def drag(ctx: CommandContext, args: DragArgs) -> dict[str, Any]:
+async def drag(ctx: CommandContext, args: DragArgs) -> answers.Drag:
     """Drag SOURCE onto DEST with a real pointer drag (press, moves with the button held, release).
 
     Answers the points and the source's box before and after."""
     position = _position(args.position)
     source = await resolve_target(ctx, args.source, frame=args.frame, control=True)
     dest = await resolve_target(ctx, args.dest, frame=args.frame, control=True)
-    return (await drag_element(ctx, source, dest, position)).to_wire()
+    return answered(await drag_element(ctx, source, dest, position), answers.Drag)
 
 
 class MouseMoveArgs(Args):
@@ -294,7 +292,7 @@ class MouseMoveArgs(Args):
 
 
 @command("mouse_move", MouseMoveArgs, answers.Mouse, cli_args=("x", "y"))
-async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]:
+async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> answers.Mouse:
     """Move the mouse to X,Y (viewport CSS pixels) in STEPS moves, holding what is held."""
     at = ctx.part(MousePosition)
     x0, y0 = at.x, at.y
@@ -306,7 +304,7 @@ async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> dict[str, Any]
         await mouse_event(
             ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t, button=held
         )
-    return MouseAt(args.x, args.y, buttons=at.buttons).to_wire()
+    return answered(MouseAt(args.x, args.y, buttons=at.buttons), answers.Mouse)
 
 
 class MouseButtonArgs(Args):
@@ -317,22 +315,22 @@ class MouseButtonArgs(Args):
     )
 
 
-async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -> dict[str, Any]:
+async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -> answers.Mouse:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
     at = ctx.part(MousePosition)
     await mouse_event(ctx, kind, at.x, at.y, button=args.button, clickCount=1)
-    return MouseAt(at.x, at.y, buttons=at.buttons).to_wire()
+    return answered(MouseAt(at.x, at.y, buttons=at.buttons), answers.Mouse)
 
 
 @command("mouse_down", MouseButtonArgs, answers.Mouse)
-async def mouse_down(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+async def mouse_down(ctx: CommandContext, args: MouseButtonArgs) -> answers.Mouse:
     """Press a mouse button where the mouse is (`reins mouse move X Y` first)."""
     return await _mouse_button(ctx, args, "mousePressed")
 
 
 @command("mouse_up", MouseButtonArgs, answers.Mouse)
-async def mouse_up(ctx: CommandContext, args: MouseButtonArgs) -> dict[str, Any]:
+async def mouse_up(ctx: CommandContext, args: MouseButtonArgs) -> answers.Mouse:
     """Release a mouse button where the mouse is."""
     return await _mouse_button(ctx, args, "mouseReleased")
 
@@ -343,11 +341,11 @@ class MouseWheelArgs(Args):
 
 
 @command("mouse_wheel", MouseWheelArgs, answers.Mouse, cli_args=("dx", "dy"))
-async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> dict[str, Any]:
+async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> answers.Mouse:
     """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
     at = ctx.part(MousePosition)
     await mouse_event(ctx, "mouseWheel", at.x, at.y, deltaX=args.dx, deltaY=args.dy)
-    return MouseAt(at.x, at.y, wheel=(args.dx, args.dy)).to_wire()
+    return answered(MouseAt(at.x, at.y, wheel=(args.dx, args.dy)), answers.Mouse)
 
 
 class CheckArgs(Args):
@@ -358,17 +356,17 @@ class CheckArgs(Args):
 
 
 @command("check", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
-async def check(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+async def check(ctx: CommandContext, args: CheckArgs) -> answers.Check:
     """Check a checkbox, radio or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return (await set_checked(ctx, el, True)).to_wire()
+    return answered(await set_checked(ctx, el, True), answers.Check)
 
 
 @command("uncheck", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
-async def uncheck(ctx: CommandContext, args: CheckArgs) -> dict[str, Any]:
+async def uncheck(ctx: CommandContext, args: CheckArgs) -> answers.Check:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return (await set_checked(ctx, el, False)).to_wire()
+    return answered(await set_checked(ctx, el, False), answers.Check)
 
 
 class ScrollArgs(Args):
@@ -397,7 +395,7 @@ class ScrollArgs(Args):
 
 
 @command("scroll", ScrollArgs, answers.Scroll, cli_args=("target",))
-async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
+async def scroll(ctx: CommandContext, args: ScrollArgs) -> answers.Scroll:
     """Scroll TARGET's scroller (or the page) --by PIXELS or --to top|bottom; or --until TARGET.
 
     Answers the scroller, scrollTop before and after, and whether the end was reached."""
@@ -409,9 +407,11 @@ async def scroll(ctx: CommandContext, args: ScrollArgs) -> dict[str, Any]:
     if args.to is not None and args.to not in ("top", "bottom"):
         raise UsageError("--to is top or bottom", code="bad_request")
     if args.until is not None:
-        return (await scroll_until(ctx, args.until, args.target, args.frame)).to_wire()
+        return answered(
+            await scroll_until(ctx, args.until, args.target, args.frame), answers.Scroll
+        )
     el = await resolve_target(ctx, args.target, frame=args.frame) if args.target else None
-    return (await scroll_by(ctx, el, by=args.by, to=args.to)).to_wire()
+    return answered(await scroll_by(ctx, el, by=args.by, to=args.to), answers.Scroll)
 
 
 class WaitArgs(Args):
@@ -423,7 +423,7 @@ class WaitArgs(Args):
 
 
 @command("wait", WaitArgs, answers.Wait, timeout_ms=10_000, read_only=True)
-async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
+async def wait(ctx: CommandContext, args: WaitArgs) -> answers.Wait:
     """Wait for one condition, within --timeout-ms (default 10 s)."""
     chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (
         ["idle"] if args.idle else []
@@ -433,11 +433,12 @@ async def wait(ctx: CommandContext, args: WaitArgs) -> dict[str, Any]:
             "wait for one thing: --text, --target, --gone, --url or --idle", code="bad_request"
         )
     if args.idle:
-        return {"waited_for": "idle", **(await settle(ctx))}
+        # The page's settle read, as it answers it: Wait's idle fields (pagescripts settle).
+        return cast(answers.Wait, {"waited_for": "idle", **(await settle(ctx))})
 
     disagreed: list[float] = []
 
-    async def holds() -> dict[str, Any]:
+    async def holds() -> answers.Wait:
         if args.text is not None:
             await text_shown(ctx, *text_query(args.text), disagreed)
             return {"waited_for": "text", "text": args.text}

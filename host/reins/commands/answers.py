@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypedDict
 
 __all__ = [
     "Action",
+    "Capture",
     "CdpResult",
     "Change",
     "Check",
@@ -77,13 +78,17 @@ Change = TypedDict(
 Change.__doc__ = "A state the action changed: what it was before and after."
 
 
-class JsDialog(TypedDict):
-    """A JavaScript dialog (the page waits for it: `reins dialog accept|dismiss`)."""
-
+class _Dialog(TypedDict):
     type: Annotated[str, "alert, confirm, prompt or beforeunload"]
     message: Annotated[str, "its message, the page's words"]
     url: Annotated[str | None, "the URL of the document that opened it"]
     default_prompt: Annotated[str | None, "a prompt's default text"]
+
+
+class JsDialog(_Dialog, total=False):
+    """A JavaScript dialog (the page waits for it: `reins dialog accept|dismiss`)."""
+
+    tab: Annotated[int, "a dialog in a tab this page opened: that tab"]
 
 
 class Download(TypedDict, total=False):
@@ -386,7 +391,9 @@ class Screenshot(TypedDict, total=False):
     bytes: Annotated[int, "its size"]
 
 
-class _Capture(TypedDict):
+class Capture(TypedDict):
+    """How the page's evidence is captured (console and network answer it)."""
+
     capturing_since: Annotated[str | None, "since when the page's evidence is captured"]
     started_now: Annotated[bool, "this command switched the capture on"]
     dropped: Annotated[int, "entries dropped for room"]
@@ -422,11 +429,11 @@ class RequestEntry(_When, total=False):
     failed: Annotated[bool | None, "it failed (>= 400 or no answer); None: cannot be known"]
 
 
-class Console(_Capture):
+class Console(Capture):
     entries: Annotated[list[ConsoleEntry], "what the page logged, oldest first"]
 
 
-class Network(_Capture):
+class Network(Capture):
     requests: Annotated[list[RequestEntry], "the page's requests, oldest first"]
 
 

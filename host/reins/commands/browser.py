@@ -32,10 +32,10 @@ from reins.page.navigation import document_info, settle, wait_for_new_document
 __all__ = ["COMMANDS"]
 
 
-def _tab_view(tab: dict[str, Any], host: Host | None = None) -> dict[str, Any]:
+def _tab_view(tab: dict[str, Any], host: Host | None = None) -> answers.Tab:
     # reins: reins may drive it (it opened it, or it was handed over; in a launched browser every
     # tab); stopped: the user pressed Cancel on the debugging bar while reins drove it.
-    view = {
+    view: answers.Tab = {
         "id": tab["id"],
         "url": tab.get("url", ""),
         "title": tab.get("title", ""),
@@ -60,11 +60,11 @@ EXTENSION_ANSWER_MS = 1500
 @command(
     "status", NoArgs, answers.Status, needs_tab=False, read_only=True, timeout_ms=3000, on_mcp=False
 )
-async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def status(ctx: CommandContext, _: NoArgs) -> answers.Status:
     """Host, extension and current tab."""
     host = ctx.host
     link = host.link
-    out: dict[str, Any] = {
+    out: answers.Status = {
         "host": {
             "version": __version__,
             "pid": os.getpid(),
@@ -110,7 +110,7 @@ async def status(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 
 @command("tabs", NoArgs, answers.Tabs, needs_tab=False, read_only=True)
-async def tabs(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def tabs(ctx: CommandContext, _: NoArgs) -> answers.Tabs:
     """List the browser's tabs: * marks the one commands use, reins the ones reins may drive."""
     host = ctx.host
     if not host.link.connected.is_set():
@@ -126,7 +126,7 @@ class TabNewArgs(Args):
 @command(
     "tab_new", TabNewArgs, answers.TabOpened, needs_tab=False, timeout_ms=30_000, cli_args=("url",)
 )
-async def tab_new(ctx: CommandContext, args: TabNewArgs) -> dict[str, Any]:
+async def tab_new(ctx: CommandContext, args: TabNewArgs) -> answers.TabOpened:
     """Open a tab of reins's own and make it the one later commands use.
 
     In your own profile it opens in the background, in the "reins" tab group of the window you
@@ -156,7 +156,7 @@ class TabIdArgs(Args):
 @command(
     "tab_select", TabIdArgs, answers.TabChosen, needs_tab=False, idempotent=True, cli_args=("id",)
 )
-async def tab_select(ctx: CommandContext, args: TabIdArgs) -> dict[str, Any]:
+async def tab_select(ctx: CommandContext, args: TabIdArgs) -> answers.TabChosen:
     """Make tab ID the one later commands use; a tab of the user's is handed over to reins.
 
     A tab the user stopped reins on (Cancel on the debugging bar) stays refused until the user
@@ -192,7 +192,7 @@ class TabShowArgs(Args):
     probe=False,
     cli_args=("id",),
 )
-async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
+async def tab_show(ctx: CommandContext, args: TabShowArgs) -> answers.TabChosen:
     """Bring tab ID (default: the current tab) and its window to the front, in front of the user."""
     tab_id = args.id if args.id is not None else ctx.tab
     tab = await ctx.host.link.request("tabs.activate", ctx.deadline, tabId=tab_id)
@@ -201,7 +201,7 @@ async def tab_show(ctx: CommandContext, args: TabShowArgs) -> dict[str, Any]:
 
 
 @command("tab_close", TabCloseArgs, answers.TabClosed, needs_tab=False, cli_args=("id",))
-async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> dict[str, Any]:
+async def tab_close(ctx: CommandContext, args: TabCloseArgs) -> answers.TabClosed:
     """Close tab ID (default: the current tab); only tabs reins may drive. In a browser `reins
     launch` started, its last tab is replaced by a blank one first (the browser would end)."""
     host = ctx.host
@@ -263,7 +263,7 @@ async def _origin(ctx: CommandContext) -> float | None:
         return None
 
 
-def _page(info: dict[str, Any]) -> dict[str, Any]:
+def _page(info: dict[str, Any]) -> answers.Page:
     return {"url": info.get("url"), "title": info.get("title"), "settled_ms": info.get("settledMs")}
 
 
@@ -277,7 +277,7 @@ def _page(info: dict[str, Any]) -> dict[str, Any]:
     leaves_refused_page=True,
     cli_args=("url",),
 )
-async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
+async def navigate(ctx: CommandContext, args: NavigateArgs) -> answers.Page:
     """Open URL in the current tab; returns once the page has loaded and settled."""
     old = await _origin(ctx)
     try:
@@ -298,7 +298,7 @@ async def navigate(ctx: CommandContext, args: NavigateArgs) -> dict[str, Any]:
     return _page(info)
 
 
-async def _history_step(ctx: CommandContext, step: int) -> dict[str, Any]:
+async def _history_step(ctx: CommandContext, step: int) -> answers.Page:
     history = await ctx.cdp("Page.getNavigationHistory")
     index = int(history.get("currentIndex", 0)) + step
     entries = history.get("entries", [])
@@ -313,19 +313,19 @@ async def _history_step(ctx: CommandContext, step: int) -> dict[str, Any]:
 
 
 @command("back", NoArgs, answers.Page, timeout_ms=30_000)
-async def back(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def back(ctx: CommandContext, _: NoArgs) -> answers.Page:
     """Go back one page in the tab's history."""
     return await _history_step(ctx, -1)
 
 
 @command("forward", NoArgs, answers.Page, timeout_ms=30_000)
-async def forward(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def forward(ctx: CommandContext, _: NoArgs) -> answers.Page:
     """Go forward one page in the tab's history."""
     return await _history_step(ctx, +1)
 
 
 @command("reload", NoArgs, answers.Page, timeout_ms=30_000, probe=False, idempotent=True)
-async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def reload(ctx: CommandContext, _: NoArgs) -> answers.Page:
     """Reload the tab and wait until it has settled."""
     old = await _origin(ctx)
     await ctx.cdp("Page.reload", {})
@@ -333,20 +333,20 @@ async def reload(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
 
 
 @command("settle", NoArgs, answers.Page, read_only=True, on_cli=False, on_mcp=False)
-async def settle_cmd(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def settle_cmd(ctx: CommandContext, _: NoArgs) -> answers.Page:
     """Wait until the page has loaded and its DOM has been quiet for a moment."""
     return _page(await settle(ctx))
 
 
 @command("stats", NoArgs, answers.Stats, needs_tab=False, read_only=True, on_mcp=False)
-async def stats(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def stats(ctx: CommandContext, _: NoArgs) -> answers.Stats:
     """Per command: count, failures by code, duration percentiles."""
     # pending_requests: extension requests in flight (0 when idle: nothing left by an aborted eval).
     return {"stats": {**ctx.host.stats.snapshot(), "pending_requests": ctx.host.link.pending_count}}
 
 
 @command("ping", NoArgs, answers.Pong, needs_tab=False, read_only=True, on_cli=False, on_mcp=False)
-async def ping(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def ping(ctx: CommandContext, _: NoArgs) -> answers.Pong:
     """Is the host up, and is the extension connected to it?"""
     return {"pong": True, "connected": ctx.host.link.connected.is_set()}
 
@@ -374,7 +374,7 @@ class DialogArgs(Args):
     probe=False,
     cli_args=("action", "text"),
 )
-async def dialog(ctx: CommandContext, args: DialogArgs) -> dict[str, Any]:
+async def dialog(ctx: CommandContext, args: DialogArgs) -> answers.DialogState:
     """Show the open alert/confirm/prompt dialog, or `accept [TEXT]` / `dismiss` it."""
     refuse_if_crashed(ctx, ctx.part(CrashWatch))  # no dialog there, and Page.enable would wait
     watch = ctx.part(DialogWatch)

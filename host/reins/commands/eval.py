@@ -169,7 +169,7 @@ class _Call:
         except DeadlineExceeded:
             raise _unsettled(self.ctx) from None  # the page's main thread is busy
 
-    async def shape(self, remote: dict[str, Any]) -> dict[str, Any]:
+    async def shape(self, remote: dict[str, Any]) -> answers.Evaluated:
         shaped = describe_remote(remote)
         if shaped is not None:
             return shaped
@@ -236,7 +236,7 @@ def _unreachable(exc: EvaluateError) -> bool:
     return any(message in str(exc.details.get(key) or "") for key in ("exception", "stack"))
 
 
-async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, Any]:
+async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> answers.Evaluated:
     if args.target is None:
         if args.frame is not None:
             raise UsageError("--frame scopes a --target; give one")
@@ -276,7 +276,7 @@ async def _run(ctx: CommandContext, args: EvalArgs, call: _Call) -> dict[str, An
 
 
 @command("eval", EvalArgs, answers.Evaluated, timeout_ms=10_000, cli_args=("expression",))
-async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> dict[str, Any]:
+async def eval_cmd(ctx: CommandContext, args: EvalArgs) -> answers.Evaluated:
     """Run JavaScript in the page (EXPRESSION, `-` reads stdin) and print its result.
 
     Promises are awaited, top-level await works, and V8 stops the script when the budget
@@ -347,7 +347,7 @@ _CONTEXT_PARAMS = frozenset({"contextId", "uniqueContextId", "executionContextId
 
 
 @command("cdp", CdpArgs, answers.CdpResult, cli_args=("method", "params"), on_mcp=False)
-async def cdp(ctx: CommandContext, args: CdpArgs) -> dict[str, Any]:
+async def cdp(ctx: CommandContext, args: CdpArgs) -> answers.CdpResult:
     """Run one allowlisted DevTools command: reins cdp Runtime.evaluate '{"expression":"1"}'."""
     owner = _COMMAND_ONLY.get(args.method)
     if owner is not None:

@@ -11,7 +11,7 @@ network evidence (``observe/evidence``), as `reins console` and `reins network` 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from pydantic import Field
 
@@ -56,8 +56,8 @@ def _final(last: ReinsError) -> ReinsError:
 
 
 async def _expect(
-    ctx: CommandContext, look: Callable[[], Awaitable[dict[str, Any]]]
-) -> dict[str, Any]:
+    ctx: CommandContext, look: Callable[[], Awaitable[answers.Expectation]]
+) -> answers.Expectation:
     return await poll_until(
         ctx.deadline,
         look,
@@ -113,10 +113,10 @@ class ExpectValueArgs(Args):
     read_only=True,
     cli_args=("target", "expected"),
 )
-async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, Any]:
+async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> answers.Expectation:
     """Expect TARGET (a field) to hold VALUE, whole, as fill verifies what a field kept."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         el, reading = await _element_read(ctx, "value", args.target, args.frame, args.expected)
         seen = reading.value
         if seen is None:
@@ -142,10 +142,10 @@ async def expect_value(ctx: CommandContext, args: ExpectValueArgs) -> dict[str, 
     read_only=True,
     cli_args=("target", "expected"),
 )
-async def expect_text(ctx: CommandContext, args: ExpectTextArgs) -> dict[str, Any]:
+async def expect_text(ctx: CommandContext, args: ExpectTextArgs) -> answers.Expectation:
     """Expect TARGET's text to match TEXT (any case, a part of it; "quoted": whole and exact)."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         el, reading = await _element_read(ctx, "text", args.target, args.frame, args.expected)
         seen = reading.text
         if not text_matches(seen, args.expected):
@@ -162,10 +162,12 @@ class ExpectTargetArgs(Args):
     frame: str | None = Field(default=None, description=_FRAME)
 
 
-async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) -> dict[str, Any]:
+async def _checked(
+    ctx: CommandContext, args: ExpectTargetArgs, wanted: bool
+) -> answers.Expectation:
     what = "checked" if wanted else "unchecked"
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         el, reading = await _element_read(ctx, what, args.target, args.frame, wanted)
         seen = reading.checked
         if seen is None:
@@ -189,7 +191,7 @@ async def _checked(ctx: CommandContext, args: ExpectTargetArgs, wanted: bool) ->
     read_only=True,
     cli_args=("target",),
 )
-async def expect_checked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+async def expect_checked(ctx: CommandContext, args: ExpectTargetArgs) -> answers.Expectation:
     """Expect TARGET (a checkbox, radio or switch) to be checked, as check verifies it."""
     return await _checked(ctx, args, True)
 
@@ -202,7 +204,7 @@ async def expect_checked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[st
     read_only=True,
     cli_args=("target",),
 )
-async def expect_unchecked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+async def expect_unchecked(ctx: CommandContext, args: ExpectTargetArgs) -> answers.Expectation:
     """Expect TARGET (a checkbox or switch) to be unchecked."""
     return await _checked(ctx, args, False)
 
@@ -215,10 +217,10 @@ async def expect_unchecked(ctx: CommandContext, args: ExpectTargetArgs) -> dict[
     read_only=True,
     cli_args=("target",),
 )
-async def expect_visible(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+async def expect_visible(ctx: CommandContext, args: ExpectTargetArgs) -> answers.Expectation:
     """Expect TARGET to be on the page and visible (a box, not visibility: hidden)."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         if not (await _element(ctx, "visible", args.target, args.frame, True)).visible:
             raise Unmet("visible", True, False, message=f"{args.target} is there but hidden")
         return {"expectation": "visible", "expected": True, "seen": True}
@@ -234,10 +236,10 @@ async def expect_visible(ctx: CommandContext, args: ExpectTargetArgs) -> dict[st
     read_only=True,
     cli_args=("target",),
 )
-async def expect_hidden(ctx: CommandContext, args: ExpectTargetArgs) -> dict[str, Any]:
+async def expect_hidden(ctx: CommandContext, args: ExpectTargetArgs) -> answers.Expectation:
     """Expect TARGET to be hidden: not on the page, or without a box, or visibility: hidden."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         try:
             el = await resolve_target(ctx, args.target, frame=args.frame, settle=False)
         except ReinsError as exc:
@@ -265,11 +267,11 @@ class ExpectCountArgs(Args):
     read_only=True,
     cli_args=("target", "count"),
 )
-async def expect_count(ctx: CommandContext, args: ExpectCountArgs) -> dict[str, Any]:
+async def expect_count(ctx: CommandContext, args: ExpectCountArgs) -> answers.Expectation:
     """Expect TARGET to name N elements (CSS/XPath: every match; role=: the listed elements;
     text=: the visible elements holding the text)."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         seen = await count_matches(ctx, args.target, frame=args.frame)
         if seen != args.count:
             raise Unmet("count", args.count, seen, message=f"{args.target} names {seen}")
@@ -295,10 +297,10 @@ class ExpectUrlArgs(Args):
     read_only=True,
     cli_args=("pattern",),
 )
-async def expect_url(ctx: CommandContext, args: ExpectUrlArgs) -> dict[str, Any]:
+async def expect_url(ctx: CommandContext, args: ExpectUrlArgs) -> answers.Expectation:
     """Expect the tab's URL to match PATTERN (a glob or the whole URL, as `wait --url`)."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         href = str(await evaluate(ctx, page_call("documentUrl"), what="url"))
         seen = redact_url(href)
         if not url_matches(href, args.pattern):
@@ -320,10 +322,10 @@ class ExpectTitleArgs(Args):
     read_only=True,
     cli_args=("expected",),
 )
-async def expect_title(ctx: CommandContext, args: ExpectTitleArgs) -> dict[str, Any]:
+async def expect_title(ctx: CommandContext, args: ExpectTitleArgs) -> answers.Expectation:
     """Expect the page's title to match TEXT (any case, a part of it; "quoted": whole, exact)."""
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         info = await evaluate(ctx, page_call("documentInfo"), what="title")
         seen = str(info.get("title") or "") if isinstance(info, dict) else ""
         if not text_matches(seen, args.expected):
@@ -355,7 +357,7 @@ class ExpectNoErrorsArgs(Args):
     read_only=True,
     cli="expect no-errors",
 )
-async def expect_no_errors(ctx: CommandContext, args: ExpectNoErrorsArgs) -> dict[str, Any]:
+async def expect_no_errors(ctx: CommandContext, args: ExpectNoErrorsArgs) -> answers.Expectation:
     """Expect no console error, uncaught exception or failed request since the command before
     (or --since STEP|last|90s|14:02), from the tab's console and network evidence."""
     since = args.since or ("last" if ctx.part(PageEvidence).command_starts else None)
@@ -382,7 +384,7 @@ async def expect_no_errors(ctx: CommandContext, args: ExpectNoErrorsArgs) -> dic
                 "network": with_steps(ctx, failed[-10:]),
             },
         )
-    answer: dict[str, Any] = {
+    answer: answers.Expectation = {
         "expectation": "no-errors",
         "expected": {"console_errors": 0, "failed_requests": 0},
         "seen": seen,
@@ -411,12 +413,12 @@ class ExpectRequestArgs(Args):
     read_only=True,
     cli_args=("pattern",),
 )
-async def expect_request(ctx: CommandContext, args: ExpectRequestArgs) -> dict[str, Any]:
+async def expect_request(ctx: CommandContext, args: ExpectRequestArgs) -> answers.Expectation:
     """Expect a request whose URL matches PATTERN to have answered --status (default 2xx), from
     the tab's network evidence; waits for it within the budget."""
     status_matches(0, args.status)  # a malformed --status is a usage error before any wait
 
-    async def look() -> dict[str, Any]:
+    async def look() -> answers.Expectation:
         evidence, when, installed = await read_evidence(ctx, args.since)
         matches = matching_requests(select(evidence.network, since=when), args.pattern)
         good = [m for m in matches if status_matches(m.get("status"), args.status)]
@@ -432,11 +434,12 @@ async def expect_request(ctx: CommandContext, args: ExpectRequestArgs) -> dict[s
                 else "no request matching it was seen",
             )
         last = good[-1]
-        answer: dict[str, Any] = {
+        answer: answers.Expectation = {
             "expectation": "request",
             "expected": {"pattern": args.pattern, "status": args.status},
             "seen": {"url": last.get("url"), "status": last.get("status")},
-            "requests": with_steps(ctx, good[-5:]),
+            # The page's entries, as observe/evidence.py reads them: RequestEntry's fields.
+            "requests": cast(list[answers.RequestEntry], with_steps(ctx, good[-5:])),
         }
         if installed:
             answer["warnings"] = ["capture_started_now"]

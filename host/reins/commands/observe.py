@@ -53,10 +53,14 @@ class StateArgs(Args):
 
 
 @command("state", StateArgs, answers.State, timeout_ms=30_000, read_only=True)
-async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
+async def state(ctx: CommandContext, args: StateArgs) -> answers.State:
     """The page's interactive elements, one line each: @ref role "name" value [flags]."""
-    if not args.compare_sources:
-        return await state_view(
+    if args.compare_sources:
+        seen = await compare_sources(
+            ctx, viewport_only=args.viewport_only, max_tokens=args.max_tokens
+        )
+    else:
+        seen = await state_view(
             ctx,
             args.source or DEFAULT_SOURCE,
             viewport_only=args.viewport_only,
@@ -64,7 +68,8 @@ async def state(ctx: CommandContext, args: StateArgs) -> dict[str, Any]:
             text_only=args.text_only,
             diff=args.diff,
         )
-    return await compare_sources(ctx, viewport_only=args.viewport_only, max_tokens=args.max_tokens)
+    # Plain data built in observe/ (the recorded answers hold its fields to State's).
+    return cast(answers.State, seen)
 
 
 class MapArgs(Args):
@@ -73,7 +78,7 @@ class MapArgs(Args):
 
 # Not an MCP tool: the whole map is tens of thousands of tokens on a real page; `find` queries it.
 @command("map", MapArgs, answers.Map, timeout_ms=30_000, read_only=True, on_mcp=False)
-async def map_cmd(ctx: CommandContext, args: MapArgs) -> dict[str, Any]:
+async def map_cmd(ctx: CommandContext, args: MapArgs) -> answers.Map:
     """The interaction map (JSON): elements, selectors, indexes, statistics."""
     return {"map": await current_map(ctx, force=args.force)}
 
@@ -105,7 +110,7 @@ def _found_view(e: dict[str, Any]) -> dict[str, Any]:
 
 
 @command("find", FindArgs, answers.Found, read_only=True)
-async def find(ctx: CommandContext, args: FindArgs) -> dict[str, Any]:
+async def find(ctx: CommandContext, args: FindArgs) -> answers.Found:
     """Query the interaction map: --text, --type (aliases), --tag, --index, --viewport-only, --id."""
     query = cast(MapQuery, args.model_dump(exclude_none=True))  # FindArgs: MapQuery's fields
     try:
@@ -144,7 +149,7 @@ class ScreenshotArgs(Args):
 
 
 @command("screenshot", ScreenshotArgs, answers.Screenshot, timeout_ms=30_000, read_only=True)
-async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any]:
+async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> answers.Screenshot:
     """A PNG of the tab; --annotate labels elements with the refs `state` prints. Password,
     one-time-code and card fields, and what `reins mask` rules name on the site, are filled."""
     params: dict[str, Any] = {"format": "png"}
@@ -181,7 +186,7 @@ async def screenshot(ctx: CommandContext, args: ScreenshotArgs) -> dict[str, Any
         else (0.0, 0.0)
     )
     png = masked_png(png, found.boxes, found.scale, shift)
-    out: dict[str, Any] = {"format": "png"}
+    out: answers.Screenshot = {"format": "png"}
     if found.boxes:
         out["masked"] = len(found.boxes)
     if found.notes:

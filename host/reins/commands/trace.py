@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import Field
 
 from reins._errors import ActionError, BrowserError, DeadlineExceeded, UsageError
-from reins.bridge.command import Args, Command, NoArgs, command
+from reins.bridge.command import Args, Command, NoArgs, answered, command
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import HANDOFF
 from reins.commands import answers
@@ -54,7 +54,7 @@ class TraceStartArgs(Args):
     cli="trace start",
     cli_args=("dir",),
 )
-async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> dict[str, Any]:
+async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> answers.TraceStarted:
     """Record every command of this profile into DIR until `reins trace stop` (`reins report DIR`
     makes the report)."""
     directory = Path(args.dir)
@@ -89,10 +89,10 @@ async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> dict[str, An
     probe=False,
     cli="trace stop",
 )
-async def trace_stop(ctx: CommandContext, _: NoArgs) -> dict[str, Any]:
+async def trace_stop(ctx: CommandContext, _: NoArgs) -> answers.TraceStopped:
     """Stop the running trace; answers its directory, how many steps ran and how many are on
     disk, and warns `trace_incomplete` (with what was lost) when any write failed."""
-    return (await ctx.host.part(Tracer).stop(ctx.host)).to_wire()
+    return answered(await ctx.host.part(Tracer).stop(ctx.host), answers.TraceStopped)
 
 
 class EvidenceArgs(Args):
@@ -147,7 +147,7 @@ def with_steps(ctx: CommandContext, entries: list[dict[str, Any]]) -> list[dict[
     return out
 
 
-def _capture_note(evidence: PageEvidence, installed: bool) -> dict[str, Any]:
+def _capture_note(evidence: PageEvidence, installed: bool) -> answers.Capture:
     return {
         "capturing_since": iso(evidence.capturing_since / 1000)
         if evidence.capturing_since
@@ -159,25 +159,26 @@ def _capture_note(evidence: PageEvidence, installed: bool) -> dict[str, Any]:
 
 
 @command("console", ConsoleArgs, answers.Console, read_only=True, dialog_free=True)
-async def console(ctx: CommandContext, args: ConsoleArgs) -> dict[str, Any]:
+async def console(ctx: CommandContext, args: ConsoleArgs) -> answers.Console:
     """What the page logged: console errors and warnings, uncaught exceptions, unhandled
     rejections (captured page-side from the first reins command on a document)."""
     evidence, since, installed = await read_evidence(ctx, args.since)
     entries = select(evidence.console, since=since, only="errors" if args.errors else None)
+    # The page's entries, as observe/evidence.py reads them: ConsoleEntry's fields.
     return {
-        "entries": with_steps(ctx, entries[-args.limit :]),
+        "entries": cast(list[answers.ConsoleEntry], with_steps(ctx, entries[-args.limit :])),
         **_capture_note(evidence, installed),
     }
 
 
 @command("network", NetworkArgs, answers.Network, read_only=True, dialog_free=True)
-async def network(ctx: CommandContext, args: NetworkArgs) -> dict[str, Any]:
+async def network(ctx: CommandContext, args: NetworkArgs) -> answers.Network:
     """The page's requests from resource timing: URL (query values hidden), status, type,
     duration; --failed for >= 400 and network errors. Never headers, bodies or cookies."""
     evidence, since, installed = await read_evidence(ctx, args.since)
     entries = select(evidence.network, since=since, only="failed" if args.failed else None)
     return {
-        "requests": with_steps(ctx, entries[-args.limit :]),
+        "requests": cast(list[answers.RequestEntry], with_steps(ctx, entries[-args.limit :])),
         **_capture_note(evidence, installed),
     }
 
@@ -206,7 +207,7 @@ _HANDOFF_MARGIN_MS = 1500
     probe=False,
     cli_args=("text",),
 )
-async def handoff(ctx: CommandContext, args: HandoffArgs) -> dict[str, Any]:
+async def handoff(ctx: CommandContext, args: HandoffArgs) -> answers.HandedOff:
     """Hand the tab to the person for a step only a person can do (sign in, a second factor, an
     approval): the tab comes to the front, the reins button's badge says "?" and its popup
     opens with TEXT, Done and Cancel. Answers when the person presses Done (how

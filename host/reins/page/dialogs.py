@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar, cast
 
 from reins._errors import BrowserError
 from reins._pagetext import quote
@@ -59,16 +59,16 @@ ANSWER_SETTLE_S = 1.0
 _MESSAGE_QUOTED = 200
 
 
-class DialogWire(TypedDict, total=False):
+class DialogWire(TypedDict):
     """A dialog as answers show it: its type (alert, confirm, prompt, beforeunload), message,
     the URL of the document that opened it, a prompt's default text, and (a dialog in a tab
-    this page opened) that tab."""
+    this page opened) that tab (commands/answers.py ``JsDialog`` declares the same)."""
 
     type: str
     message: str
     url: str | None
     default_prompt: str | None
-    tab: int
+    tab: NotRequired[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +221,8 @@ async def until_dialog(
             await asyncio.wait({task}, timeout=grace_s)
         if task.done():
             return task.result()
-        raise DialogOpened(watch.current or {})
+        # None only if the dialog closed meanwhile: DialogOpened then names "a page dialog".
+        raise DialogOpened(watch.current or cast(DialogWire, {}))
     finally:
         opened.cancel()
         if not task.done():

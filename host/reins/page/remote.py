@@ -12,15 +12,29 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["MAX_RESULT_BYTES", "describe_remote", "from_serialized"]
+__all__ = ["MAX_RESULT_BYTES", "Shown", "describe_remote", "from_serialized"]
 
 # Results larger than this (UTF-8 bytes of their JSON text) are cut, with a marker.
 MAX_RESULT_BYTES = 256 * 1024
 
 # JSON-safe values pass through `JSON.stringify`; everything else is described instead.
 _SERIALIZED_SUBTYPES = frozenset({None, "array"})
+
+
+class Shown(TypedDict, total=False):
+    """A value as an answer shows it (the fields above; `eval` answers it: commands/answers.py
+    ``Evaluated`` declares the same, with what each field means)."""
+
+    value: Any
+    truncated: bool
+    size: int
+    type: str
+    subtype: str
+    class_name: str
+    description: str
+    reason: str
 
 
 def _cut_text(text: str, limit: int) -> tuple[str, int, bool]:
@@ -30,27 +44,24 @@ def _cut_text(text: str, limit: int) -> tuple[str, int, bool]:
     return data[:limit].decode("utf-8", "ignore"), len(data), True
 
 
-def _described(
-    remote: dict[str, Any], limit: int, description: str | None = None
-) -> dict[str, Any]:
+def _described(remote: dict[str, Any], limit: int, description: str | None = None) -> Shown:
     kind = str(remote.get("type") or "object")
     text = description if description is not None else remote.get("description")
     if text is None:
         text = str(remote.get("unserializableValue") or kind)
     cut, size, truncated = _cut_text(str(text), limit)
-    out: dict[str, Any] = {"type": kind, "description": cut}
+    out: Shown = {"type": kind, "description": cut}
     if remote.get("subtype") and remote.get("subtype") != "null":
         out["subtype"] = remote["subtype"]
     if remote.get("className"):
         out["class_name"] = remote["className"]
     if truncated:
-        out.update(truncated=True, size=size)
+        out["truncated"] = True
+        out["size"] = size
     return out
 
 
-def describe_remote(
-    remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES
-) -> dict[str, Any] | None:
+def describe_remote(remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES) -> Shown | None:
     """The answer for a CDP RemoteObject, or None when the page must serialize it first (a plain
     object or an array, which has an ``objectId`` to serialize)."""
     kind = remote.get("type")
@@ -75,7 +86,7 @@ def describe_remote(
 
 def from_serialized(
     payload: dict[str, Any], remote: dict[str, Any], *, limit: int = MAX_RESULT_BYTES
-) -> dict[str, Any]:
+) -> Shown:
     """The answer for an object the page ran through ``JSON.stringify`` (``serializeParked``)."""
     if not payload.get("ok"):
         out = _described(remote, limit)
