@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -21,6 +21,9 @@ from reins._pagetext import json_text
 from reins.cli.output_file import append_output, check_output_path, write_output
 from reins.cli.render import TEXT
 from reins.cli.run import fail, run
+
+if TYPE_CHECKING:  # the answer types, for mypy only: the CLI starts without reins.commands
+    from reins.commands import answers
 
 __all__ = ["QUIRKS", "Call", "Quirk"]
 
@@ -97,7 +100,7 @@ def _state(call: Call) -> None:
         call.send()
         return
     _output_checked(call, record_file)  # a link there is refused before the browser is asked
-    answer = call.send(quiet=True)
+    answer = cast("answers.State", call.send(quiet=True))
     import time
 
     line = {
@@ -136,7 +139,7 @@ def _map(call: Call) -> None:
         call.send()
         return
     _output_checked(call, output)
-    answer = call.send(quiet=True)
+    answer = cast("answers.Map", call.send(quiet=True))
     text = json.dumps(answer["map"], ensure_ascii=False, indent=1)
     _output_written(call, output, text.encode("utf-8"))
     if call.json_out:
@@ -148,22 +151,20 @@ def _screenshot(call: Call) -> None:
 
     output = call.extra["output"]
     _output_checked(call, output)
-    answer = call.send(quiet=True)
+    answer = cast("answers.Screenshot", call.send(quiet=True))
     _output_written(call, output, base64.b64decode(answer["png_base64"]))
-    summary = {
-        "ok": True,
-        "file": output,
-        "bytes": answer["bytes"],
-        "labels": answer.get("labels", []),
-    }
-    for key in ("masked", "mask_notes"):  # boxes filled (password fields, `reins mask` rules)
-        if key in answer:
-            summary[key] = answer[key]
+    labels = answer.get("labels", [])
+    summary = {"ok": True, "file": output, "bytes": answer["bytes"], "labels": labels}
+    # Boxes filled (password fields, `reins mask` rules).
+    if "masked" in answer:
+        summary["masked"] = answer["masked"]
+    if "mask_notes" in answer:
+        summary["mask_notes"] = answer["mask_notes"]
     masked = f", {answer['masked']} boxes masked" if answer.get("masked") else ""
     click.echo(
         json.dumps(summary)
         if call.json_out
-        else f"wrote {output} ({answer['bytes']} bytes, {len(summary['labels'])} labels{masked})"
+        else f"wrote {output} ({answer['bytes']} bytes, {len(labels)} labels{masked})"
     )
 
 

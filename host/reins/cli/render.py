@@ -9,17 +9,18 @@ escapes, so a page can neither forge a line nor write to the terminal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reins._pagetext import json_text, quote, visible, word
 from reins._pagetext import ref as ref_field
 
+if TYPE_CHECKING:  # the answer types, for mypy only: the CLI starts without reins.commands
+    from reins.commands import answers
+
 __all__ = ["TEXT"]
 
-Answer = dict[str, Any]
 
-
-def status(a: Answer) -> str:
+def status(a: answers.Status) -> str:
     ext = a.get("extension") or {}
     tab = a.get("tab") or {}
     lines = [
@@ -36,8 +37,8 @@ def status(a: Answer) -> str:
     return "\n".join(lines)
 
 
-def tabs(a: Answer) -> str:
-    def whose(t: dict[str, Any]) -> str:
+def tabs(a: answers.Tabs) -> str:
+    def whose(t: answers.Tab) -> str:
         return "stopped" if t.get("stopped") else "reins" if t.get("reins") else "user"
 
     return (
@@ -50,17 +51,17 @@ def tabs(a: Answer) -> str:
     )
 
 
-def page(a: Answer) -> str:
+def page(a: answers.Page) -> str:
     return f"{quote(str(a.get('title') or ''))}\n{quote(str(a.get('url') or ''))}"
 
 
-def state(a: Answer) -> str:
+def state(a: answers.State) -> str:
     if "sources" in a:  # --compare-sources
         return json_text(a["sources"], indent=1)
     return str(a["text"])
 
 
-def found(a: Answer) -> str:
+def found(a: answers.Found) -> str:
     return "\n".join(
         f"{ref_field(str(m['ref'])) if m.get('ref') else '-'} {word(str(m.get('type') or '?'))} "
         f"{quote(str(m.get('text') or ''), 80)} {quote(str(m.get('selector') or ''))}"
@@ -68,7 +69,7 @@ def found(a: Answer) -> str:
     )
 
 
-def expected(a: Answer) -> str:
+def expected(a: answers.Expectation) -> str:
     claim = a.get("expected")
     shown = "" if isinstance(claim, bool) else " " + _value(claim)
     return f"pass: {word(str(a.get('expectation')))}{shown} (seen {_value(a.get('seen'))})"
@@ -79,7 +80,7 @@ def _value(value: Any) -> str:
     return quote(value, 200) if isinstance(value, str) else json_text(value)
 
 
-def effect(a: Answer) -> str:
+def effect(a: answers.Action) -> str:
     parts = []
     for key, change in (a.get("effect") or {}).items():
         if isinstance(change, dict) and "from" in change:
@@ -102,7 +103,7 @@ def effect(a: Answer) -> str:
     return line
 
 
-def evaluated(a: Answer) -> str:
+def evaluated(a: answers.Evaluated) -> str:
     if "value" in a:
         value = a["value"]
         # The page's data: a string as it is, but with its controls visible (a newline as \n).
@@ -117,13 +118,13 @@ def evaluated(a: Answer) -> str:
     return f"[{kind}] {quote(str(a.get('description') or ''), 200)}{reason}"
 
 
-def _clock(entry: dict[str, Any]) -> str:
+def _clock(entry: answers.ConsoleEntry | answers.RequestEntry) -> str:
     at = str(entry.get("at") or "")
     when = at.split("T", 1)[-1] if at else "?"
     return when + (f" [step {entry['step']}]" if entry.get("step") is not None else "")
 
 
-def _capture_note(a: Answer, empty: str) -> str:
+def _capture_note(a: answers.Capture, empty: str) -> str:
     if a.get("started_now"):
         # What the page logged and requested before is read back from Chrome's console and the
         # page's timing buffer (docs/tracing.md says what either keeps).
@@ -131,7 +132,7 @@ def _capture_note(a: Answer, empty: str) -> str:
     return f"{empty} (capturing since {a.get('capturing_since') or '?'})"
 
 
-def console(a: Answer) -> str:
+def console(a: answers.Console) -> str:
     lines = []
     for e in a.get("entries") or []:
         where = f"  ({quote(str(e['source']))}:{_value(e.get('line'))})" if e.get("source") else ""
@@ -142,7 +143,7 @@ def console(a: Answer) -> str:
     return "\n".join(lines) or _capture_note(a, "nothing logged")
 
 
-def network(a: Answer) -> str:
+def network(a: answers.Network) -> str:
     lines = []
     for r in a.get("requests") or []:
         status = "?" if r.get("status") is None else _value(r["status"])
@@ -154,7 +155,7 @@ def network(a: Answer) -> str:
     return "\n".join(lines) or _capture_note(a, "no requests")
 
 
-def trace_stopped(a: Answer) -> str:
+def trace_stopped(a: answers.TraceStopped) -> str:
     capped = " (size cap reached)" if a.get("capped") else ""
     lines = [f"trace stopped: {a['steps']} steps in {a['dir']}{capped}"]
     lost = a.get("lost")
@@ -182,33 +183,64 @@ def trace_stopped(a: Answer) -> str:
     return "\n".join(lines)
 
 
-TEXT: dict[str, Callable[[Answer], str]] = {
+def tab_new(a: answers.TabOpened) -> str:
+    return f"tab {a['id']} {quote(str(a.get('url') or ''))}"
+
+
+def tab_select(a: answers.TabChosen) -> str:
+    return f"tab {a['tab']['id']} selected"
+
+
+def tab_close(a: answers.TabClosed) -> str:
+    return f"tab {a['closed']} closed" + (
+        f"; the browser's last: blank tab {a['replaced_by']} in its place"
+        if "replaced_by" in a
+        else ""
+    )
+
+
+def cdp(a: answers.CdpResult) -> str:
+    return json_text(a["result"], indent=1)
+
+
+def stats(a: answers.Stats) -> str:
+    return json_text(a["stats"], indent=1)
+
+
+def interaction_map(a: answers.Map) -> str:
+    return json_text(a["map"], indent=1)
+
+
+def waited(a: answers.Wait) -> str:
+    return f"ok: {visible(str(a.get('waited_for')))}"
+
+
+def trace_started(a: answers.TraceStarted) -> str:
+    return f"tracing into {a['dir']}" + (" with pictures" if a.get("screenshots") else "")
+
+
+# Each renderer reads its command's answer type (reins.commands.answers): the answer comes off the
+# socket as JSON, and the table (bridge/command.py) holds the host to that type.
+TEXT: dict[str, Callable[[Any], str]] = {
     "status": status,
     "tabs": tabs,
-    "tab_new": lambda a: f"tab {a['id']} {quote(str(a.get('url') or ''))}",
-    "tab_select": lambda a: f"tab {a['tab']['id']} selected",
-    "tab_close": lambda a: (
-        f"tab {a['closed']} closed"
-        + (
-            f"; the browser's last: blank tab {a['replaced_by']} in its place"
-            if "replaced_by" in a
-            else ""
-        )
-    ),
+    "tab_new": tab_new,
+    "tab_select": tab_select,
+    "tab_close": tab_close,
     "navigate": page,
     "back": page,
     "forward": page,
     "reload": page,
-    "cdp": lambda a: json_text(a["result"], indent=1),
-    "stats": lambda a: json_text(a["stats"], indent=1),
+    "cdp": cdp,
+    "stats": stats,
     "state": state,
-    "map": lambda a: json_text(a["map"], indent=1),
+    "map": interaction_map,
     "find": found,
     **dict.fromkeys(
         ("click", "dblclick", "hover", "fill", "type", "press", "select", "check", "uncheck"),
         effect,
     ),
-    "wait": lambda a: f"ok: {visible(str(a.get('waited_for')))}",
+    "wait": waited,
     "eval": evaluated,
     **dict.fromkeys(
         (
@@ -226,9 +258,7 @@ TEXT: dict[str, Callable[[Answer], str]] = {
         ),
         expected,
     ),
-    "trace_start": lambda a: (
-        f"tracing into {a['dir']}" + (" with pictures" if a.get("screenshots") else "")
-    ),
+    "trace_start": trace_started,
     "trace_stop": trace_stopped,
     "console": console,
     "network": network,

@@ -21,13 +21,14 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from reins._errors import UsageError
 from reins._pagetext import json_text, quote, visible, word
 from reins._pagetext import ref as ref_field
+from reins.commands import answers
 from reins.mcp.images import FittedImage, fit_image
 
 __all__ = [
@@ -124,12 +125,13 @@ def prepare_args(
 def tool_result(tool: str, answer: dict[str, Any], limits: Limits) -> CallToolResult:
     """A successful host answer as the agent gets it."""
     body = {k: v for k, v in answer.items() if k not in ("ok", "request_id")}
+    # The host's answer to a tool is its command's answer type (the table holds the host to it).
     if tool == "screenshot":
-        return _screenshot(body, limits)
+        return _screenshot(cast(answers.Screenshot, body), limits)
     if tool == "state" and "text" in body:
-        text = _state_text(body, limits)
+        text = _state_text(cast(answers.State, body), limits)
     elif tool == "find" and isinstance(body.get("matches"), list):
-        text = _found_text(body)
+        text = _found_text(cast(answers.Found, body))
     else:
         text = _compact(body)
     return CallToolResult(content=[TextContent(text=_fit(text, limits, _ASK_LESS.get(tool)))])
@@ -188,7 +190,7 @@ def _fit(text: str, limits: Limits, ask_less: str | None) -> str:
     return text[:cut] + note
 
 
-def _state_text(body: dict[str, Any], limits: Limits) -> str:
+def _state_text(body: answers.State, limits: Limits) -> str:
     lines = str(body["text"]).split("\n")
     left_out = int(body.get("left_out") or 0)
     if left_out and lines and lines[-1].startswith("…"):
@@ -203,7 +205,7 @@ def _state_text(body: dict[str, Any], limits: Limits) -> str:
     return "\n".join([head, *lines])
 
 
-def _found_text(body: dict[str, Any]) -> str:
+def _found_text(body: answers.Found) -> str:
     """One line a match, as `state` writes elements: @ref type "text" [flags]."""
     matches = body["matches"]
     lines = [
@@ -238,7 +240,7 @@ def _found_text(body: dict[str, Any]) -> str:
 # ---- images ---------------------------------------------------------------------------------
 
 
-def _screenshot(body: dict[str, Any], limits: Limits) -> CallToolResult:
+def _screenshot(body: answers.Screenshot, limits: Limits) -> CallToolResult:
     png = base64.b64decode(body.get("png_base64") or "")
     labels = body.get("labels")
     label_px = _label_height(labels) if labels else None
