@@ -11,6 +11,10 @@ are answered ok.
 
 ``make_host`` and ``make_context`` build a real ``Host`` and ``CommandContext`` on the fake's link;
 ``dispatch`` runs one request through the real dispatcher.
+
+``FakeExtension`` plays the same extension on a real host process's stdio (``python -m
+reins._host``, as Chrome starts it), with ``Client`` on its control socket: the test answers what it
+cares about, and ``routine_answer`` (FakeChrome's too) what the host sends to arm a tab.
 """
 
 from __future__ import annotations
@@ -18,6 +22,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,18 +38,25 @@ from reins._errors import ReinsError
 from reins._host import Dispatcher
 from reins.bridge.context import CommandContext, Host
 from reins.bridge.deadline import Deadline
+from reins.bridge.framing import MAX_FROM_BROWSER, FrameDecoder, encode_frame
 from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import Hello, Request
 from reins.commands.table import all_commands
 from reins.page.call import FUNCTION_GROUP, _bundle
 
 __all__ = [
+    "ARMING",
+    "PROFILE",
     "SILENT",
     "Call",
+    "Client",
     "FakeChrome",
+    "FakeExtension",
     "Fail",
     "OpensDialog",
     "Thrown",
+    "answer_next",
+    "connect_extension",
     "dispatch",
     "filled",
     "function_name",
@@ -47,6 +66,7 @@ __all__ = [
     "make_context",
     "make_host",
     "offline_host",
+    "routine_answer",
     "value",
 ]
 
@@ -243,10 +263,8 @@ class FakeChrome:
             }
         elif kind == "tabs.list":
             reply = {"id": message["id"], "ok": True, "result": self.tabs}
-        elif kind == "pause_probe":
-            reply = {"id": message["id"], "ok": True, "result": {"paused": False}}
         else:
-            reply = {"id": message["id"], "ok": True, "result": {}}
+            reply = routine_answer(message) or {"id": message["id"], "ok": True, "result": {}}
         asyncio.get_running_loop().call_later(self.delay_s, self.link.receive, reply)
 
     def _dialog(self, message: dict[str, Any], opens: OpensDialog) -> None:
@@ -471,3 +489,194 @@ async def dispatch(
 def log_of(chrome: FakeChrome) -> list[str]:
     """The call log as short lines (method, or method:function), for readable assertions."""
     return [f"{c.method}:{c.function}" if c.function else c.method for c in chrome.calls]
+
+
+# ---- a real host process, played from its stdio ---------------------------------------------
+
+PROFILE = "unit"
+STARTUP_S = 10.0
+# What the host sends to arm a tab it drives (the crash, pause and dialog watches, focus emulation and
+# the frame pump that keep a hidden tab rendering): answered by the fake extension.
+ARMING = (
+    "Inspector.enable",
+    "Page.enable",
+    "Emulation.setFocusEmulationEnabled",
+    "Page.startScreencast",
+    "Page.stopScreencast",
+)
+
+
+def routine_answer(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The extension's answer to what the host sends to arm a tab it drives (``subscribe``, the
+    ``ARMING`` CDP methods) and to its pause probe (the page runs); None for anything else."""
+    kind = message.get("type")
+    if kind == "pause_probe":  # a command took long: the page runs
+        return {"id": message["id"], "ok": True, "result": {"paused": False}}
+    if kind == "subscribe" or (kind == "cdp" and message.get("method") in ARMING):
+        return {"id": message["id"], "ok": True, "result": {}}
+    return None
+
+
+class FakeExtension:
+    """Both ends of the host process: frames on stdio, JSON lines on the socket.
+
+    It says hello at once, as the extension does when it connects, naming its browser profile
+    (``instance``) and browser run (``session``); ``profile`` is what the launcher sets
+    (REINS_PROFILE, None for none) and ``name`` the socket name the test expects."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        instance: str | None = "profile-a",
+        session: str = "run-1",
+        profile: str | None = PROFILE,
+        name: str | None = None,
+        launched: bool = False,
+        hello: bool = True,
+        features: tuple[str, ...] = ("pauseProbe",),
+    ) -> None:
+        self.home = home
+        self.features = features
+        env = dict(os.environ, REINS_HOME=str(home), REINS_LAUNCHED="1" if launched else "0")
+        env.pop("REINS_PROFILE", None)
+        if profile is not None:
+            env["REINS_PROFILE"] = profile
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reins._host", "chrome-extension://x/"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        self.frames: queue.Queue[Any] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.name = name or profile or "default"
+        self.socket_path = home / "run" / f"{self.name}.sock"
+        self.instance, self.session = instance, session
+        if hello:
+            self.say_hello()
+
+    def say_hello(self) -> None:
+        hello: dict[str, Any] = {
+            "type": "hello",
+            "version": "t",
+            "session": self.session,
+            "features": list(self.features),
+        }
+        if self.instance is not None:
+            hello["instance"] = self.instance
+        self.send_frame(hello)
+
+    def _read(self) -> None:
+        decoder = FrameDecoder()
+        assert self.proc.stdout is not None
+        while True:
+            data = self.proc.stdout.read1(65536)
+            if not data:
+                return
+            for message in decoder.feed(data):
+                self.frames.put(message)
+
+    def next_frame(self, timeout: float = 5.0) -> Any:
+        """The next frame a test cares about. The host's arming of a tab it drives (subscribe to
+        the crash and dialog events, Inspector.enable, Page.enable, the pause probe; focus
+        emulation and the frame pump) is answered here, as the extension would."""
+        while True:
+            try:
+                frame = self.frames.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no frame from the host within {timeout} s") from None
+            routine = routine_answer(frame)
+            if routine is None:
+                return frame
+            self.send_frame(routine)
+
+    def send_frame(self, message: Any) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(encode_frame(message, max_size=MAX_FROM_BROWSER))
+        self.proc.stdin.flush()
+
+    def wait_for_socket(self) -> None:
+        """Until the socket accepts a connection: the file appears at bind(), a moment before
+        listen(), and a client connecting in between is refused (seen on a loaded machine)."""
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.socket_path.exists() and self._accepts():
+                return
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise AssertionError(f"host exited {self.proc.returncode}: {err}")
+            time.sleep(0.02)
+        raise AssertionError("the host never opened its socket")
+
+    def _accepts(self) -> bool:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(self.socket_path))
+            except ConnectionRefusedError:
+                return False
+        return True
+
+    def close_stdin(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+
+    def stop(self) -> None:
+        self.close_stdin()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+class Client:
+    """A control-socket client that reads answers line by line."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(10)
+        self.sock.connect(str(path))
+        self.buffer = b""
+
+    def send(self, request: dict[str, Any]) -> None:
+        self.sock.sendall(json.dumps(request).encode() + b"\n")
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def answer(self) -> dict[str, Any]:
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise AssertionError("the host closed the connection")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.send(request)
+        return self.answer()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def connect_extension(host: FakeExtension, client: Client) -> None:
+    """The extension said hello at start; the host answered host_hello and counts it connected."""
+    assert host.next_frame()["type"] == "host_hello"
+    assert client.call({"id": "wait", "cmd": "ping"})["connected"] is True
+
+
+def answer_next(host: FakeExtension, kind: str, result: Any) -> dict[str, Any]:
+    frame = host.next_frame()
+    assert frame.get("type") == kind, frame
+    assert isinstance(frame.get("id"), int)
+    host.send_frame({"id": frame["id"], "ok": True, "result": result})
+    return dict(frame)

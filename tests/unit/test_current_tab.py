@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 import queue
-import shutil
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ import pytest
 from reins._errors import BrowserError
 from reins.bridge.current import CurrentTab
 
-from .test_host_process import Client, FakeExtension, answer_next
+from .fakes import Client, FakeExtension, answer_next
 
 
 def test_a_pick_is_kept_for_the_same_browser_run(tmp_path: Path) -> None:
@@ -73,15 +70,6 @@ def test_an_unreadable_file_is_no_pick(tmp_path: Path) -> None:
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain sockets")
 
 
-@pytest.fixture
-def home() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="rc-", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 class _Run:
     def __init__(self, home: Path, session: str = "run-1", launched: bool = False) -> None:
         self.ext = FakeExtension(home, session=session, launched=launched)
@@ -121,8 +109,8 @@ class _Run:
         return dict(answer["error"])
 
 
-def test_when_the_agents_tab_closes_the_next_command_goes_nowhere(home: Path) -> None:
-    run = _Run(home)
+def test_when_the_agents_tab_closes_the_next_command_goes_nowhere(short_home: Path) -> None:
+    run = _Run(short_home)
     try:
         run.tab_new(42)
         run.runs_in(42)
@@ -137,11 +125,11 @@ def test_when_the_agents_tab_closes_the_next_command_goes_nowhere(home: Path) ->
         run.stop()
 
 
-def test_the_pick_survives_a_host_restart(home: Path) -> None:
-    run = _Run(home)
+def test_the_pick_survives_a_host_restart(short_home: Path) -> None:
+    run = _Run(short_home)
     run.tab_new(42)
     run.stop()
-    run = _Run(home)
+    run = _Run(short_home)
     try:
         run.client.send({"id": "cmd", "cmd": "cdp", "args": {"method": "DOM.enable"}})
         answer_next(run.ext, "tabs.list", [{"id": 42, "url": "u", "title": "t", "active": False}])
@@ -153,11 +141,11 @@ def test_the_pick_survives_a_host_restart(home: Path) -> None:
         run.stop()
 
 
-def test_a_pick_that_closed_while_no_host_ran_is_tab_closed(home: Path) -> None:
-    run = _Run(home)
+def test_a_pick_that_closed_while_no_host_ran_is_tab_closed(short_home: Path) -> None:
+    run = _Run(short_home)
     run.tab_new(42)
     run.stop()
-    run = _Run(home)
+    run = _Run(short_home)
     try:
         run.client.send({"id": "cmd", "cmd": "cdp", "args": {"method": "DOM.enable"}})
         answer_next(run.ext, "tabs.list", [{"id": 7, "url": "u", "title": "t", "active": True}])
@@ -166,13 +154,13 @@ def test_a_pick_that_closed_while_no_host_ran_is_tab_closed(home: Path) -> None:
         run.stop()
 
 
-def test_a_closed_pick_stays_closed_across_a_host_restart(home: Path) -> None:
-    run = _Run(home)
+def test_a_closed_pick_stays_closed_across_a_host_restart(short_home: Path) -> None:
+    run = _Run(short_home)
     run.tab_new(42)
     run.closed_by_user(42)
     assert run.refused()["code"] == "tab_closed"
     run.stop()
-    run = _Run(home)
+    run = _Run(short_home)
     try:
         assert run.refused()["code"] == "tab_closed"  # not the tab in front
     finally:
@@ -180,17 +168,17 @@ def test_a_closed_pick_stays_closed_across_a_host_restart(home: Path) -> None:
 
 
 def test_after_a_browser_restart_the_own_profile_has_no_tab_and_a_launched_one_the_front_one(
-    home: Path,
+    short_home: Path,
 ) -> None:
-    run = _Run(home)
+    run = _Run(short_home)
     run.tab_new(42)
     run.stop()
-    run = _Run(home, session="run-2")
+    run = _Run(short_home, session="run-2")
     try:
         assert run.refused()["code"] == "tab_closed"
     finally:
         run.stop()
-    run = _Run(home, session="run-3", launched=True)
+    run = _Run(short_home, session="run-3", launched=True)
     try:
         run.client.send({"id": "cmd", "cmd": "cdp", "args": {"method": "DOM.enable"}})
         answer_next(run.ext, "tabs.current", {"id": 5, "url": "u", "title": "t", "active": True})

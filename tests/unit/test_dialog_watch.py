@@ -19,7 +19,7 @@ from reins.bridge.link import ExtensionLink
 from reins.bridge.protocol import CdpEvent
 from reins.page.dialogs import DIALOG_EVENTS, DialogOpened, DialogWatch, refuse_while_open
 
-from .test_host_process import Client, FakeExtension, connect_extension
+from .fakes import Client, FakeExtension, connect_extension
 
 
 def opening(message: str, *, frame: str | None = "F1", kind: str = "alert") -> CdpEvent:

@@ -19,7 +19,7 @@ import pytest
 from reins._errors import ConnectionFailure
 from reins.bridge.client import Connection, answer_wait_s
 
-from .test_host_process import PROFILE, Client, FakeExtension, answer_next, connect_extension
+from .fakes import PROFILE, Client, FakeExtension, answer_next, connect_extension
 
 CRASHED = {"type": "event", "method": "Inspector.targetCrashed", "params": {}}
 RELOADED = {"type": "event", "method": "Inspector.targetReloadedAfterCrash", "params": {}}

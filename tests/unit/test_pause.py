@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .test_host_process import Client, FakeExtension, connect_extension
+from .fakes import Client, FakeExtension, connect_extension
 
 
 def evaluate(request_id: str, tab: int, **extra: Any) -> dict[str, Any]:

@@ -7,11 +7,8 @@ browser profiles starting in either order, and the CLI's `no_host` advice for ea
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +16,7 @@ from reins._errors import ConnectionFailure, UsageError
 from reins.bridge.client import connect, request
 from reins.bridge.names import claim_name, known_profiles
 
-from .test_host_process import Client, FakeExtension
+from .fakes import Client, FakeExtension
 
 
 def _none_live(_: str) -> bool:
@@ -119,15 +116,6 @@ def test_an_unreadable_registry_counts_as_empty(tmp_path: Path) -> None:
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain sockets")
 
 
-@pytest.fixture
-def home() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="rn-", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 def _run(home: Path, instance: str, name: str) -> FakeExtension:
     fake = FakeExtension(home, instance=instance, profile=None, name=name)
     try:
@@ -139,26 +127,26 @@ def _run(home: Path, instance: str, name: str) -> FakeExtension:
     return fake
 
 
-def test_two_profiles_keep_their_names_whichever_starts_first(home: Path) -> None:
-    a = _run(home, "profile-a", "default")
-    b = _run(home, "profile-b", "default-2")
+def test_two_profiles_keep_their_names_whichever_starts_first(short_home: Path) -> None:
+    a = _run(short_home, "profile-a", "default")
+    b = _run(short_home, "profile-b", "default-2")
     a.stop()
     b.stop()
-    b = _run(home, "profile-b", "default-2")  # b alone, first: still default-2
-    a = _run(home, "profile-a", "default")
+    b = _run(short_home, "profile-b", "default-2")  # b alone, first: still default-2
+    a = _run(short_home, "profile-a", "default")
     a.stop()
     b.stop()
 
 
 def test_when_the_chosen_profile_closes_commands_do_not_go_to_the_other(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+    short_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("REINS_HOME", str(home))
-    a = _run(home, "profile-a", "default")
-    b = _run(home, "profile-b", "default-2")
+    monkeypatch.setenv("REINS_HOME", str(short_home))
+    a = _run(short_home, "profile-a", "default")
+    b = _run(short_home, "profile-b", "default-2")
     try:
         with pytest.raises(ConnectionFailure) as several:
-            connect(None, home)
+            connect(None, short_home)
         assert several.value.code == "ambiguous_profile"
         assert several.value.details["profiles"] == ["default", "default-2"]
         a.stop()
@@ -174,33 +162,35 @@ def test_when_the_chosen_profile_closes_commands_do_not_go_to_the_other(
 
 
 def test_no_host_says_how_each_kind_of_profile_comes_back(
-    home: Path, monkeypatch: pytest.MonkeyPatch
+    short_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("REINS_HOME", str(home))
+    monkeypatch.setenv("REINS_HOME", str(short_home))
     with pytest.raises(ConnectionFailure) as nothing_yet:
-        connect(None, home)
+        connect(None, short_home)
     assert (
         "reins launch" in nothing_yet.value.message
         and "reins extension" in nothing_yet.value.message
     )
-    own = _run(home, "profile-a", "default")
+    own = _run(short_home, "profile-a", "default")
     own.stop()
-    launched = FakeExtension(home, instance="profile-l", profile="solo", launched=True)
+    launched = FakeExtension(short_home, instance="profile-l", profile="solo", launched=True)
     launched.wait_for_socket()
     launched.stop()
     with pytest.raises(ConnectionFailure) as closed:
-        connect("solo", home)
+        connect("solo", short_home)
     assert "`reins launch --profile solo`" in closed.value.message
     with pytest.raises(ConnectionFailure) as none_open:
-        connect(None, home)
+        connect(None, short_home)
     assert "profile default: it is your own browser profile" in none_open.value.message
     assert "profile solo: `reins launch --profile solo`" in none_open.value.message
 
 
-def test_a_new_host_of_the_same_profile_takes_the_socket_over_and_keeps_it(home: Path) -> None:
-    old = _run(home, "profile-a", "default")
+def test_a_new_host_of_the_same_profile_takes_the_socket_over_and_keeps_it(
+    short_home: Path,
+) -> None:
+    old = _run(short_home, "profile-a", "default")
     old_inode = old.socket_path.stat().st_ino
-    new = FakeExtension(home, instance="profile-a", profile=None, name="default")
+    new = FakeExtension(short_home, instance="profile-a", profile=None, name="default")
     try:
         assert new.next_frame(timeout=10)["profile"] == "default"  # not default-2
         deadline = time.monotonic() + 10

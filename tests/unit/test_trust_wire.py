@@ -26,7 +26,7 @@ from reins.bridge.framing import FrameDecoder
 from reins.bridge.jsonwire import MAX_DEPTH, dump_line, load
 from reins.bridge.protocol import Request, parse_request
 
-from tests.unit.test_host_process import Client, FakeExtension, connect_extension
+from tests.unit.fakes import Client, FakeExtension, connect_extension
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="Unix domain sockets")
 
