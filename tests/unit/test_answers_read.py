@@ -3,7 +3,7 @@
 fields X declares. mypy holds ``a["key"]`` to that; ``a.get("key")`` of an unknown key is only
 ``object`` to it, so this reads the code: every key a renderer reads off its answer (``a[…]``,
 ``a.get(…)``, ``… in a``), off a part of it (``for e in a.get("entries")``, ``tab = a.get("tab")``)
-or off an answer read as its type (``cast("answers.X", call.send())``, reins/cli/quirks.py) is a
+or off an answer read as its type (``cast("answers.X", call.send())``, reins/cli/quirks.py and batch.py) is a
 field of the declared type."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Union, get_args, get_origin, is_typeddict
 
 import pytest
 from reins.bridge.command import answer_fields
-from reins.cli import quirks, render
+from reins.cli import batch, quirks, render
 from reins.commands import answers
 from reins.mcp import answers as mcp_answers
 
@@ -109,7 +109,7 @@ def _unread(fn: ast.FunctionDef) -> list[str]:
     return wrong
 
 
-@pytest.mark.parametrize("module", [render, quirks, mcp_answers], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [render, quirks, batch, mcp_answers], ids=lambda m: m.__name__)
 def test_front_ends_read_only_declared_fields(module: Any) -> None:
     tree = ast.parse(inspect.getsource(module))
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from reins._errors import ReinsError, UsageError
 from reins.cli.options import GLOBALS, global_options, merged_options
 from reins.cli.run import EXIT_FAILED, EXIT_OK, BatchLineFailed, fail
+
+if TYPE_CHECKING:  # the answer types, for mypy only: the CLI starts without reins.commands
+    from reins.commands import answers
 
 __all__ = [
     "NOT_A_LINE",
@@ -109,7 +112,8 @@ def start_trace(conn: Any, directory: str | None, screenshots: bool, json_out: b
     )
     if not answer.get("ok"):
         fail(answer.get("error") or {"code": "internal", "message": "no error payload"}, json_out)
-    click.echo(f"tracing into {answer['dir']}", err=True)
+    started = cast("answers.TraceStarted", answer)
+    click.echo(f"tracing into {started['dir']}", err=True)
 
 
 @click.command()
@@ -198,9 +202,10 @@ def stop_trace(conn: Any) -> bool:
     on a record with holes)."""
     from reins.cli.render import trace_stopped
 
-    stopped = conn.call("trace_stop")
-    if not stopped.get("ok"):
-        click.echo(f"trace: {stopped.get('error')}", err=True)
+    reply = conn.call("trace_stop")
+    if not reply.get("ok"):
+        click.echo(f"trace: {reply.get('error')}", err=True)
         return False
+    stopped = cast("answers.TraceStopped", reply)
     click.echo(trace_stopped(stopped), err=True)
     return "trace_incomplete" not in (stopped.get("warnings") or [])
