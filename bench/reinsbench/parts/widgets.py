@@ -2,7 +2,8 @@
 list until a row shows, drag a dnd-kit card to another column, drag an HTML5 `draggable` item,
 attach a file, pick an option in a Radix select, an Element Plus (Vue) select, a Shoelace (web
 component) select, an Ant Design select (no name, options with no role), a UI5 select (options in
-a shadow-root popover) and a MUI multi-select (`--only widgets`).
+a shadow-root popover), a Headless UI combobox whose input opens nothing and a MUI multi-select
+(`--only widgets`).
 
 Each repetition opens the page afresh for both tools (untimed), then times the one action: reins as
 a whole CLI process, Playwright in-process (the floor). The page is the oracle after every timed
@@ -237,6 +238,25 @@ def widgets(files_dir: Path) -> list[Widget]:
                 ),
             ),
             "document.getElementById('committed').textContent === 'Software'",
+        ),
+        Widget(
+            "choose (Headless UI Combobox: its input opens nothing, its button does)",
+            "app/headless.html",
+            "!!document.getElementById('vendor')",
+            ("choose", "#vendor", "Office"),
+            (
+                (
+                    "click the button, click option, wait for the value",
+                    lambda page: (
+                        page.click("#vendor-button"),
+                        page.get_by_role("option", name="Office").click(),
+                        page.wait_for_function(
+                            "document.getElementById('committed').textContent === '|Office'"
+                        ),
+                    ),
+                ),
+            ),
+            "document.getElementById('committed').textContent === '|Office'",
         ),
         Widget(
             "choose (MUI Autocomplete multiple: add a chip)",
