@@ -5,14 +5,22 @@ one element's record for identity checks."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import NotRequired, TypedDict, cast
+from dataclasses import dataclass, field, replace
+from typing import Any, NotRequired, TypedDict, cast
 
-from reins._errors import BrowserError, ResolutionError, UsageError
+from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.bridge.context import CommandContext
-from reins.bridge.link import BatchAnswer, CdpCommand
+from reins.bridge.deadline import HEADROOM_MS
+from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpResult
 from reins.observe.collect import ElementRecord, install_expression
-from reins.page.call import call_function, evaluate, evaluate_handle, page_call
+from reins.page.call import (
+    call_function,
+    call_value,
+    evaluate,
+    evaluate_handle,
+    evaluate_params,
+    page_call,
+)
 from reins.page.dialogs import DialogWire
 from reins.page.frames import session_for_iframe
 
@@ -30,6 +38,7 @@ __all__ = [
     "StateRead",
     "describe",
     "find_all",
+    "find_one",
     "handle_for_record",
     "match_handle",
     "refuse_frame_owner",
@@ -217,6 +226,8 @@ class Resolved:
     # For an element of an out-of-process frame: its iframe's backend node id, once the action
     # looked it up (act/actionability.py, frame_owner; a cache, never resolution's).
     frame_owner: int | None = None
+    # The browser said, in the lookup's own round trip, that it owns no frame (find_one).
+    owner_checked: bool = False
 
 
 # Frame owners by the browser's own node name; any other element owns a frame when the browser
@@ -228,13 +239,16 @@ async def refuse_frame_owner(ctx: CommandContext, resolved: Resolved) -> None:
     """``target_is_frame`` when ``resolved`` is a frame owner: input to it is input to the
     document it shows, maybe another site's (issue 43). Asked of the browser (`DOM.describeNode`:
     its node name, the frame it owns), never of the page script, which the page can make lie."""
-    node = (
-        await ctx.cdp(
-            "DOM.describeNode",
-            {"objectId": resolved.object_id, "depth": 0},
-            session_id=resolved.session_id,
-        )
-    ).get("node") or {}
+    described = await ctx.cdp(
+        "DOM.describeNode",
+        {"objectId": resolved.object_id, "depth": 0},
+        session_id=resolved.session_id,
+    )
+    _refuse_owner_node(described, resolved)
+
+
+def _refuse_owner_node(described: CdpResult, resolved: Resolved) -> None:
+    node = described.get("node") or {}
     name = str(node.get("nodeName") or "").upper()
     if name in _FRAME_OWNER_NAMES or node.get("frameId") or node.get("contentDocument"):
         shown = name.lower() if name.isalpha() else "frame owner"
@@ -281,6 +295,67 @@ async def match_handle(ctx: CommandContext, index: int, session: str | None) -> 
     return handle
 
 
+async def find_one(
+    ctx: CommandContext, kind: str, value: str, *, pierce: bool, control: bool
+) -> tuple[int, Resolved | None] | None:
+    """A CSS/XPath query of the top document in one round trip: the matches, the first one's
+    handle and (``control``) the browser's word that it owns no frame, as one sequential batch
+    (the handle given to ``DOM.describeNode`` by the extension: ``fill``). Answers the count and,
+    when exactly one matched, the element; None when the query enters a frame (``find_all``)."""
+    timeout = ctx.deadline.remaining_ms(headroom_ms=HEADROOM_MS)
+    spec = {"kind": kind, "value": value, "frames": [], "shadow": [], "pierce": pierce}
+    commands: list[CdpCommand] = [
+        ("Runtime.evaluate", evaluate_params(page_call("findMatches", spec), timeout)),
+        (
+            "Runtime.evaluate",
+            evaluate_params(page_call("matchAt", 0), timeout, by_value=False, object_group="reins"),
+        ),
+    ]
+    each: list[BatchStep] = [{}, {}]
+    if control:
+        commands.append(("DOM.describeNode", {"objectId": "", "depth": 0}))
+        each.append({"fill": {"objectId": [1, "result", "objectId"]}})
+    answers = await ctx.cdp_batch(commands, sequential=True, each=each)
+    found = answers[0] if answers else None
+    if isinstance(found, ReinsError):
+        raise found
+    answer = _matches(call_value(found or {}, what="find"), value)
+    if "frame" in answer:
+        return None
+    count = int(answer["count"])
+    if count != 1:
+        return count, None
+    handle = answers[1] if len(answers) > 1 else None
+    if isinstance(handle, ReinsError):
+        raise handle
+    remote = call_value(handle or {}, what="match handle", by_value=False)
+    object_id = remote.get("objectId") if isinstance(remote, dict) else None
+    if not object_id or remote.get("subtype") == "null":
+        raise ResolutionError("the element went away while being resolved", transient=True)
+    resolved = Resolved(str(object_id), None, via=kind)
+    described = answers[2] if control and len(answers) > 2 else None
+    if isinstance(described, dict):
+        _refuse_owner_node(described, resolved)
+        resolved = replace(resolved, owner_checked=True)
+    return 1, resolved
+
+
+def _matches(answer: object, value: str) -> dict[str, Any]:
+    """``findMatches``'s answer: {count} or {frame}; its errors raised as typed errors."""
+    if not isinstance(answer, dict):
+        raise BrowserError(
+            "the page answered the query in a form reins cannot read",
+            code="page_answer_invalid",
+            transient=True,
+        )
+    if "error" in answer:
+        code = str(answer["error"])
+        if code == "invalid_selector":
+            raise UsageError(f"{value!r}: {answer.get('message')}", code="invalid_selector")
+        raise ResolutionError(str(answer.get("message")), code=code)
+    return answer
+
+
 async def find_all(
     ctx: CommandContext,
     kind: str,
@@ -307,20 +382,10 @@ async def find_all(
             "shadow": list(shadow),
             "pierce": pierce,
         }
-        answer = await evaluate(
-            ctx, page_call("findMatches", spec), session_id=session, what="find"
+        answer = _matches(
+            await evaluate(ctx, page_call("findMatches", spec), session_id=session, what="find"),
+            value,
         )
-        if not isinstance(answer, dict):
-            raise BrowserError(
-                "the page answered the query in a form reins cannot read",
-                code="page_answer_invalid",
-                transient=True,
-            )
-        if "error" in answer:
-            code = str(answer["error"])
-            if code == "invalid_selector":
-                raise UsageError(f"{value!r}: {answer.get('message')}", code="invalid_selector")
-            raise ResolutionError(str(answer.get("message")), code=code)
         if "frame" in answer:
             iframe = await match_handle(ctx, 0, session)
             session = await session_for_iframe(ctx, iframe, session_id=session)

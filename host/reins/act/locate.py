@@ -18,6 +18,7 @@ from reins.act.handles import (
     Press,
     Resolved,
     find_all,
+    find_one,
     handle_for_record,
     match_handle,
     refuse_frame_owner,
@@ -25,6 +26,7 @@ from reins.act.handles import (
 from reins.act.refs import resolve_ref
 from reins.act.targets import Target, normalized_text, parse_target
 from reins.bridge.context import CommandContext
+from reins.bridge.protocol import HIT_GUARD
 from reins.observe.collect import ElementRecord
 from reins.observe.evidence import redact_url
 from reins.observe.page import MapQuery, find_elements, observe_page
@@ -55,11 +57,26 @@ __all__ = [
 SETTLE_WINDOW_S = 1.5
 
 
-async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
+async def _resolve_query(ctx: CommandContext, target: Target, *, control: bool) -> Resolved:
+    pierce = target.kind == "css"
+    if not target.frame and ctx.host.link.has(HIT_GUARD):  # the extension fills in handles
+        one = await find_one(ctx, target.kind, target.value, pierce=pierce, control=control)
+        if one is not None:
+            count, found = one
+            if found is not None:
+                return found
+            _one_match(count, target)
     frames = (target.frame,) if target.frame else ()
-    count, session = await find_all(
-        ctx, target.kind, target.value, frames=frames, pierce=target.kind == "css"
-    )
+    count, session = await find_all(ctx, target.kind, target.value, frames=frames, pierce=pierce)
+    _one_match(count, target)
+    resolved = Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
+    if target.frame:
+        return replace(resolved, frame=await frame_by_browser(ctx, target.frame))
+    return resolved
+
+
+def _one_match(count: int, target: Target) -> None:
+    """Raises unless ``count`` is one: ``not_found`` (transient: it may appear) or ``ambiguous``."""
     if count == 0:
         raise ResolutionError(f"nothing matches {target.value!r}", code="not_found", transient=True)
     if count > 1:
@@ -68,10 +85,6 @@ async def _resolve_query(ctx: CommandContext, target: Target) -> Resolved:
             code="ambiguous",
             hint="make it unique: a ref from `reins state`, a tighter selector, or (xpath)[n]",
         )
-    resolved = Resolved(await match_handle(ctx, 0, session), session, via=target.kind)
-    if target.frame:
-        return replace(resolved, frame=await frame_by_browser(ctx, target.frame))
-    return resolved
 
 
 async def frame_by_browser(ctx: CommandContext, selector: str) -> dict[str, str] | None:
@@ -304,7 +317,7 @@ async def resolve_target(
             return await resolve_ref(ctx, parsed, probe=probe, press=press, acting=control)
         if parsed.kind in ("role", "text"):
             return await _resolve_by_records(ctx, parsed)
-        return await _resolve_query(ctx, parsed)
+        return await _resolve_query(ctx, parsed, control=control)
 
     def not_there_yet(exc: ReinsError) -> bool:
         return settle and exc.transient and exc.code == "not_found"
@@ -328,7 +341,8 @@ async def resolve_target(
 async def _refuse_frame_owner(ctx: CommandContext, found: Resolved) -> None:
     # A press that rode with its ref's lookup has been given (act/refs.py never lets one ride for
     # a record listed as a frame): there is no handle, nor anything left to refuse.
-    if found.pressed is None or not found.pressed.given:
+    # A CSS/XPath lookup may have asked the browser in its own round trip (find_one).
+    if (found.pressed is None or not found.pressed.given) and not found.owner_checked:
         await refuse_frame_owner(ctx, found)
 
 
