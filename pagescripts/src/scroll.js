@@ -2,7 +2,9 @@
 
 import { nodeLabel } from "./actions.js";
 import { insideClips } from "./geometry.js";
+import { collapse } from "./text.js";
 import { textsInside } from "./textmatch.js";
+import { accessibleName, documentScope, roleOf, visibleText } from "./walk.js";
 
 function scrollsY(n) {
   if (n.scrollHeight <= n.clientHeight + 1) return false;
@@ -100,9 +102,9 @@ const ROW_LIKE = '[role="row"], [role="listitem"], [role="option"], [role="treei
 // header rows left out; 60 at most, 120 characters each), with wheelPoint's answer, and `seen`:
 // the stretches of the scroller's content (in px from its top) that are rendered now, merged
 // ([[from, to], …], 20 at most; the box itself when no row-like element is there). With `spec`
-// (a text target's {text, exact}): `holds`, an element inside the scroller that holds the text is
-// in view (the host then looks the target up the whole way), and `target_at`, where in the content
-// the middle of the element holding it lies, when one is rendered (null otherwise).
+// (the target, as drawnTarget takes it): `holds`, an element inside the scroller that it names
+// is in view (the host then looks the target up the whole way), and `target_at`, where in the
+// content the middle of that element lies, when one is rendered (null otherwise).
 export function rowsShown(el, spec) {
   const at = wheelPoint(el);
   const s = scrollerOf(el);
@@ -122,7 +124,7 @@ export function rowsShown(el, spec) {
   const seen = renderedSpans(s, page, at, at.height);
   const out = { ...at, rows: rows.slice(0, 60).map((r) => r.text), seen };
   if (spec) {
-    const holder = drawnText(s, spec);
+    const holder = drawnTarget(s, spec);
     out.holds = holder !== s && shownInScrollers(holder);
     let r = null;
     if (holder !== s) r = holder.getBoundingClientRect();
@@ -131,10 +133,49 @@ export function rowsShown(el, spec) {
   return out;
 }
 
-// The element inside scroller `s` that shows the text and is drawn, else `s`: a transparent copy
-// (a data grid's focused row, kept at opacity 0 once scrolled away) is not where the text is.
-function drawnText(s, spec) {
-  return textsInside(s, spec).find(drawn) || s;
+// The element inside scroller `s` that `spec` names and that is drawn, else `s`: a transparent
+// copy (a data grid's focused row, kept at opacity 0 once scrolled away) is not where it is.
+// `spec` is a TARGET as the host resolves it: {text, exact} (the text rule), {css} (the elements
+// the selector matches) or {role, name, exact} (the role and, when given, the name or text of
+// the element's record, as the host's role= lookup matches them).
+function drawnTarget(s, spec) {
+  return candidatesIn(s, spec).find((el) => drawn(el) && hasBox(el)) || s;
+}
+
+function candidatesIn(s, spec) {
+  if (typeof spec.css === "string") {
+    try {
+      return Array.from(s.querySelectorAll(spec.css));
+    } catch {
+      return [];
+    }
+  }
+  if (typeof spec.role === "string") return roleMatches(s, spec);
+  return textsInside(s, spec);
+}
+
+function roleMatches(s, spec) {
+  const exact = spec.exact === true;
+  const fold = (v) => (exact ? collapse(v || "") : collapse(v || "").toLowerCase());
+  const wanted = typeof spec.name === "string" ? fold(spec.name) : null;
+  const scope = documentScope(s.ownerDocument, "f0", 0, 0);
+  const out = [];
+  for (const el of s.querySelectorAll("*")) {
+    const tag = el.localName;
+    if (roleOf(el, tag) !== spec.role) continue;
+    if (wanted !== null) {
+      const text = visibleText(el, tag);
+      const names = [fold(accessibleName(el, tag, spec.role, scope) || text), fold(text)];
+      if (!names.some((n) => (exact ? n === wanted : n.includes(wanted)))) continue;
+    }
+    out.push(el);
+  }
+  return out;
+}
+
+function hasBox(el) {
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0;
 }
 
 function drawn(el) {
@@ -183,7 +224,7 @@ function merged(spans, at) {
 
 // `scroll --until`'s sweep of a list in no order a search can use: from `from` (px of content)
 // down, each step as long as what the list rendered at the last (at least half a screen), until
-// a text holding `spec` is rendered, the end, `most` steps or `ms` milliseconds. A step sets the
+// an element `spec` names is rendered (drawnTarget), the end, `most` steps or `ms` milliseconds. A step sets the
 // scroll position and tells the list at once (a scroll event, as the browser sends one at the
 // next frame), so a list that renders in its scroll handler draws many positions a frame; where
 // what it rendered does not cover the box yet, the step waits for a task, then two frames.
@@ -214,7 +255,7 @@ export async function sweepList(el, spec, from, most, ms) {
     }
     looks += 1;
     spans.push(...look.seen);
-    if (drawnText(s, spec) !== s || look.at_end) break;
+    if (drawnTarget(s, spec) !== s || look.at_end) break;
     const at = look.scroll_top;
     const span = look.seen.filter(([a, b]) => a <= at + 1 && b > at).map(([, b]) => b - at)[0] || 0;
     top = at + Math.max(span, height / 2);

@@ -357,7 +357,7 @@ export function typeOf(el, tag, isSvg, explicitRole, reasons) {
   return tag + "-clickable";
 }
 
-function visibleText(el, tag) {
+export function visibleText(el, tag) {
   if (tag === "input") return isButtonInput(el) ? collapse(el.value) || defaultButtonLabel(el) : "";
   if (tag === "select") {
     const option = el.options[el.selectedIndex];
@@ -378,7 +378,7 @@ function defaultButtonLabel(el) {
 
 // Name computation, cheap paths first: the full algorithm (dom-accessibility-api) walks labels,
 // descendants and styles, so it runs only where the cheap answer could be wrong.
-function accessibleName(el, tag, role, scope) {
+export function accessibleName(el, tag, role, scope) {
   if (el.hasAttribute("aria-labelledby")) return fullName(el, scope);
   const aria = el.getAttribute("aria-label");
   if (aria !== null && aria.trim()) return collapse(aria);

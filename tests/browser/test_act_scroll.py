@@ -64,7 +64,7 @@ def test_scroll_until_renders_a_row_of_a_virtualized_list(browser: Browser, page
         "--timeout-ms",
         "20000",
     )
-    assert body["found"] is True and body["wheels"] > 0
+    assert body["found"] is True and body["wheels"] + body["sweep_steps"] > 0
     assert body["after"] == _top(browser, "#vlist") > body["before"] == 0
     shown = browser.js("""
         const row = document.querySelector('#vlist [data-index="150"]');
@@ -84,12 +84,27 @@ def test_scroll_until_loads_an_infinite_feed(browser: Browser, page: Any) -> Non
 
 
 def test_scroll_until_gives_up_with_what_it_saw(browser: Browser, page: Any) -> None:
+    """An XPath TARGET turns the wheel a screen a turn; the budget ends at the list's end."""
     tab = str(page("static/scroll.html")[0])
     code, body = browser.cli(
-        "scroll", "#box", "--until", "#no-such-row", "--tab", tab, "--timeout-ms", "2500"
+        "scroll", "#box", "--until", "//*[@id='no-such-row']", "--tab", tab, "--timeout-ms", "2500"
     )
     assert code != 0 and body["error"]["code"] == "timeout"
     assert "at the end" in body["error"]["message"]
+    assert _top(browser, "#box") > 0
+
+
+def test_scroll_until_a_css_row_in_no_part_of_the_list_is_not_found(
+    browser: Browser, page: Any
+) -> None:
+    """A CSS TARGET is looked for page-side at every look, so the list is known to be seen whole."""
+    tab = str(page("static/scroll.html")[0])
+    code, body = browser.cli(
+        "scroll", "#box", "--until", "#no-such-row", "--tab", tab, "--timeout-ms", "8000"
+    )
+    assert code != 0 and body["error"]["code"] == "not_found", body
+    assert body["error"]["share_seen"] == 1.0
+    assert browser.js("return document.querySelector('#no-such-row')") is None
     assert _top(browser, "#box") > 0
 
 

@@ -6,15 +6,18 @@ data grid's root holds its virtual scroller), else its nearest scrolling ancesto
 (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` turns the wheel
 (``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop`` where it
 moves to a place: virtualized lists and infinite feeds render from the scroll events a person's
-wheel makes. A turn is a screen, except for a ``text=`` target: in a list whose rows read as
-sorted each turn goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it
-the rows); once a look has the target rendered, one turn centres it; in a list in any other order
-the page sweeps it (``sweepList``: many positions a round trip, each telling the list it was
+wheel makes. A ``text=``, CSS or ``role=`` target is looked for page-side at every look
+(``drawnTarget``: the text rule, the selector, the role and name of the records): in a list whose
+rows read as sorted by a text the target has (a text target's, a role's name) each turn goes
+where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows); once a
+look has the target rendered, one turn centres it; in a list in any other order, or for a CSS
+target, the page sweeps it (``sweepList``: many positions a round trip, each telling the list it was
 scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the target
 is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part of the
 list was looked at: then a typed ``not_found``. Only the lookup of the target itself, in view in
-its scrollers, ever answers ``found``; with a SCROLLER named, a text target counts only inside it
-(the same text elsewhere on the page, a log or a detail panel, is not the row).
+its scrollers, ever answers ``found``; with a SCROLLER named, a target counts only inside it (the
+same text elsewhere on the page, a log or a detail panel, is not the row). A ref or XPath target:
+a screen a turn.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
 from reins.act.answers import Scrolled, ScrolledUntil
 from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
-from reins.act.targets import parse_target
+from reins.act.targets import Target, parse_target
 from reins.bridge.context import CommandContext
 from reins.bridge.link import CdpCommand
 from reins.page.call import call_function, call_params, call_value, evaluate_handle
@@ -38,7 +41,7 @@ __all__ = ["scroll_by", "scroll_until"]
 # A wheel turn moves this share of the scroller's height: rows that were at the bottom edge stay
 # in view after it, so nothing between two turns is skipped.
 _WHEEL_SHARE = 0.8
-# How often (in round trips) a text target is looked up the whole way, not only in the scroller.
+# How often (in round trips) a target is looked up the whole way, not only in the scroller.
 _FULL_LOOK_EVERY = 10
 # The longest one call of the sweep runs (the whole lookup runs between calls), and its most
 # steps (a bound that holds even where the page's clock does not).
@@ -53,8 +56,8 @@ class Look(TypedDict, total=False):
     """What a look at the scroller shows (pagescripts/src/scroll.js: ``wheelPoint``,
     ``rowsShown``, ``sweepList``): where a wheel over it lands (``x``, ``y``), its label, height
     and position (``scroll_top`` of ``max``, ``at_end``, ``at_top``), the rows it shows, the
-    stretches of its content rendered (``seen``), and for a text target whether an element in
-    view ``holds`` it and where in the content it is (``target_at``); a sweep's count of looks."""
+    stretches of its content rendered (``seen``), and for a target the page looks for whether an
+    element in view ``holds`` it and where in the content it is (``target_at``); a sweep's count of looks."""
 
     x: float
     y: float
@@ -71,11 +74,36 @@ class Look(TypedDict, total=False):
     looks: int
 
 
-class TextSpec(TypedDict):
-    """A text target as the page's list search takes it."""
+class TargetSpec(TypedDict, total=False):
+    """A target as the page's list search takes it (pagescripts/src/scroll.js ``drawnTarget``):
+    a text (``text``, ``exact``), a CSS selector (``css``) or a role with its name (``role``,
+    ``name``, ``exact``)."""
 
     text: str
     exact: bool
+    css: str
+    role: str
+    name: str
+
+
+def _spec_of(parsed: Target) -> TargetSpec | None:
+    """What the page looks for in the list at each look; None for a ref or XPath (looked up
+    the whole way each turn)."""
+    if parsed.kind == "text":
+        return {"text": parsed.value, "exact": parsed.exact}
+    if parsed.kind == "css":
+        return {"css": parsed.value}
+    if parsed.kind == "role":
+        role: TargetSpec = {"role": parsed.value, "exact": parsed.exact}
+        if parsed.name is not None:
+            role["name"] = parsed.name
+        return role
+    return None
+
+
+def _sort_text(parsed: Target) -> str | None:
+    """The text a bisection of a sorted list looks for: a text target's, a role's name."""
+    return parsed.value if parsed.kind == "text" else parsed.name if parsed.kind == "role" else None
 
 
 def _look(value: object) -> Look:
@@ -93,16 +121,16 @@ def _stretches(look: Look) -> list[tuple[float, float]]:
 
 
 class _Plan:
-    """Where one ``scroll --until`` with a text target goes next, from what the last look
-    showed: the bisection of a sorted list (ListSearch) while it lasts; a wheel turn that centres
-    the target once a look has it rendered; else the page's sweep (``sweepList``) from the first
-    part not looked at (Sweep), until every part of the list was. Other targets: a screen a
-    wheel turn."""
+    """Where one ``scroll --until`` with a target the page looks for goes next, from what the
+    last look showed: the bisection of a sorted list (ListSearch) while it lasts; a wheel turn
+    that centres the target once a look has it rendered; else the page's sweep (``sweepList``)
+    from the first part not looked at (Sweep), until every part of the list was. A ref or
+    XPath: a screen a wheel turn."""
 
     def __init__(
         self,
         ctx: CommandContext,
-        spec: TextSpec | None,
+        spec: TargetSpec | None,
         search: ListSearch | None,
         sweep: Sweep | None,
         look: Look,
@@ -151,8 +179,8 @@ class _Plan:
                     f" were rendered and looked at, and its end stayed the end for {_GRACE_S:.0f} s",
                     code="not_found",
                     transient=False,
-                    hint="check the text (any case, a part of a row's text; quoted: exact), give"
-                    " the SCROLLER that holds TARGET, or, where the list loads more slowly, run"
+                    hint="check the target (a text: any case, a part of a row's text; quoted:"
+                    " exact), give the SCROLLER that holds TARGET, or, where the list loads more slowly, run"
                     " it again once it has",
                     details={"share_seen": 1.0, "wheels": self.wheels, "sweep_steps": self.steps},
                 )
@@ -226,7 +254,7 @@ async def _wheel_turns(
     object_id: str,
     look: Look,
     deltas: list[int],
-    spec: TextSpec | None,
+    spec: TargetSpec | None,
 ) -> list[Look]:
     """Wheel turns over the scroller, each followed by a look once the page has drawn the scroll
     and rendered what it brings (not after a fixed pause: fast where the page is, patient where
@@ -280,24 +308,23 @@ async def scroll_until(
             code="frame_unreachable",
         )
     parsed = parse_target(target, frame=frame)
-    # A text target is looked for in the scroller at each turn, cheaply, in the turn's own round
-    # trip (``rowsShown``'s ``holds`` and ``target_at``); the whole lookup runs when that sees it,
-    # and every _FULL_LOOK_EVERY round trips (the target may lie outside the scroller named).
-    spec: TextSpec | None = (
-        {"text": parsed.value, "exact": parsed.exact} if parsed.kind == "text" else None
-    )
+    # A target is looked for in the scroller at each turn, cheaply, in the turn's own round trip
+    # (``rowsShown``'s ``holds`` and ``target_at``); the whole lookup runs when that sees it, and
+    # every _FULL_LOOK_EVERY round trips (the target may lie outside the scroller named).
+    spec = _spec_of(parsed)
+    sort_text = _sort_text(parsed)
     first = _look(await call_function(ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"))
     plan = _Plan(
         ctx,
         spec,
-        ListSearch.for_text(parsed.value) if spec else None,
+        ListSearch.for_text(sort_text) if spec and sort_text else None,
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,
         first,
     )
     trips = 0
 
-    # A text target with a SCROLLER named is the row in it: the same text shown elsewhere on the
-    # page (a log, a detail panel) is never it (it answered found after 0 turns, the row not there).
+    # A target with a SCROLLER named is the row in it: the same text shown elsewhere on the page
+    # (a log, a detail panel) is never it (it answered found after 0 turns, the row not there).
     within = wheel_over if scroller and spec else None
 
     async def in_view() -> str | None:

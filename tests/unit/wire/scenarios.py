@@ -342,14 +342,15 @@ SCENARIOS: dict[str, Scenario] = {
             }
         ),
     ),
+    # An XPath TARGET turns the wheel a screen a turn (a CSS one is swept page-side).
     "scroll_until": Scenario(
         "scroll",
-        {"until": "#save", "target": "#list"},
+        {"until": "xpath=//*[@id='save']", "target": "#list"},
         _page(rowsShown=LOOK, shownInScrollers=True, wheelPoint=LOOK),
     ),
     "scroll_until_wheeled": Scenario(
         "scroll",
-        {"until": "#save", "target": "#list"},
+        {"until": "xpath=//*[@id='save']", "target": "#list"},
         _page(
             rowsShown=LOOK,
             rowsAfterFrames=LOOKED,

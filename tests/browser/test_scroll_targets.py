@@ -1,0 +1,109 @@
+"""`scroll --until` with a CSS or `role=` target on a far row of a long virtual list (issue 32,
+item 6): the MUI X DataGrid Pro of 10,000 rows (app/datagrid-pro.html, row i shows "Merchant " +
+i and carries data-id=i) and TanStack Virtual's 10,000 rows in no order
+(app/virtual-lists.html, row i shows "Vendor " + (i * 7919 + 13) mod 10,000 and carries
+data-index=i). These targets turned the wheel a screen a turn and gave up within 8 s on a row
+380,000 px down; they are looked for page-side at every look, as text targets are (the bisection
+of a sorted list by a role's name, else the page's sweep). `found` only for the row itself in
+view inside the scroller: the page is the oracle (the row's middle inside the scroller's box and
+the browser's hit test there landing in it). Seconds are printed (run with -s), never asserted."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from .conftest import Browser
+
+pytestmark = pytest.mark.browser
+
+GRID = "#pro-grid .MuiDataGrid-virtualScroller"
+
+# The element `arguments[0]` names, hit at its middle, inside the box of `arguments[1]`.
+_IN_VIEW = """
+const [css, scroller] = arguments;
+const box = document.querySelector(scroller).getBoundingClientRect();
+return [...document.querySelectorAll(css)].some((el) => {
+  if (!el.checkVisibility({ opacityProperty: true })) return false;
+  const r = el.getBoundingClientRect();
+  const x = r.left + Math.min(r.width, box.width) / 2, y = r.top + r.height / 2;
+  const hit = document.elementFromPoint(x, y);
+  return y > box.top && y < box.bottom && !!hit && el.contains(hit);
+});
+"""
+
+
+def _until(
+    browser: Browser, tab: str, scroller: str, target: str, budget_ms: int = 8_000
+) -> tuple[int, dict[str, Any]]:
+    began = time.monotonic()
+    code, body = browser.cli(
+        "scroll",
+        scroller,
+        "--until",
+        target,
+        "--tab",
+        tab,
+        "--timeout-ms",
+        str(budget_ms),
+        timeout=budget_ms / 1000 + 30,
+    )
+    said = body if code == 0 else body.get("error", {})
+    print(
+        f"\n{scroller} {target}: exit {code}, {said.get('wheels')} wheel turns, "
+        f"{said.get('sweep_steps')} sweep steps, {time.monotonic() - began:.2f} s whole process"
+    )
+    return code, body
+
+
+def _grid(browser: Browser, page: Any) -> str:
+    tab = str(page("app/datagrid-pro.html")[0])
+    browser.ok("wait", "--target", "#pro-grid [data-rowindex='0']", "--tab", tab)
+    return tab
+
+
+@pytest.mark.parametrize("target", ['role=row[name="Merchant 7317"]', '[data-id="7317"]'])
+def test_a_far_row_of_the_grid_is_reached_by_css_or_role(
+    browser: Browser, page: Any, target: str
+) -> None:
+    tab = _grid(browser, page)
+    row = "#pro-grid [role=row][data-id='7317']"
+    assert browser.js(_IN_VIEW, row, GRID) is False
+    code, body = _until(browser, tab, GRID, target)
+    assert code == 0 and body["found"] is True, body
+    assert browser.js(_IN_VIEW, row, GRID) is True
+
+
+def test_the_transparent_copy_of_a_row_is_not_found_by_css(browser: Browser, page: Any) -> None:
+    """The grid keeps its focused row rendered at opacity 0 once scrolled away: a CSS target
+    naming it matches that copy, which is not in view."""
+    tab = _grid(browser, page)
+    on = ("--tab", tab)
+    browser.ok("scroll", GRID, "--until", "text=Merchant 0742", *on)
+    browser.ok("click", "text=Merchant 0742", *on)
+    browser.ok("scroll", GRID, "--to", "top", *on)
+    browser.ok("wait", "--idle", *on)
+    row = "#pro-grid [role=row][data-id='742']"
+    assert browser.js("return document.querySelectorAll(arguments[0]).length", row) == 1
+    assert browser.js(_IN_VIEW, row, GRID) is False
+    code, body = _until(browser, tab, GRID, '[data-id="742"]')
+    assert code == 0 and body["found"] is True and body["wheels"] >= 1, body
+    assert browser.js(_IN_VIEW, row, GRID) is True
+
+
+@pytest.mark.parametrize("index", [7317])
+def test_a_far_row_of_an_unsorted_list_is_reached_by_css_or_role(
+    browser: Browser, page: Any, index: int
+) -> None:
+    tab = str(page("app/virtual-lists.html")[0])
+    browser.ok("wait", "--target", "#unsorted-10k [data-index='0']", "--tab", tab)
+    row = f"#unsorted-10k [data-index='{index}']"
+    vendor = f"Vendor {(index * 7919 + 13) % 10_000:04d}"
+    for target in (row, f'role=button[name="{vendor}" s]'):
+        browser.ok("scroll", "#unsorted-10k", "--to", "top", "--tab", tab)
+        assert browser.js(_IN_VIEW, row, "#unsorted-10k") is False
+        code, body = _until(browser, tab, "#unsorted-10k", target)
+        assert code == 0 and body["found"] is True, body
+        assert browser.js(_IN_VIEW, row, "#unsorted-10k") is True
