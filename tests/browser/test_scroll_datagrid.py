@@ -159,8 +159,28 @@ def test_the_transparent_copy_does_not_steer_the_sweep(browser: Browser, page: A
     assert browser.js(_IN_VIEW, text) is True
 
 
-def test_a_row_the_grid_does_not_have_is_not_found(browser: Browser, page: Any) -> None:
-    tab = _open(browser, page)
+def test_a_row_the_grid_in_no_order_does_not_have_is_not_found(browser: Browser, page: Any) -> None:
+    """In no searchable order, every part of the grid is looked at before not_found."""
+    tab = _open(browser, page, order="unsorted")
     code, body = _until(browser, tab, SCROLLER, "Merchant 10000", 30_000)
     assert code == 1 and body["error"]["code"] == "not_found", body
     assert body["error"]["share_seen"] == 1.0, body
+
+
+_ROW_COUNT = "return document.querySelector('#pro-grid [role=grid]').getAttribute('aria-rowcount')"
+
+
+@pytest.mark.parametrize("text", ["Merchant 10000", '"Merchant 7317.5"'])
+def test_the_sorted_order_proves_a_row_absent_without_a_sweep(
+    browser: Browser, page: Any, text: str
+) -> None:
+    """The grid's 10,000 rows (and a header: aria-rowcount 10,001) hold no "Merchant 10000"
+    (it would sort after the last row) and no "Merchant 7317.5" (between rows 7317 and 7318,
+    next to each other). The whole list was swept first (about 6 s); the order says it at once
+    (at the end, once the end stayed the end for 2 s)."""
+    tab = _open(browser, page)
+    assert browser.js(_ROW_COUNT) == "10001"
+    code, body = _until(browser, tab, SCROLLER, text, 5_000)
+    assert code == 1 and body["error"]["code"] == "not_found", body
+    assert body["error"]["share_seen"] < 0.5, body
+    assert "read as sorted" in body["error"]["message"], body

@@ -1,9 +1,12 @@
 """`scroll --until text=…`'s bisection over a long sorted list (act/listsearch.py), on hand-built
 looks: it halves the span known to hold the target while the rows read as sorted, hands over to
 screen-sized turns once the span is a screen or anything contradicts the order, and never
-searches a list whose rows are not of the target's kind."""
+searches a list whose rows are not of the target's kind; and when the order proves a text in no
+row (``absent``)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from reins.act.listsearch import ListSearch, Sweep, natural_key
 
@@ -96,3 +99,85 @@ def test_a_list_that_grows_at_its_end_is_not_seen_whole_any_more() -> None:
     sweep.add([(0, 2000)])
     assert sweep.next_top(2000) is None
     assert sweep.next_top(2600) == 2000
+
+
+def _items(top: float, value_of: Callable[[int], int], name: str = "Item") -> list[str]:
+    first = int(top // ROW)
+    return [f"{name} {value_of(i)}" for i in range(first, first + int(HEIGHT // ROW))]
+
+
+def _proof(
+    text: str, value_of: Callable[[int], int], *, exact: bool = False, proves: bool = True
+) -> ListSearch:
+    """A search that looked at the top, then wherever ``next_sample`` sent it."""
+    name = text.split()[0]
+    search = ListSearch.for_text(text, exact=exact, proves=proves)
+    search.saw(0, _items(0, value_of, name), at_end=False)
+    search.next_position(0, HEIGHT, END, _items(0, value_of, name), at_end=False)
+    for _ in range(20):
+        at = search.next_sample(END, HEIGHT)
+        if at is None:
+            break
+        search.saw(at, _items(at, value_of, name), at_end=at >= END)
+    return search
+
+
+def test_the_order_proves_a_quoted_text_absent_between_two_rows() -> None:
+    search = _proof("Item 7", lambda i: 2 * i, exact=True)
+    assert search.absent() == "between its rows 'Item 6' and 'Item 8'"
+    assert len(search.spots) == 9
+
+
+def test_nothing_is_proved_before_the_list_was_looked_at_across() -> None:
+    search = ListSearch.for_text("Item 7", exact=True, proves=True)
+    search.next_position(0, HEIGHT, END, _items(0, lambda i: 2 * i), at_end=False)
+    assert search.gap is not None and search.absent() is None
+
+
+def test_a_list_sorted_only_a_screen_at_a_time_proves_nothing() -> None:
+    """Row i of TanStack's 100k fixture shows Vendor (i * 7919 + 13) mod 100,000: ten rows in a
+    look read as sorted, and "Vendor 50013" (row 5,000) would sit between rows 6 and 7 of the
+    first look. It answered not_found from that look alone."""
+    search = _proof("Vendor 50013", lambda i: (i * 7919 + 13) % 100_000)
+    assert search.gap is not None and search.absent() is None
+
+
+def test_a_row_starting_as_the_text_proves_nothing() -> None:
+    search = _proof("Item 6", lambda i: 2 * i, exact=True)
+    assert search.gap is None and search.absent() is None
+
+
+def test_a_text_ending_in_a_number_needs_the_last_row_before_its_longer_numbers() -> None:
+    """`text=Item 7` matches "Item 70" and "Item 7123", which sort after "Item 8": the order
+    proves it absent only when the last row of the list sorts before "Item 70"."""
+    assert _proof("Item 7", lambda i: 2 * i).absent() is None  # the list goes on to Item 19998
+    short = _proof("Item 7", lambda i: min(2 * i, 68))
+    assert short.absent() == "between its rows 'Item 6' and 'Item 8'"
+    zero = _proof("Item 0", lambda i: i + 1)  # "Item 0" is in "Item 07": no bound
+    assert zero.absent() is None
+
+
+def test_a_text_after_every_row_is_looked_for_at_the_very_end() -> None:
+    """The span left was a screen short of the end: the search handed over there, and the sweep
+    went through the whole list to say the row is in none of it."""
+    search, top = ListSearch.for_text("Vendor 10000", proves=True), 0.0
+    for _ in range(40):
+        search.saw(top, _rows(top), at_end=top >= END)
+        ahead = search.next_position(top, HEIGHT, END, _rows(top), at_end=top >= END)
+        if ahead is None:
+            break
+        top = max(0.0, min(END, ahead))
+    assert top == END and search.gap_at_end and search.still_after_last()
+    while (at := search.next_sample(END, HEIGHT)) is not None:
+        search.saw(at, _rows(at), at_end=at >= END)
+    assert search.absent() == "after its last row 'Vendor 9999'"
+
+
+def test_before_the_first_row_of_the_list_the_text_is_absent() -> None:
+    search = _proof("Item 1", lambda i: i + 2, exact=True)
+    assert search.absent() == "before its first row 'Item 2'"
+
+
+def test_a_role_s_name_proves_nothing_a_row_s_text_may_not_hold_it() -> None:
+    search = _proof("Item 7", lambda i: 2 * i, exact=True, proves=False)
+    assert search.gap is not None and search.absent() is None

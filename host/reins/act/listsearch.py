@@ -10,16 +10,29 @@ over to a sweep from the position known to lie before it. In a list in no such o
 keeps which stretches of the content were rendered at some look, so that every part is looked at
 once (gaps a turn left behind too) and the end of the sweep is known. Both only choose where to
 look: a target is found only when it is there and in view.
+
+The order also proves a text absent (``ListSearch.absent``): two rows next to each other in one
+look with the target between them and neither starting as it does (or the target before the
+first row of the list, or after its last), for a quoted text or one that does not end in digits,
+once looks spread over the whole list (``next_sample``) all read as one order: a list sorted
+only a screen at a time (row i shows i * 7919 mod N) reads as sorted in any one look.
+A text that ends in a number n also matches rows whose number starts with n's digits (n0, n00,
+…: "Vendor 73" is in "Vendor 7301"), which sort elsewhere; so there the last row of the list must
+sort before n0 too. The proof takes a row's text to start with what it is sorted by; a row that
+holds the text only further along (in a later column) is not looked for once it is given.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["ListSearch", "Sweep", "natural_key"]
 
 _CHUNKS = re.compile(r"\d+|\D+")
+# How many parts a list is cut into by the looks that check it is in one order before the order
+# proves a text absent (their ends included: _SAMPLES + 1 looks).
+_SAMPLES = 8
 
 Key = tuple[tuple[int, int | str], ...]
 
@@ -49,16 +62,94 @@ def _compare(target: Key, row: Key) -> int:
 
 @dataclass
 class ListSearch:
-    """One search: the positions known to lie before (``lo``) and after (``hi``) the target."""
+    """One search: the positions known to lie before (``lo``) and after (``hi``) the target;
+    where the order puts it with no row holding it (``gap``, said in words; ``gap_at_end``: after
+    the last row), the last row of the list once a look at its end showed it, and what each look
+    showed (``spots``: its position, first and last row) for the check that the whole list is in
+    one order. ``proves``: the target is the text rows are matched by (a role's name may not be
+    a row's text)."""
 
     target: Key
+    exact: bool = False
+    proves: bool = False
     lo: float = 0.0
     hi: float | None = None
     on: bool = True
+    gap: str | None = None
+    gap_at_end: bool = False
+    last: Key | None = None
+    spots: list[tuple[float, Key, Key]] = field(default_factory=list)
+    disordered: bool = False
+    tried: set[int] = field(default_factory=set)
+    sampled: bool = False
 
     @classmethod
-    def for_text(cls, text: str) -> ListSearch:
-        return cls(natural_key(text))
+    def for_text(cls, text: str, *, exact: bool = False, proves: bool = False) -> ListSearch:
+        return cls(natural_key(text), exact=exact, proves=proves)
+
+    def saw(self, top: float, rows: list[str], *, at_end: bool) -> None:
+        """A look's rows at scroll position ``top``: kept for the order check, and the last row
+        of the list once a look at its end shows it."""
+        keys = [natural_key(row) for row in rows]
+        if at_end and keys:
+            self.last = keys[-1]
+        # Once the order was checked, later looks (turns at the end while a feed may grow,
+        # rows drawn a frame late) do not undo it.
+        if len(keys) < 2 or self.sampled:
+            return
+        kind = all(key[:1] == self.target[:1] for key in keys)
+        if not kind or any(a > b for a, b in zip(keys, keys[1:], strict=False)):
+            self.disordered = True
+        else:
+            self.spots.append((top, keys[0], keys[-1]))
+
+    def next_sample(self, end: float, height: float) -> float | None:
+        """Where a look still has to go before the order may prove anything: one of _SAMPLES + 1
+        positions spread evenly from the top to the end (``end``: the last scroll position)
+        that no look was near; None once each was looked at. A list that only reads as sorted
+        a screen at a time (rows i * 7919 mod N) shows that across them."""
+        for k in range(_SAMPLES + 1):
+            at = end * k / _SAMPLES
+            near = any(abs(top - at) <= height / 2 for top, _, _ in self.spots)
+            if k not in self.tried and not near:
+                self.tried.add(k)
+                return at
+        self.sampled = True
+        return None
+
+    def _one_order(self) -> bool:
+        """Every look read as sorted, and the looks in the order of their positions too."""
+        spots = sorted(self.spots, key=lambda spot: spot[0])
+        return not self.disordered and all(
+            a[1] <= b[1] and a[2] <= b[2] for a, b in zip(spots, spots[1:], strict=False)
+        )
+
+    def _longer(self) -> Key | None:
+        """For a text that ends in a number n (and is not quoted), the key of the same text
+        ending in n0: every longer number a row may start with sorts at or after it. None when
+        the text ends in no number; the text itself when the number is 0 (no bound holds)."""
+        kind, value = self.target[-1] if self.target else (1, "")
+        if self.exact or kind != 0:
+            return None
+        if int(value) == 0:
+            return self.target
+        return (*self.target[:-1], (0, int(value) * 10))
+
+    def still_after_last(self) -> bool:
+        """The target still sorts after the last row seen at the list's end (a feed grows)."""
+        return self.last is not None and _compare(self.target, self.last) > 0
+
+    def absent(self) -> str | None:
+        """Why the order proves that no row holds the target, or None (it does not, or not
+        until ``next_sample`` has nothing left)."""
+        if not (self.proves and self.gap is not None and self.sampled and self._one_order()):
+            return None
+        longer = self._longer()
+        if longer is None:
+            return self.gap
+        if self.last is None or longer == self.target or not self.last < longer:
+            return None
+        return self.gap
 
     def next_position(
         self, top: float, height: float, end: float, rows: list[str], *, at_end: bool
@@ -75,21 +166,45 @@ class ListSearch:
             self.on = False
             return None
         if _compare(self.target, keys[0]) < 0:
+            if top <= 0:
+                self.gap = f"before its first row {_quoted(rows[0])}"
+                self.on = False
+                return None
             self.hi = top if self.hi is None else min(self.hi, top)
         elif _compare(self.target, keys[-1]) > 0:
             if at_end:  # the list may grow at its end (a feed): turns go on there
+                self.gap, self.gap_at_end = f"after its last row {_quoted(rows[-1])}", True
                 self.lo = top
                 self.on = False
                 return None
             self.lo = max(self.lo, top + 1)
         else:  # the rows around the target are shown, and it is not among them as a row
+            self.gap = _between(self.target, keys, rows)
             self.on = False
             return None
         hi = end if self.hi is None else self.hi
         if hi - self.lo <= height:
+            if self.hi is None:  # no look showed a row after it: the end is looked at
+                return end
             self.on = False
             return self.lo
         return (self.lo + hi) / 2
+
+
+def _quoted(row: str) -> str:
+    return repr(row if len(row) <= 40 else row[:39] + "…")
+
+
+def _between(target: Key, keys: list[Key], rows: list[str]) -> str | None:
+    """Where the target sorts between two rows next to each other, neither starting as it does
+    (None: a row starts so, or it sorts nowhere strictly between two)."""
+    order = [_compare(target, key) for key in keys]
+    if 0 in order:
+        return None
+    for i in range(len(keys) - 1):
+        if order[i] > 0 > order[i + 1]:
+            return f"between its rows {_quoted(rows[i])} and {_quoted(rows[i + 1])}"
+    return None
 
 
 @dataclass

@@ -7,17 +7,18 @@ data grid's root holds its virtual scroller), else its nearest scrolling ancesto
 (``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop`` where it
 moves to a place: virtualized lists and infinite feeds render from the scroll events a person's
 wheel makes. A ``text=``, CSS or ``role=`` target is looked for page-side at every look
-(``drawnTarget``: the text rule, the selector, the role and name of the records): in a list whose
-rows read as sorted by a text the target has (a text target's, a role's name) each turn goes
-where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows); once a
-look has the target rendered, one turn centres it; in a list in any other order, or for a CSS
-target, the page sweeps it (``sweepList``: many positions a round trip, each telling the list it was
-scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the target
-is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part of the
-list was looked at: then a typed ``not_found``. Only the lookup of the target itself, in view in
-its scrollers, ever answers ``found``; with a SCROLLER named, a target counts only inside it (the
-same text elsewhere on the page, a log or a detail panel, is not the row). A ref or XPath target:
-a screen a turn.
+(``drawnTarget``: the text rule, the selector, the role and name of the records): in a list
+whose rows read as sorted by a text the target has (a text target's, a role's name) each turn
+goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows); once
+a look has the target rendered, one turn centres it; in a list in any other order, or for a CSS
+target, the page sweeps it (``sweepList``: many positions a round trip, each telling the list it
+was scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the
+target is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part
+of the list was looked at: then a typed ``not_found``; in a sorted list as soon as the order
+proves a text in no row (``ListSearch.absent``). Only the lookup of the target itself, in view
+in its scrollers, ever answers ``found``; with a SCROLLER named, a target counts only inside it
+(the same text elsewhere on the page, a log or a detail panel, is not the row). A ref or XPath
+target: a screen a turn.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ _SWEEP_MOST_STEPS = 1000
 # How long a list looked at whole must keep its end (a feed grows there) before the target is
 # said to be in no part of it.
 _GRACE_S = 2.0
+_ABSENT_HINT = (
+    "check the target (a text: any case, a part of a row's text; quoted: exact), give the"
+    " SCROLLER that holds TARGET, or, where the list loads more slowly, run it again once it has"
+)
 
 
 class Look(TypedDict, total=False):
@@ -57,7 +62,8 @@ class Look(TypedDict, total=False):
     ``rowsShown``, ``sweepList``): where a wheel over it lands (``x``, ``y``), its label, height
     and position (``scroll_top`` of ``max``, ``at_end``, ``at_top``), the rows it shows, the
     stretches of its content rendered (``seen``), and for a target the page looks for whether an
-    element in view ``holds`` it and where in the content it is (``target_at``); a sweep's count of looks."""
+    element in view ``holds`` it and where in the content it is (``target_at``); a sweep's count
+    of looks."""
 
     x: float
     y: float
@@ -141,8 +147,12 @@ class _Plan:
         self.whole_since: float | None = None
         self.began = time.monotonic()
         self.wheels = self.steps = 0  # wheel turns made, and steps of the page's sweep
+        self.end_since: float | None = None  # since when the end stayed the end (ListSearch gap)
         if sweep is not None:
             sweep.add(_stretches(look))
+        if search is not None:
+            rows = [str(row) for row in look.get("rows") or []]
+            search.saw(float(look["scroll_top"]), rows, at_end=bool(look["at_end"]))
 
     def next_step(self, target: str) -> list[int] | float:
         """The wheel deltas of the next round trip, or where the sweep goes on from (raises
@@ -168,6 +178,10 @@ class _Plan:
                 if not self.search.on:  # the bisection is over: the sweep goes on from there
                     self.sweep.origin = ahead
                 return [round(ahead - top)]
+        if self.search is not None and self.search.gap is not None:
+            turn = self._by_order(target, self.search)
+            if turn is not None:
+                return turn
         length = float(look["max"]) + height
         ahead = self.sweep.next_top(length)
         if ahead is None:
@@ -175,24 +189,69 @@ class _Plan:
             self.whole_since = self.whole_since or now
             if now - self.whole_since >= _GRACE_S and not self.met:
                 raise ResolutionError(
-                    f"{target} is in no part of {look['scroller']}: all of its {round(length)} px"
-                    f" were rendered and looked at, and its end stayed the end for {_GRACE_S:.0f} s",
+                    f"{target} is in no part of {look['scroller']}: all of its {round(length)}"
+                    " px were rendered and looked at, and its end stayed the end for"
+                    f" {_GRACE_S:.0f} s",
                     code="not_found",
                     transient=False,
-                    hint="check the target (a text: any case, a part of a row's text; quoted:"
-                    " exact), give the SCROLLER that holds TARGET, or, where the list loads more slowly, run"
-                    " it again once it has",
-                    details={"share_seen": 1.0, "wheels": self.wheels, "sweep_steps": self.steps},
+                    hint=_ABSENT_HINT,
+                    details=self._absent_details(whole=True),
                 )
             return [_turn(look)]
         self.whole_since = None
         return ahead
+
+    def _by_order(self, target: str, search: ListSearch) -> list[int] | None:
+        """Where the bisection saw where the target would sort and no row there: a turn the
+        proof that it is absent still needs (looks spread over the list, which must all read
+        as one order; at the end, while a feed may still grow there), or None, no proof (the
+        sweep goes on); raises not_found once the order proves it absent."""
+        look = self.look
+        top, end = float(look["scroll_top"]), float(look["max"])
+        ahead = search.next_sample(end, float(look["height"]))
+        if ahead is not None:
+            return [round(ahead - top)]
+        why = search.absent()
+        if why is None:
+            search.gap = None
+            return None
+        if search.gap_at_end:
+            if not look["at_end"]:
+                return [round(end - top) + 1]
+            if not search.still_after_last():  # the list grew: what the order said holds no longer
+                search.gap = None
+                return None
+            now = time.monotonic()
+            self.end_since = self.end_since or now
+            if now - self.end_since < _GRACE_S:
+                return [_turn(look)]
+        grace = f", and its end stayed the end for {_GRACE_S:.0f} s" if search.gap_at_end else ""
+        raise ResolutionError(
+            f"{target} is in no row of {look['scroller']}: its rows read as sorted (at"
+            f" {len(search.spots)} places over the list), and the target would sort {why}{grace}",
+            code="not_found",
+            transient=False,
+            hint=_ABSENT_HINT,
+            details=self._absent_details(),
+        )
+
+    def _absent_details(self, *, whole: bool = False) -> dict[str, float]:
+        """A not_found's details; ``whole``: every part of the list was looked at."""
+        return {
+            "share_seen": 1.0 if whole else round(self._share(), 3),
+            "wheels": self.wheels,
+            "sweep_steps": self.steps,
+        }
 
     def took(self, looks: list[Look]) -> None:
         """What the looks of a round trip showed, in order."""
         for look in looks:
             if self.sweep is not None:
                 self.sweep.add(_stretches(look))
+            if self.search is not None:
+                rows = [str(row) for row in look.get("rows") or []]
+                top = float(look.get("scroll_top") or 0)
+                self.search.saw(top, rows, at_end=bool(look.get("at_end")))
             aim = look.get("target_at")
             if self.aim is None and aim is not None:
                 self.aim = float(aim)
@@ -317,7 +376,9 @@ async def scroll_until(
     plan = _Plan(
         ctx,
         spec,
-        ListSearch.for_text(sort_text) if spec and sort_text else None,
+        ListSearch.for_text(sort_text, exact=parsed.exact, proves=parsed.kind == "text")
+        if spec and sort_text
+        else None,
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,
         first,
     )
