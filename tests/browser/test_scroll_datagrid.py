@@ -184,3 +184,27 @@ def test_the_sorted_order_proves_a_row_absent_without_a_sweep(
     assert code == 1 and body["error"]["code"] == "not_found", body
     assert body["error"]["share_seen"] < 0.5, body
     assert "read as sorted" in body["error"]["message"], body
+
+
+_OUTSIDE = """
+const b = document.createElement('button');
+b.textContent = arguments[0];
+b.onclick = () => { window.__outside = true; };
+document.querySelector('h1').after(b);
+"""
+
+
+def test_the_ref_answered_is_the_row_s_when_the_text_sits_outside_too(
+    browser: Browser, page: Any
+) -> None:
+    """A button above the grid shows "Merchant 0900" as wholly as row 900's cell: the lookup of
+    the text was ambiguous, and `found` came with `ref: null`. The ref is the one inside the
+    grid: a click on it is the grid's row click (the page's event log), not the button's."""
+    tab = _open(browser, page)
+    browser.js(_OUTSIDE, "Merchant 0900")
+    code, body = _until(browser, tab, SCROLLER, "Merchant 0900")
+    assert code == 0 and body["found"] is True and body["ref"], body
+    assert browser.js(_IN_VIEW, "Merchant 0900") is True
+    browser.ok("click", body["ref"], "--tab", tab)
+    assert browser.js("return window.__events") == ["row:Merchant 0900"]
+    assert browser.js("return window.__outside === true") is False

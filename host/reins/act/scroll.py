@@ -353,6 +353,25 @@ async def _shown(ctx: CommandContext, el: Resolved, within: Resolved | None) -> 
     return bool(call_value(answer, what="scroll"))
 
 
+async def _candidate_inside(
+    ctx: CommandContext, ambiguous: ReinsError, within: Resolved
+) -> str | None:
+    """Of an ambiguous lookup's candidates (refs: the text also sits outside the list, as
+    whole as in the row), the first in view inside what scrolls for ``within``: the row's."""
+    for ref in ambiguous.details.get("candidates") or []:
+        if not (isinstance(ref, str) and ref.startswith("@")):
+            continue
+        try:
+            el = await resolve_target(ctx, ref, settle=False)
+        except ReinsError as exc:
+            if exc.code in ("not_found", "ref_stale"):
+                continue
+            raise
+        if await _shown(ctx, el, within):
+            return el.ref or ref
+    return None
+
+
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
 ) -> ScrolledUntil:
@@ -403,6 +422,10 @@ async def scroll_until(
                     exc.code == "ambiguous" and within is None
                 ):
                     raise
+                if exc.code == "ambiguous" and within is not None:
+                    inside = await _candidate_inside(ctx, exc, within)
+                    if inside is not None:
+                        return inside
             if within is not None and look.get("holds"):
                 return None  # in view in the scroller; what the text names on the page is not it
         step = plan.next_step(target)
