@@ -1,12 +1,13 @@
 """`scroll --until` with a CSS or `role=` target on a far row of a long virtual list (issue 32,
 item 6): the MUI X DataGrid Pro of 10,000 rows (app/datagrid-pro.html, row i shows "Merchant " +
-i and carries data-id=i) and TanStack Virtual's 10,000 rows in no order
-(app/virtual-lists.html, row i shows "Vendor " + (i * 7919 + 13) mod 10,000 and carries
-data-index=i). These targets turned the wheel a screen a turn and gave up within 8 s on a row
-380,000 px down; they are looked for page-side at every look, as text targets are (the bisection
-of a sorted list by a role's name, else the page's sweep). `found` only for the row itself in
-view inside the scroller: the page is the oracle (the row's middle inside the scroller's box and
-the browser's hit test there landing in it). Seconds are printed (run with -s), never asserted."""
+i and carries data-id=i), TanStack Virtual's 10,000 rows in no order (app/virtual-lists.html,
+row i shows "Vendor " + (i * 7919 + 13) mod 10,000 and carries data-index=i) and the same rows
+in a list that scrolls with the page (app/virtual-window.html). These targets turned the wheel a
+screen a turn and gave up within 8 s on a row 380,000 px down; they are looked for page-side at
+every look, as text targets are (the bisection of a sorted list by a role's name, else the
+page's sweep). `found` only for the row itself in view inside the scroller: the page is the
+oracle (the row's middle inside the scroller's box and the browser's hit test there landing in
+it). Seconds are printed (run with -s), never asserted."""
 
 from __future__ import annotations
 
@@ -107,3 +108,20 @@ def test_a_far_row_of_an_unsorted_list_is_reached_by_css_or_role(
         code, body = _until(browser, tab, "#unsorted-10k", target)
         assert code == 0 and body["found"] is True, body
         assert browser.js(_IN_VIEW, row, "#unsorted-10k") is True
+
+
+def test_a_far_row_of_a_list_that_scrolls_with_the_page_is_reached_by_css(
+    browser: Browser, page: Any
+) -> None:
+    """app/virtual-window.html: the page scrolls, no SCROLLER is named."""
+    tab = str(page("app/virtual-window.html")[0])
+    browser.ok("wait", "--target", "#window-list [data-index='0']", "--tab", tab)
+    row = "#window-list [data-index='7317']"
+    assert browser.js(_IN_VIEW, row, "html") is False
+    began = time.monotonic()
+    code, body = browser.cli(
+        "scroll", "--until", row, "--tab", tab, "--timeout-ms", "8000", timeout=40
+    )
+    print(f"\npage {row}: exit {code}, {body}, {time.monotonic() - began:.2f} s whole process")
+    assert code == 0 and body["found"] is True and body["scroller"] == "page", body
+    assert browser.js(_IN_VIEW, row, "html") is True
