@@ -223,7 +223,7 @@ def test_an_answer_writes_the_keys_in_the_order_the_wire_has_them() -> None:
         changed,
         (),
         downloads=(saved,),
-        fields=(("method", "cdp"), ("point", [1.0, 2.0])),
+        fields={"method": "cdp", "point": [1.0, 2.0]},
         recovered={"via": "locator", "confidence": 0.9},
         ref="@e2",
     )

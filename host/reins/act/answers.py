@@ -13,37 +13,45 @@ around them are their own types (``Scrolled``, ``ScrolledUntil``, ``MouseAt``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Literal, TypedDict
+from dataclasses import dataclass
+from typing import Annotated, Generic, Literal, TypedDict, TypeVar
 
-from reins.act.handles import Recovery, StateRead
+from reins.act.handles import FrameNamed, Recovery, StateRead
 from reins.page.dialogs import DialogWire
 from reins.page.downloads import DownloadWire
 
 __all__ = [
     "ActionAnswer",
+    "ActedWire",
+    "AboutWire",
     "Change",
+    "ChangeWire",
     "Changed",
     "Detached",
     "DialogShown",
     "Dragged",
+    "DraggedWire",
     "Effect",
+    "EffectWire",
+    "Fields",
     "Instead",
     "MouseAt",
+    "MouseWire",
     "Navigated",
     "Place",
+    "ScrollWire",
     "Scrolled",
     "ScrolledUntil",
     "StateValue",
     "TabClosed",
     "Unknown",
-    "Wire",
     "changes_between",
 ]
 
-# What ``to_wire()`` writes: the answer as JSON for the CLI, MCP and check files (the boundary out
-# of the host; its keys are pinned by tests/unit/test_wire.py).
-Wire = dict[str, Any]
+# What ``to_wire()`` writes is the answer as JSON for the CLI, MCP and check files: the TypedDicts
+# below, which mypy holds to the types the command table declares (commands/answers.py) where a
+# handler returns them; their keys are pinned by tests/unit/test_wire.py.
+
 # A state an action may change, as the page read it: a field's value, checked (true, false or
 # "mixed"), the selected options' labels, expanded, the focused element's label, the URL.
 StateValue = str | bool | list[str] | None
@@ -56,13 +64,42 @@ class Change:
     before: StateValue
     after: StateValue
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> ChangeWire:
         return {"from": self.before, "to": self.after}
 
 
-def changes_between(before: StateRead, after: StateRead) -> tuple[tuple[str, Change], ...]:
+ChangeWire = TypedDict("ChangeWire", {"from": StateValue, "to": StateValue})
+# The states an action may change, by their names on the wire.
+ChangeKey = Literal["value", "checked", "selected", "expanded", "focus", "url"]
+
+
+class EffectWire(TypedDict, total=False):
+    """An effect as the wire has it (commands/answers.py ``Effect`` says what each key means)."""
+
+    value: ChangeWire
+    checked: ChangeWire
+    selected: ChangeWire
+    expanded: ChangeWire
+    focus: ChangeWire
+    url: ChangeWire
+    target_detached: bool
+    shown: list[str]
+    navigation_started: str
+    dom_changed_in_target: int
+    dom_changed_elsewhere: int
+    navigated: bool
+    tab_closed: bool
+    detached: bool
+    tab_open: bool
+    unknown: bool
+    reason: str
+    dialog: DialogWire
+    downloads: list[DownloadWire]
+
+
+def changes_between(before: StateRead, after: StateRead) -> tuple[tuple[ChangeKey, Change], ...]:
     """The states an action may change that differ between two reads, in the wire's order."""
-    pairs: tuple[tuple[str, StateValue, StateValue], ...] = (
+    pairs: tuple[tuple[ChangeKey, StateValue, StateValue], ...] = (
         ("value", before.get("value"), after.get("value")),
         ("checked", before.get("checked"), after.get("checked")),
         ("selected", before.get("selected"), after.get("selected")),
@@ -82,8 +119,8 @@ class Navigated:
     came_from: str | None = None
     kind: Literal["navigated"] = "navigated"
 
-    def to_wire(self) -> Wire:
-        out: Wire = {"navigated": True}
+    def to_wire(self) -> EffectWire:
+        out: EffectWire = {"navigated": True}
         if self.url is not None:
             out["url"] = Change(self.came_from, self.url).to_wire()
         return out
@@ -95,7 +132,7 @@ class TabClosed:
 
     kind: Literal["tab_closed"] = "tab_closed"
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> EffectWire:
         return {"tab_closed": True}
 
 
@@ -106,7 +143,7 @@ class Detached:
 
     kind: Literal["detached"] = "detached"
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> EffectWire:
         return {"detached": True, "tab_open": True}
 
 
@@ -117,7 +154,7 @@ class Unknown:
     reason: str | None = None
     kind: Literal["unknown"] = "unknown"
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> EffectWire:
         return (
             {"unknown": True} if self.reason is None else {"unknown": True, "reason": self.reason}
         )
@@ -131,7 +168,7 @@ Instead = Navigated | TabClosed | Detached | Unknown
 class Changed:
     """What the two state reads around the action differ in, in the order the wire lists them."""
 
-    changes: tuple[tuple[str, Change], ...] = ()
+    changes: tuple[tuple[ChangeKey, Change], ...] = ()
     target_detached: bool = False
     shown: tuple[str, ...] = ()
     navigation_started: str | None = None
@@ -143,8 +180,10 @@ class Changed:
     def nothing(self) -> bool:
         return not self.to_wire()
 
-    def to_wire(self) -> Wire:
-        out: Wire = {key: change.to_wire() for key, change in self.changes}
+    def to_wire(self) -> EffectWire:
+        out: EffectWire = {}
+        for key, change in self.changes:
+            out[key] = change.to_wire()
         if self.target_detached:
             out["target_detached"] = True
         if self.shown:
@@ -165,65 +204,98 @@ class DialogShown:
     dialog: DialogWire
     kind: Literal["dialog"] = "dialog"
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> EffectWire:
         return {"dialog": self.dialog}
 
 
 Effect = Changed | Navigated | TabClosed | Detached | Unknown | DialogShown
 
 
+class Fields(TypedDict, total=False):
+    """An action's own answer fields (each action's TypedDict extends this one), in the order it
+    gives them: its warnings join the answer's; the others follow them on the wire."""
+
+    warnings: list[str]
+
+
+# The TypedDict of an action's own fields (``PressFields``, ``FillFields`` …); an answer is read
+# only, so an answer of a narrower one is an answer of a wider one (``ChooseFields``, a union).
+F = TypeVar("F", bound=Fields, covariant=True)
+G = TypeVar("G", bound=Fields)
+
+
+class ActedWire(TypedDict):
+    """What every action answers first: its effect and its warnings."""
+
+    effect: EffectWire
+    warnings: list[str]
+
+
+class AboutWire(TypedDict, total=False):
+    """What an action answers last: which element it was about."""
+
+    recovered: Recovery
+    ref: str
+    frame: FrameNamed  # --frame: where the input went, by the browser's word
+
+
 @dataclass(frozen=True)
-class ActionAnswer:
+class ActionAnswer(Generic[F]):
     """An action's answer: its effect (with the downloads it started), its warnings, its own
-    fields in the order it gives them (``method``, ``point``, ``value`` …), and which element it
-    was about (the ref, how a stale ref was recovered, the frame --frame named)."""
+    fields (``F``: ``method``, ``point``, ``value`` …; None when the action gave none, as when it
+    opened a dialog), and which element it was about (the ref, how a stale ref was recovered,
+    the frame --frame named).
+
+    The wire is ``{**acted(), **(fields or {}), **about()}``, written where the command's answer type is
+    known (its handler), so that mypy holds it to that type; ``to_wire()`` writes the same for a
+    reader that does not know the command."""
 
     effect: Effect
     warnings: tuple[str, ...] = ()
     downloads: tuple[DownloadWire, ...] = ()
-    fields: tuple[tuple[str, Any], ...] = ()
+    fields: F | None = None
     recovered: Recovery | None = None
     ref: str | None = None
-    frame: dict[str, str] | None = None
+    frame: FrameNamed | None = None
 
-    def has(self, name: str) -> bool:
-        """Does the action give field ``name``?"""
-        return any(key == name for key, _ in self.fields)
+    def with_fields(self, fields: G) -> ActionAnswer[G]:
+        """The same answer with other own fields."""
+        return ActionAnswer(
+            self.effect, self.warnings, self.downloads, fields, self.recovered, self.ref, self.frame
+        )
 
-    def field(self, name: str) -> Any:
-        """The action's field ``name`` (None when it gives none)."""
-        return next((value for key, value in self.fields if key == name), None)
-
-    def with_field(self, name: str, value: Any) -> ActionAnswer:
-        """The same answer with field ``name`` set to ``value`` (in its place if it was given,
-        else last)."""
-        if self.has(name):
-            fields = tuple((key, value if key == name else old) for key, old in self.fields)
-        else:
-            fields = (*self.fields, (name, value))
-        return replace(self, fields=fields)
-
-    def to_wire(self) -> Wire:
+    def acted(self) -> ActedWire:
         effect = self.effect.to_wire()
         if self.downloads:
             effect["downloads"] = list(self.downloads)
-        out: Wire = {"effect": effect, "warnings": list(self.warnings)}
-        out.update((k, v.to_wire() if isinstance(v, Dragged) else v) for k, v in self.fields)
+        return {"effect": effect, "warnings": list(self.warnings)}
+
+    def about(self) -> AboutWire:
+        out: AboutWire = {}
         if self.recovered:
             out["recovered"] = self.recovered
         if self.ref:
             out["ref"] = self.ref
         if self.frame:
-            out["frame"] = self.frame  # --frame: where the input went, by the browser's word
+            out["frame"] = self.frame
         return out
+
+    def to_wire(self) -> dict[str, object]:
+        return {**self.acted(), **(self.fields or {}), **self.about()}
 
 
 class Place(TypedDict):
     """Where an element sits, as the page reads it: its container's label and its index among
     the container's children of its kind (pagescripts/src/drag.js)."""
 
-    parent: str | None
-    index: int
+    parent: Annotated[str | None, "its container's label"]
+    index: Annotated[int, "its index among the container's children of its kind"]
+
+
+MovedWire = TypedDict("MovedWire", {"from": Place, "to": Place | None})
+DraggedWire = TypedDict(
+    "DraggedWire", {"from": list[float], "to": list[int], "native": bool, "moved": MovedWire | None}
+)
 
 
 @dataclass(frozen=True)
@@ -237,14 +309,31 @@ class Dragged:
     native: bool
     moved: tuple[Place, Place | None] | None
 
-    def to_wire(self) -> Wire:
-        moved = None if self.moved is None else {"from": self.moved[0], "to": self.moved[1]}
+    def to_wire(self) -> DraggedWire:
+        moved: MovedWire | None = (
+            None if self.moved is None else {"from": self.moved[0], "to": self.moved[1]}
+        )
         return {
             "from": list(self.start),
             "to": list(self.end),
             "native": self.native,
             "moved": moved,
         }
+
+
+class ScrollWire(TypedDict, total=False):
+    """``Scrolled`` or ``ScrolledUntil`` on the wire (commands/answers.py ``Scroll``)."""
+
+    found: bool
+    ref: str | None
+    scroller: str
+    before: float
+    after: float
+    max: float
+    at_end: bool
+    at_top: bool
+    wheels: int
+    sweep_steps: int
 
 
 @dataclass(frozen=True)
@@ -259,7 +348,7 @@ class Scrolled:
     at_end: bool
     at_top: bool
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> ScrollWire:
         return {
             "scroller": self.scroller,
             "before": self.before,
@@ -284,7 +373,7 @@ class ScrolledUntil:
     wheels: int
     sweep_steps: int
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> ScrollWire:
         return {
             "found": True,
             "ref": self.ref,
@@ -298,6 +387,12 @@ class ScrolledUntil:
         }
 
 
+class MouseWire(TypedDict, total=False):
+    mouse: list[float]
+    buttons: int
+    wheel: list[int]
+
+
 @dataclass(frozen=True)
 class MouseAt:
     """`reins mouse …`: where the mouse is (viewport CSS pixels), with the buttons it holds
@@ -308,8 +403,8 @@ class MouseAt:
     buttons: int | None = None
     wheel: tuple[int, int] | None = None
 
-    def to_wire(self) -> Wire:
-        out: Wire = {"mouse": [self.x, self.y]}
+    def to_wire(self) -> MouseWire:
+        out: MouseWire = {"mouse": [self.x, self.y]}
         if self.buttons is not None:
             out["buttons"] = self.buttons
         if self.wheel is not None:

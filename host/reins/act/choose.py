@@ -11,10 +11,10 @@ native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.j
 from __future__ import annotations
 
 from reins._errors import ActionError, ReinsError, ResolutionError
-from reins.act.answers import ActionAnswer
+from reins.act.answers import ActionAnswer, Fields
 from reins.act.confirm import confirm_chosen
 from reins.act.effects import act_on
-from reins.act.forms import select_options
+from reins.act.forms import SelectFields, select_options
 from reins.act.keyboard import KeysFor, send_keys
 from reins.act.locate import Resolved
 from reins.act.pointer import press_element
@@ -22,18 +22,38 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 from reins.page.poll import NotYet, poll_until
 
-__all__ = ["choose_option"]
+__all__ = ["ChooseFields", "Chosen", "NativeChoice", "choose_option"]
 
 # How long the options may take to render, and the trigger to show the choice (tries x 0.1 s).
 _OPTION_TRIES = 30
 _SHOW_TRIES = 15
 
 
+class NativeChoice(SelectFields, total=False):
+    """choose's own answer fields for a native select: select's, with its kind (native)."""
+
+    kind: str
+
+
+class Chosen(Fields, total=False):
+    """choose's own answer fields for a custom widget: its kind (trigger or combobox), the
+    option's label chosen and what the widget shows now."""
+
+    kind: str
+    chose: str
+    shows: str
+
+
+ChooseFields = NativeChoice | Chosen
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> ActionAnswer:
+async def choose_option(
+    ctx: CommandContext, el: Resolved, option: str
+) -> ActionAnswer[ChooseFields]:
     """Choose ``option``: the answer's fields say the widget's kind, the option's label chosen and
     what the trigger shows (a native select answers as `select` does, with its kind)."""
     kind = await call_function(
@@ -41,9 +61,11 @@ async def choose_option(ctx: CommandContext, el: Resolved, option: str) -> Actio
     )
     if kind == "native":
         answer = await select_options(ctx, el, [option])
-        return answer.with_field("kind", "native")
+        selected: SelectFields = answer.fields or {}
+        native: ChooseFields = {**selected, "kind": "native"}
+        return answer.with_fields(native)
 
-    async def do(trigger: Resolved) -> dict[str, str]:
+    async def do(trigger: Resolved) -> Chosen:
         # The press goes where the agent pointed (a placeholder, as a person clicks it); the
         # options, the typing and the check go to the control it belongs to.
         control = await _control(ctx, trigger)

@@ -31,7 +31,7 @@ from typing import TypedDict, cast
 
 from reins._errors import BrowserError, ReinsError, ResolutionError
 from reins.act.actionability import Point, actionable_point
-from reins.act.answers import ActionAnswer, Dragged
+from reins.act.answers import ActionAnswer, Dragged, DraggedWire, Fields
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
 from reins.act.mouse import MousePosition, mouse_event
@@ -40,7 +40,14 @@ from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.protocol import CdpEvent
 from reins.page.call import call_function
 
-__all__ = ["DragIntercept", "drag_element"]
+__all__ = ["DragFields", "DragIntercept", "drag_element"]
+
+
+class DragFields(Fields, total=False):
+    """drag's own answer field: the drag (``Dragged``)."""
+
+    drag: DraggedWire
+
 
 # Moves between press and release, and the pause between them (about one frame).
 _STEPS = 12
@@ -95,7 +102,7 @@ class DragIntercept(TabPart):
 
 async def drag_element(
     ctx: CommandContext, source: Resolved, dest: Resolved, position: tuple[float, float] | None
-) -> ActionAnswer:
+) -> ActionAnswer[DragFields]:
     if source.session_id is not None or dest.session_id is not None:
         raise ResolutionError(
             "drag works in the main frame and same-origin frames", code="frame_unreachable"
@@ -103,7 +110,7 @@ async def drag_element(
     if await actionable_point(ctx, dest, need_enabled=False) is None:
         raise ResolutionError("the destination has no box to drop on", code="not_visible")
 
-    async def do(target: Resolved) -> dict[str, Dragged]:
+    async def do(target: Resolved) -> DragFields:
         start = await actionable_point(ctx, target)
         if start is None:
             raise ResolutionError("the source has no box to press", code="not_visible")
@@ -120,7 +127,7 @@ async def drag_element(
         )
         moved = None if after == before["place"] else (before["place"], after)
         start_at = (round(start.x, 1), round(start.y, 1))
-        return {"drag": Dragged(start_at, (int(end.x), int(end.y)), native, moved)}
+        return {"drag": Dragged(start_at, (int(end.x), int(end.y)), native, moved).to_wire()}
 
     return await act_on(ctx, source, do)
 

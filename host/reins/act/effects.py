@@ -8,8 +8,8 @@ that opens a JavaScript dialog answers ok with the dialog as its effect.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Never, TypeVar
 
 from reins._errors import ActionError, ReinsError
 from reins._pagetext import quote
@@ -19,11 +19,12 @@ from reins.act.answers import (
     Detached,
     DialogShown,
     Effect,
+    EffectWire,
+    Fields,
     Instead,
     Navigated,
     TabClosed,
     Unknown,
-    Wire,
     changes_between,
 )
 from reins.act.handles import FocusFrame, ReadOptions, Resolved, StateRead, state_read
@@ -197,11 +198,14 @@ def effect_of(
     return effect, ["no_effect"] if effect.nothing else []
 
 
+# An action's own answer fields (``PressFields``, ``FillFields`` …): what ``act_on`` and its kin
+# answer is typed by what the action gives.
+F = TypeVar("F", bound=Fields)
 # An action ``act_on`` runs: its own answer fields (in the order it gives them), or None.
-Action = Callable[[Resolved], Awaitable[Mapping[str, Any] | None]]
+Action = Callable[[Resolved], Awaitable[F | None]]
 
 
-async def act_on(ctx: CommandContext, el: Resolved, action: Action) -> ActionAnswer:
+async def act_on(ctx: CommandContext, el: Resolved, action: Action[F]) -> ActionAnswer[F]:
     """Run ``action(el)`` between two state reads and report the effect.
 
     If the action opens a JavaScript dialog, the page waits for it: the answer is then the dialog
@@ -235,16 +239,16 @@ def before_value(answer: BatchAnswer | None) -> StateRead | None:
 async def act_reading_before(
     ctx: CommandContext,
     el: Resolved,
-    action: Callable[[Resolved], Awaitable[tuple[StateRead | None, Mapping[str, Any]]]],
+    action: Callable[[Resolved], Awaitable[tuple[StateRead | None, F]]],
     *,
     field: bool = False,
-) -> tuple[ActionAnswer, str | None]:
+) -> tuple[ActionAnswer[F], str | None]:
     """``act_on`` for an action that reads the "before" state itself, in the round trip of its
     first step (``before_command`` first in its batch): ``action(el)`` answers (the state it
     read, its own answer fields). ``field``: the read after also reads the field's text as fill
     checks it. Answers the action's answer and that text (None when it was not read)."""
 
-    async def run() -> tuple[ActionAnswer, str | None]:
+    async def run() -> tuple[ActionAnswer[F], str | None]:
         try:
             before, extra = await action(el)
         except ReinsError as exc:
@@ -267,7 +271,7 @@ async def input_batch(
     el: Resolved,
     commands: list[CdpCommand],
     each: list[BatchStep],
-) -> list[BatchAnswer] | ActionAnswer:
+) -> list[BatchAnswer] | ActionAnswer[Never]:
     """An ordered batch of input and the reads around it: its answers (a tab Chrome let go of
     meanwhile: ``[target_closed]``, for ``input_answer`` to tell), or the answer of the action
     when the input opened a JavaScript dialog."""
@@ -295,8 +299,8 @@ async def act_by_input(
     ctx: CommandContext,
     el: Resolved,
     events: list[CdpCommand],
-    extra: Mapping[str, Any],
-) -> ActionAnswer:
+    extra: F,
+) -> ActionAnswer[F]:
     """``act_on`` for an action that is CDP input events (to the tab's own session), in one round
     trip: the before read, the events (each sent without waiting for the previous one's answer)
     and the after read, as one ordered batch. Chrome answers a mouse press or release once the
@@ -342,8 +346,8 @@ async def input_answer(
     before: StateRead | None,
     given: list[BatchAnswer],
     count: int,
-    extra: Mapping[str, Any],
-) -> ActionAnswer:
+    extra: F,
+) -> ActionAnswer[F]:
     """The answer of ``count`` input events given in an ordered batch, from the state read
     before them and ``given``, the batch's answers from the first event on (the events, then the
     state read after them when it answered)."""
@@ -370,8 +374,9 @@ async def input_answer(
     return await _conclude(ctx, el, before, after, after_failure, extra)
 
 
-def dialog_answer(el: Resolved, dialog: DialogWire) -> ActionAnswer:
-    """The answer of an action that opened a JavaScript dialog: the dialog is its effect."""
+def dialog_answer(el: Resolved, dialog: DialogWire) -> ActionAnswer[Never]:
+    """The answer of an action that opened a JavaScript dialog: the dialog is its effect (and
+    the action gave none of its own fields: the answer of any action, ``Never``)."""
     return _about(el, DialogShown(dialog), "dialog_open")
 
 
@@ -384,10 +389,10 @@ def _value(answer: BatchAnswer, what: str) -> StateRead | None:
 
 
 async def _act_and_read(
-    ctx: CommandContext, el: Resolved, action: Action, before: StateRead | None
-) -> ActionAnswer:
+    ctx: CommandContext, el: Resolved, action: Action[F], before: StateRead | None
+) -> ActionAnswer[F]:
     try:
-        extra = await action(el) or {}
+        extra = await action(el)
     except ReinsError as exc:
         if exc.code != "target_closed":
             raise
@@ -402,8 +407,8 @@ async def _conclude(
     before: StateRead | None,
     after: StateRead | None,
     failure: ReinsError | None,
-    extra: Mapping[str, Any],
-) -> ActionAnswer:
+    extra: F | None,
+) -> ActionAnswer[F]:
     """The answer from the two reads: a navigation the page said it started is followed to the
     new document (bounded); a failed after read asks the tab what happened (never a guess)."""
     instead: Instead | None = None
@@ -431,21 +436,21 @@ async def _conclude(
             warnings.append("download_refused")
         if any(d.get("refusal_failed") for d in downloads):
             warnings.append("download_not_refused")
-    answer = _about(
-        el,
-        effect,
-        *warnings,
-        *extra.get("warnings", []),
-        downloads=tuple(downloads or ()),
-        fields=tuple((key, value) for key, value in extra.items() if key != "warnings"),
-    )
+    fields = None
+    if extra is not None:
+        fields = extra.copy()  # its warnings join the answer's
+        if "warnings" in fields:
+            given = fields["warnings"]
+            warnings = [*warnings, *given]
+            del fields["warnings"]
+    answer = _about(el, effect, *warnings, downloads=tuple(downloads or ()), fields=fields)
     if isinstance(focus_frame, dict) and isinstance(effect, Changed):
         if any(key == "focus" for key, _ in effect.changes):
-            raise _focus_in_frame(answer.to_wire()["effect"], focus_frame)
+            raise _focus_in_frame(answer.acted()["effect"], focus_frame)
     return answer
 
 
-def _focus_in_frame(effect: Wire, focus_frame: FocusFrame) -> ActionError:
+def _focus_in_frame(effect: EffectWire, focus_frame: FocusFrame) -> ActionError:
     """The action moved keyboard focus into a frame the target does not contain: an error, so
     the agent does not type next into what may be another site's frame (issue 45)."""
     frame = quote(str(focus_frame.get("frame") or "a frame"), 120)
@@ -472,7 +477,7 @@ async def _let_go(ctx: CommandContext) -> TabClosed | Detached:
     return TabClosed()
 
 
-async def _tab_closed(ctx: CommandContext, el: Resolved) -> ActionAnswer:
+async def _tab_closed(ctx: CommandContext, el: Resolved) -> ActionAnswer[Never]:
     """The input's batch answered ``target_closed``: the tab closed, or Chrome let go of it
     (``_let_go``)."""
     if isinstance(await _let_go(ctx), Detached):
@@ -485,8 +490,8 @@ def _about(
     effect: Effect,
     *warnings: str,
     downloads: tuple[DownloadWire, ...] = (),
-    fields: tuple[tuple[str, Any], ...] = (),
-) -> ActionAnswer:
+    fields: F | None = None,
+) -> ActionAnswer[F]:
     """An answer about ``el``: its ref, how a stale ref was recovered, the frame --frame named."""
     return ActionAnswer(
         effect, warnings, downloads, fields, recovered=el.recovered, ref=el.ref, frame=el.frame

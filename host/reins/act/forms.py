@@ -13,9 +13,10 @@ from typing import Any, TypedDict, cast
 
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
-from reins.act.answers import ActionAnswer, Changed
+from reins.act.answers import ActionAnswer, Changed, Fields
 from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
 from reins.act.effects import act_on, act_reading_before, before_command, before_value
+from reins.act.guarded import PressFields
 from reins.act.handles import StateRead
 from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
@@ -25,7 +26,16 @@ from reins.bridge.link import CdpCommand
 from reins.page.call import call_function, call_params, call_value
 from reins.page.poll import poll_until
 
-__all__ = ["PICKER_FORMATS", "fill_element", "picker_refusal", "select_options", "set_checked"]
+__all__ = [
+    "PICKER_FORMATS",
+    "CheckFields",
+    "FillFields",
+    "SelectFields",
+    "fill_element",
+    "picker_refusal",
+    "select_options",
+    "set_checked",
+]
 
 # What each picker input takes, and an example (what the message of a bad value says).
 PICKER_FORMATS: dict[str, tuple[str, str]] = {
@@ -66,13 +76,24 @@ class Option(TypedDict):
     label: str
 
 
-class FillFields(TypedDict, total=False):
+class FillFields(Fields, total=False):
     """fill's and type's own answer fields: the text the field kept, what was meant when it kept
     less (type), and warnings (``not_all_kept``)."""
 
     value: Any  # the page's word for what the field kept (a string, or what a picker answered)
     expected: str
-    warnings: list[str]
+
+
+class SelectFields(Fields, total=False):
+    """select's own answer field: the options chosen, read back."""
+
+    selected: list[Option]
+
+
+class CheckFields(PressFields, total=False):
+    """check's and uncheck's own answer fields: the click's, and the state the control has now."""
+
+    checked: bool
 
 
 def picker_refusal(kind: str, value: str, bounds: dict[str, str]) -> UsageError:
@@ -98,7 +119,7 @@ async def fill_element(
     text: str,
     *,
     append: bool = False,
-) -> ActionAnswer:
+) -> ActionAnswer[FillFields]:
     """fill (``append`` False) or type (True) ``text`` into a field, verified against what it
     keeps. Round trips after the lookup: the probe; the "before" read, CDP's focus and the page
     script's in one; the keys with the field's value read after the last; the read after the
@@ -153,8 +174,8 @@ async def fill_element(
         return before, {"value": kept}
 
     result, settled = await act_reading_before(ctx, el, do, field=True)
-    if result.has("value"):
-        kept = result.field("value")
+    if result.fields and "value" in result.fields:
+        kept = result.fields["value"]
         if settled is None:  # the read after did not answer it: ask the field itself
             settled = await _field_now(ctx, el)
         if settled is not None and settled != str(kept):
@@ -299,12 +320,14 @@ async def _field_now(ctx: CommandContext, el: Resolved) -> str | None:
     return value if isinstance(value, str) else None
 
 
-async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -> ActionAnswer:
+async def select_options(
+    ctx: CommandContext, el: Resolved, values: list[str]
+) -> ActionAnswer[SelectFields]:
     """Choose a native select's options; an option the select does not offer yet is waited for
     within the budget (a list filled in by the page later), then `select_mismatch` lists the
     options it last had."""
 
-    async def choose(target: Resolved) -> dict[str, list[Option]]:
+    async def choose(target: Resolved) -> SelectFields:
         await actionable_point(ctx, target, need_stable=False)
         answer = await call_function(
             ctx,
@@ -329,7 +352,7 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
             )
         return {"selected": answer["selected"]}
 
-    async def do(target: Resolved) -> dict[str, list[Option]]:
+    async def do(target: Resolved) -> SelectFields:
         return await poll_until(
             ctx.deadline,
             lambda: choose(target),
@@ -340,20 +363,20 @@ async def select_options(ctx: CommandContext, el: Resolved, values: list[str]) -
         )
 
     result = await act_on(ctx, el, do)
-    selected = result.field("selected")
+    selected = (result.fields or {}).get("selected")
     if isinstance(selected, list):
         labels = [str(o.get("label") if isinstance(o, dict) else o) for o in selected]
         await confirm_selected(ctx, el, labels)
     return result
 
 
-async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> ActionAnswer:
+async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> ActionAnswer[CheckFields]:
     state = await call_function(ctx, el.object_id, "checkedState", session_id=el.session_id)
     if not isinstance(state, dict) or state.get("kind") is None:
         raise ResolutionError("not a checkbox, radio or switch", code="not_editable")
     if state.get("checked") == wanted:
         already = "already_" + ("checked" if wanted else "unchecked")
-        return ActionAnswer(Changed(), (already,), fields=(("checked", wanted),))
+        return ActionAnswer(Changed(), (already,), fields=CheckFields(checked=wanted))
     if not wanted and state.get("kind") == "radio":
         raise UsageError(
             "a radio button cannot be unchecked; check another one", code="bad_request"
@@ -366,4 +389,5 @@ async def set_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> Action
             code="check_failed",
         )
     await confirm_checked(ctx, el, wanted)
-    return result.with_field("checked", wanted)
+    pressed: PressFields = result.fields or {}
+    return result.with_fields(CheckFields(**pressed, checked=wanted))

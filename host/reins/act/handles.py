@@ -27,6 +27,7 @@ from reins.page.frames import session_for_iframe
 __all__ = [
     "Counts",
     "FocusFrame",
+    "FrameNamed",
     "Press",
     "PressResult",
     "Probe",
@@ -158,6 +159,15 @@ class Recovery(TypedDict):
     ref: NotRequired[str]
 
 
+class FrameNamed(TypedDict, total=False):
+    """The frame --frame named, as the browser names it: Chrome's frame id, its URL (query
+    values hidden) and its origin, when it has its own."""
+
+    id: str
+    url: str
+    origin: str
+
+
 @dataclass(frozen=True)
 class Press:
     """Input an action may give in the very round trip that looks its ref up (act/refs.py): when
@@ -222,7 +232,7 @@ class Resolved:
     # What the ref's lookup did with the action's Press (None: it had none, or none rode).
     pressed: PressResult | None = None
     # With --frame: the frame the element is in, as the browser names it ({id, url, origin}).
-    frame: dict[str, str] | None = None
+    frame: FrameNamed | None = None
     # For an element of an out-of-process frame: its iframe's backend node id, once the action
     # looked it up (act/actionability.py, frame_owner; a cache, never resolution's).
     frame_owner: int | None = None

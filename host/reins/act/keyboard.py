@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from reins._errors import EvaluateError, ReinsError, ResolutionError, UsageError
 from reins._pagetext import quote
+from reins.act.answers import Fields
 from reins.act.keymap import CHARACTERS, LOCATION_NUMPAD, MODIFIER_KEYS, Key, key_named
 from reins.bridge.context import CommandContext
 from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpParams, CdpResult
@@ -20,6 +21,7 @@ from reins.page.call import call_params, call_value, page_constant
 
 __all__ = [
     "KeyChord",
+    "KeysFields",
     "KeysFor",
     "chord_events",
     "parse_keys",
@@ -45,6 +47,12 @@ _EDITING_COMMANDS = {
 _BATCH = 100
 
 Event = CdpCommand
+
+
+class KeysFields(Fields, total=False):
+    """press's own answer field: the keys pressed, as given."""
+
+    keys: str
 
 
 @dataclass(frozen=True)

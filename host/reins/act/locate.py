@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.act.handles import (
+    FrameNamed,
     Press,
     Resolved,
     find_all,
@@ -87,7 +88,7 @@ def _one_match(count: int, target: Target) -> None:
         )
 
 
-async def frame_by_browser(ctx: CommandContext, selector: str) -> dict[str, str] | None:
+async def frame_by_browser(ctx: CommandContext, selector: str) -> FrameNamed | None:
     """The frame ``--frame SELECTOR`` names, as the browser knows it: the <iframe> found in
     reins's world, its frame id from Chrome's DOM, its URL and origin from Chrome's frame tree
     (the out-of-process frame's own session when the tab's tree does not hold it)."""
@@ -108,7 +109,7 @@ async def frame_by_browser(ctx: CommandContext, selector: str) -> dict[str, str]
             frame = None
     if frame is None:
         return {"id": frame_id}
-    out = {"id": frame_id, "url": redact_url(frame.url)}
+    out: FrameNamed = {"id": frame_id, "url": redact_url(frame.url)}
     # Chrome names no origin of its own for an about:srcdoc or about:blank frame ("://"): it is
     # its parent's, which the answer does not guess at.
     if "://" in frame.origin and frame.origin != "://":

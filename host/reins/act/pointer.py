@@ -195,7 +195,7 @@ async def _click_checked(
     read_before: bool,
     clicks: int,
     button: str,
-) -> ActionAnswer | None:
+) -> ActionAnswer[PressFields] | None:
     """The click with its move and Chrome's hit test in the same round trip, the extension holding
     the press back unless the hit reaches ``el`` (act/guarded.py); a hit it held back is judged
     here by the full rule and pressed in a batch of its own when it reaches. Retried from a new
@@ -203,7 +203,7 @@ async def _click_checked(
     and ``before``: a point the page checked and the state it read before (a ref's lookup);
     ``read_before``: the state before is read in the batch instead."""
 
-    async def clicked(point: Point) -> ActionAnswer:
+    async def clicked(point: Point) -> ActionAnswer[PressFields]:
         return await _click_guarded(
             ctx, el, point, before, read_before=read_before, clicks=clicks, button=button
         )
@@ -220,7 +220,7 @@ async def _click_guarded(
     read_before: bool,
     clicks: int,
     button: str,
-) -> ActionAnswer:
+) -> ActionAnswer[PressFields]:
     lead = [before_command(el)] if read_before else []
     events = press_events(point, clicks=clicks, button=button)
     after = (
@@ -268,7 +268,7 @@ async def press_checked(
     clicks: int = 1,
     button: str = "left",
     after: CdpCommand | None = None,
-) -> ActionAnswer:
+) -> ActionAnswer[PressFields]:
     """The press after a checked move, and the state read after it, as one ordered batch; the
     answer from the state read before (``before``). ``after``: the read-after command (default:
     ``readState`` on the element's handle)."""
@@ -325,7 +325,7 @@ async def click_element(
     button: str = "left",
     force_js: bool = False,
     hover_only: bool = False,
-) -> ActionAnswer:
+) -> ActionAnswer[PressFields]:
     """Real mouse events at the element's actionable point, the state reads around them in the
     same round trip (act_by_input); ``el.click()`` when it has no point (or forced), then
     reported as such. ``el.pressed``: what its ref's lookup did with the ``Press`` that

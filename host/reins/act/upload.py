@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TypedDict
 
 from reins._errors import ActionError, ResolutionError, UsageError
-from reins.act.answers import ActionAnswer
+from reins.act.answers import ActionAnswer, Fields
 from reins.act.effects import act_on
 from reins.act.locate import Resolved
 from reins.act.staging import staged_copies
@@ -24,7 +25,21 @@ from reins.bridge.context import CommandContext
 from reins.page.call import call_function
 from reins.setup.config import upload_dirs
 
-__all__ = ["allowed_files", "checked_files", "upload_files"]
+__all__ = ["FileHeld", "UploadFields", "allowed_files", "checked_files", "upload_files"]
+
+
+class FileHeld(TypedDict):
+    """A file the input holds, as the page reads it (pagescripts: ``fileList``)."""
+
+    name: str
+    size: int
+    type: str
+
+
+class UploadFields(Fields, total=False):
+    """upload's own answer field: the files the input holds now, read back."""
+
+    files: list[FileHeld]
 
 
 def _refused(message: str) -> ActionError:
@@ -81,7 +96,7 @@ def checked_files(files: Sequence[str], roots: Sequence[str]) -> list[tuple[str,
 
 async def upload_files(
     ctx: CommandContext, el: Resolved, files: Sequence[str], cwd: str | None
-) -> ActionAnswer:
+) -> ActionAnswer[UploadFields]:
     """Attach ``files`` (checked against the allowed directories) to the file input for ``el``:
     the answer's ``files`` field is what the page's input received (names, sizes, types)."""
     roots = ([cwd] if cwd else []) + upload_dirs(ctx.host.profile, ctx.host.home)
@@ -110,7 +125,7 @@ async def upload_files(
     # Chrome reads a private copy of the very file checked (act/staging.py).
     paths = staged_copies(checked, ctx.host.home)
 
-    async def do(target: Resolved) -> dict[str, object]:
+    async def do(target: Resolved) -> UploadFields:
         await ctx.cdp(
             "DOM.setFileInputFiles",
             {"files": paths, "objectId": target.object_id},

@@ -24,7 +24,6 @@ from typing import (
     Annotated,
     Any,
     Generic,
-    Protocol,
     TypeVar,
     cast,
     get_args,
@@ -47,7 +46,6 @@ __all__ = [
     "Command",
     "NoArgs",
     "answer_fields",
-    "answered",
     "build_table",
     "cli_hints",
     "command",
@@ -219,19 +217,6 @@ def command(
         )
 
     return wrap
-
-
-class Written(Protocol):
-    """A typed answer that writes itself for the wire (act/answers.py)."""
-
-    def to_wire(self) -> dict[str, Any]: ...
-
-
-def answered(answer: Written, shape: type[R]) -> R:
-    """``answer.to_wire()`` as the answer type its command declares (``shape``). ``to_wire()``
-    writes plain data; that it writes only declared fields is checked on the recorded answers
-    (tests/unit/test_answers_declared.py), which pin its keys byte for byte (test_wire.py)."""
-    return cast(R, answer.to_wire())
 
 
 def answer_fields(answer: Any) -> list[tuple[str, Any, bool, str]]:

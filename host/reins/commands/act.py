@@ -16,14 +16,14 @@ from reins.act.confirm import text_shown
 from reins.act.drag import drag_element
 from reins.act.effects import act_on
 from reins.act.forms import fill_element, select_options, set_checked
-from reins.act.keyboard import KeysFor, parse_keys, press_keys
+from reins.act.keyboard import KeysFields, KeysFor, parse_keys, press_keys
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
 from reins.act.mouse import MousePosition, mouse_event
 from reins.act.pointer import click_element, pointer_press
 from reins.act.scroll import scroll_by, scroll_until
 from reins.act.targets import text_query
 from reins.act.upload import upload_files
-from reins.bridge.command import Args, Command, answered, cli_hints, command
+from reins.bridge.command import Args, Command, cli_hints, command
 from reins.bridge.context import CommandContext
 from reins.commands import answers
 from reins.observe.page import MapQuery
@@ -81,18 +81,13 @@ class ClickArgs(SmartArgs):
 async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> answers.Click:
     if args.button not in ("left", "right", "middle"):
         raise UsageError("--button is left, right or middle", code="bad_request")
-    press = None if args.mode == "js" else pointer_press(ctx, clicks=clicks, button=args.button)
+    js = args.mode == "js"
+    press = None if js else pointer_press(ctx, clicks=clicks, button=args.button)
     el = await resolve_for_action(
-        ctx,
-        args.target,
-        args.frame,
-        args.smart(),
-        probe=args.mode != "js",
-        press=press,
-        control=True,
+        ctx, args.target, args.frame, args.smart(), probe=not js, press=press, control=True
     )
-    clicked = click_element(ctx, el, clicks=clicks, button=args.button, force_js=args.mode == "js")
-    return answered(await clicked, answers.Click)
+    clicked = await click_element(ctx, el, clicks=clicks, button=args.button, force_js=js)
+    return {**clicked.acted(), **(clicked.fields or {}), **clicked.about()}
 
 
 @command("click", ClickArgs, answers.Click, cli_args=("target",))
@@ -114,7 +109,8 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> answers.Click:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, press=press
     )
-    return answered(await click_element(ctx, el, hover_only=True), answers.Click)
+    done = await click_element(ctx, el, hover_only=True)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class FillArgs(SmartArgs):
@@ -131,7 +127,8 @@ async def fill(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return answered(await fill_element(ctx, el, args.value), answers.Fill)
+    done = await fill_element(ctx, el, args.value)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 @command("type", FillArgs, answers.Fill, cli_args=("target", "value"))
@@ -143,7 +140,8 @@ async def type_(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     el = await resolve_for_action(
         ctx, args.target, args.frame, args.smart(), probe=True, control=True
     )
-    return answered(await fill_element(ctx, el, args.value, append=True), answers.Fill)
+    done = await fill_element(ctx, el, args.value, append=True)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class PressArgs(Args):
@@ -165,13 +163,14 @@ async def press(ctx: CommandContext, args: PressArgs) -> answers.Press:
     if args.target:
         el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
 
-        async def do(target: Resolved) -> dict[str, Any]:
+        async def do(target: Resolved) -> KeysFields:
             await actionable_point(ctx, target, need_enabled=True)
             await ctx.cdp("DOM.focus", {"objectId": target.object_id}, session_id=target.session_id)
             await press_keys(ctx, chord, KeysFor(target.object_id, target.session_id))
             return {"keys": args.keys}
 
-        return answered(await act_on(ctx, el, do), answers.Press)
+        done = await act_on(ctx, el, do)
+        return {**done.acted(), **(done.fields or {}), **done.about()}
     await press_keys(ctx, chord)
     return {"keys": args.keys, "effect": {}, "warnings": []}
 
@@ -188,7 +187,8 @@ class SelectArgs(Args):
 async def select(ctx: CommandContext, args: SelectArgs) -> answers.Select:
     """Choose option(s) of a native <select> by value or label."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return answered(await select_options(ctx, el, args.values), answers.Select)
+    done = await select_options(ctx, el, args.values)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class ChooseArgs(Args):
@@ -205,7 +205,8 @@ class ChooseArgs(Args):
 async def choose(ctx: CommandContext, args: ChooseArgs) -> answers.Choose:
     """Pick OPTION in a custom dropdown or combobox (open, filter, click) and verify it shows."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return answered(await choose_option(ctx, el, args.option), answers.Choose)
+    done = await choose_option(ctx, el, args.option)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 def _no_caller_dir(schema: dict[str, Any]) -> None:
@@ -248,7 +249,8 @@ async def upload(ctx: CommandContext, args: UploadArgs) -> answers.Upload:
     hidden files or folders), or from directories added with `reins config upload-dirs add DIR`.
     Answers the names and sizes the page received."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return answered(await upload_files(ctx, el, args.files, args.cwd), answers.Upload)
+    done = await upload_files(ctx, el, args.files, args.cwd)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class DragArgs(Args):
@@ -282,7 +284,8 @@ async def drag(ctx: CommandContext, args: DragArgs) -> answers.Drag:
     position = _position(args.position)
     source = await resolve_target(ctx, args.source, frame=args.frame, control=True)
     dest = await resolve_target(ctx, args.dest, frame=args.frame, control=True)
-    return answered(await drag_element(ctx, source, dest, position), answers.Drag)
+    done = await drag_element(ctx, source, dest, position)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class MouseMoveArgs(Args):
@@ -304,7 +307,7 @@ async def mouse_move(ctx: CommandContext, args: MouseMoveArgs) -> answers.Mouse:
         await mouse_event(
             ctx, "mouseMoved", x0 + (args.x - x0) * t, y0 + (args.y - y0) * t, button=held
         )
-    return answered(MouseAt(args.x, args.y, buttons=at.buttons), answers.Mouse)
+    return MouseAt(args.x, args.y, buttons=at.buttons).to_wire()
 
 
 class MouseButtonArgs(Args):
@@ -320,7 +323,7 @@ async def _mouse_button(ctx: CommandContext, args: MouseButtonArgs, kind: str) -
         raise UsageError("--button is left, right or middle", code="bad_request")
     at = ctx.part(MousePosition)
     await mouse_event(ctx, kind, at.x, at.y, button=args.button, clickCount=1)
-    return answered(MouseAt(at.x, at.y, buttons=at.buttons), answers.Mouse)
+    return MouseAt(at.x, at.y, buttons=at.buttons).to_wire()
 
 
 @command("mouse_down", MouseButtonArgs, answers.Mouse)
@@ -345,7 +348,7 @@ async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> answers.Mous
     """Turn the mouse wheel by DX DY where the mouse is (what is under it scrolls)."""
     at = ctx.part(MousePosition)
     await mouse_event(ctx, "mouseWheel", at.x, at.y, deltaX=args.dx, deltaY=args.dy)
-    return answered(MouseAt(at.x, at.y, wheel=(args.dx, args.dy)), answers.Mouse)
+    return MouseAt(at.x, at.y, wheel=(args.dx, args.dy)).to_wire()
 
 
 class CheckArgs(Args):
@@ -359,14 +362,16 @@ class CheckArgs(Args):
 async def check(ctx: CommandContext, args: CheckArgs) -> answers.Check:
     """Check a checkbox, radio or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return answered(await set_checked(ctx, el, True), answers.Check)
+    done = await set_checked(ctx, el, True)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 @command("uncheck", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
 async def uncheck(ctx: CommandContext, args: CheckArgs) -> answers.Check:
     """Uncheck a checkbox or switch (verified by its checked state)."""
     el = await resolve_target(ctx, args.target, frame=args.frame, control=True)
-    return answered(await set_checked(ctx, el, False), answers.Check)
+    done = await set_checked(ctx, el, False)
+    return {**done.acted(), **(done.fields or {}), **done.about()}
 
 
 class ScrollArgs(Args):
@@ -407,11 +412,9 @@ async def scroll(ctx: CommandContext, args: ScrollArgs) -> answers.Scroll:
     if args.to is not None and args.to not in ("top", "bottom"):
         raise UsageError("--to is top or bottom", code="bad_request")
     if args.until is not None:
-        return answered(
-            await scroll_until(ctx, args.until, args.target, args.frame), answers.Scroll
-        )
+        return (await scroll_until(ctx, args.until, args.target, args.frame)).to_wire()
     el = await resolve_target(ctx, args.target, frame=args.frame) if args.target else None
-    return answered(await scroll_by(ctx, el, by=args.by, to=args.to), answers.Scroll)
+    return (await scroll_by(ctx, el, by=args.by, to=args.to)).to_wire()
 
 
 class WaitArgs(Args):
@@ -425,9 +428,7 @@ class WaitArgs(Args):
 @command("wait", WaitArgs, answers.Wait, timeout_ms=10_000, read_only=True)
 async def wait(ctx: CommandContext, args: WaitArgs) -> answers.Wait:
     """Wait for one condition, within --timeout-ms (default 10 s)."""
-    chosen = [k for k in ("text", "target", "gone", "url") if getattr(args, k)] + (
-        ["idle"] if args.idle else []
-    )
+    chosen = [k for k in ("text", "target", "gone", "url", "idle") if getattr(args, k)]
     if len(chosen) != 1:
         raise UsageError(
             "wait for one thing: --text, --target, --gone, --url or --idle", code="bad_request"

@@ -5,13 +5,14 @@ command names one, that every field says what it means, and that the answers rec
 wire (tests/unit/wire) hold only declared fields.
 
 The dispatcher adds ``ok`` to every answer (true here; an error is ``{"ok": false, "error": …}``,
-docs/agent-guide.md). The action answers are written by act/answers.py (``to_wire()``); the others
-by their handlers.
+docs/agent-guide.md). Handlers return them (mypy-checked); the actions' from act/answers.py types.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
+
+from reins.act.answers import Place
 
 __all__ = [
     "Action",
@@ -42,6 +43,7 @@ __all__ = [
     "Network",
     "Option",
     "Page",
+    "Place",
     "Pong",
     "Press",
     "Recovered",
@@ -127,11 +129,14 @@ class Effect(TypedDict, total=False):
     downloads: Annotated[list[Download], "downloads the action started"]
 
 
-class Recovered(TypedDict, total=False):
-    """How a ref whose element was gone was recovered."""
-
+class _Recovered(TypedDict):
     via: Annotated[str, "identity, locator or reidentified_after_navigation"]
     confidence: Annotated[float, "how sure reins is that it is the same element (0..1)"]
+
+
+class Recovered(_Recovered, total=False):
+    """How a ref whose element was gone was recovered."""
+
     ref: Annotated[str, "the ref of the latest observation it stands for"]
 
 
@@ -206,8 +211,8 @@ class Upload(Action, total=False):
 Moved = TypedDict(
     "Moved",
     {
-        "from": Annotated[dict[str, Any], "the source's place before: parent, index"],
-        "to": Annotated[dict[str, Any] | None, "its place after (None: nowhere)"],
+        "from": Annotated[Place, "the source's place before"],
+        "to": Annotated[Place | None, "its place after (None: nowhere)"],
     },
 )
 Dragged = TypedDict(

@@ -11,7 +11,7 @@ from typing import Any, cast
 from pydantic import Field
 
 from reins._errors import ActionError, BrowserError, DeadlineExceeded, UsageError
-from reins.bridge.command import Args, Command, NoArgs, answered, command
+from reins.bridge.command import Args, Command, NoArgs, command
 from reins.bridge.context import CommandContext
 from reins.bridge.protocol import HANDOFF
 from reins.commands import answers
@@ -92,7 +92,7 @@ async def trace_start(ctx: CommandContext, args: TraceStartArgs) -> answers.Trac
 async def trace_stop(ctx: CommandContext, _: NoArgs) -> answers.TraceStopped:
     """Stop the running trace; answers its directory, how many steps ran and how many are on
     disk, and warns `trace_incomplete` (with what was lost) when any write failed."""
-    return answered(await ctx.host.part(Tracer).stop(ctx.host), answers.TraceStopped)
+    return (await ctx.host.part(Tracer).stop(ctx.host)).to_wire()
 
 
 class EvidenceArgs(Args):

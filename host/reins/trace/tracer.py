@@ -16,7 +16,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from reins._errors import ReinsError, UsageError
 from reins.bridge.context import Host, HostPart
@@ -31,7 +31,7 @@ from reins.trace.tracefile import (
     save_active,
 )
 
-__all__ = ["SHORT_EVIDENCE", "Shot", "TraceStopped", "Tracer"]
+__all__ = ["SHORT_EVIDENCE", "Shot", "StoppedWire", "TraceStopped", "Tracer"]
 
 log = logging.getLogger("reins.host")
 
@@ -50,6 +50,21 @@ class Shot:
     masks: list[list[float]] = field(default_factory=list)
 
 
+class StoppedWire(TypedDict, total=False):
+    """``TraceStopped`` on the wire (commands/answers.py ``TraceStopped`` says what each means)."""
+
+    dir: str
+    name: str
+    steps: int
+    recorded: int
+    bytes: int
+    capped: bool
+    complete: bool
+    report: str
+    warnings: list[str]
+    lost: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class TraceStopped:
     """`trace stop`'s answer: the trace, and whether everything it recorded is on disk."""
@@ -62,12 +77,12 @@ class TraceStopped:
     def complete(self) -> bool:
         return self.trace.complete and self.trace.written_steps == self.trace.step
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> StoppedWire:
         trace = self.trace
         # Numbered, not written, not refused by the disk, not running: the step a host that died
         # was running (the trace's gap line says so).
         restart = trace.step - trace.written_steps - trace.lost_step_count - len(self.unfinished)
-        out: dict[str, Any] = {
+        out: StoppedWire = {
             "dir": trace.dir,
             "name": trace.name,
             "steps": trace.step,
