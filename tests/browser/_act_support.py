@@ -74,3 +74,29 @@ def widget_committed(browser: Browser) -> tuple[str, list[str]]:
         str(browser.js("return document.getElementById('committed').textContent")),
         list(browser.js("return window.__events.slice()")),
     )
+
+
+def scroll_until(
+    browser: Browser, tab: str, scroller: str, target: str, budget_ms: int
+) -> tuple[int, dict[str, Any], float]:
+    """`reins scroll SCROLLER --until TARGET` within ``budget_ms``: its exit code, its answer and
+    the seconds it took whole process (printed with its wheel turns and sweep steps)."""
+    began = time.monotonic()
+    code, body = browser.cli(
+        "scroll",
+        scroller,
+        "--until",
+        target,
+        "--tab",
+        tab,
+        "--timeout-ms",
+        str(budget_ms),
+        timeout=budget_ms / 1000 + 30,
+    )
+    took = time.monotonic() - began
+    said = body if code == 0 else body.get("error", {})
+    print(
+        f"\n{scroller} {target}: exit {code}, {said.get('wheels')} wheel turns, "
+        f"{said.get('sweep_steps')} sweep steps, {took:.2f} s whole process"
+    )
+    return code, body, took

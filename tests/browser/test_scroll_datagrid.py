@@ -10,11 +10,11 @@ Wheel turns and seconds are printed (run with -s), never asserted as times."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
+from ._act_support import scroll_until
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -54,23 +54,7 @@ def _open(browser: Browser, page: Any, **query: str) -> str:
 def _until(
     browser: Browser, tab: str, scroller: str, text: str, budget_ms: int = 20_000
 ) -> tuple[int, dict[str, Any]]:
-    began = time.monotonic()
-    code, body = browser.cli(
-        "scroll",
-        scroller,
-        "--until",
-        f"text={text}",
-        "--tab",
-        tab,
-        "--timeout-ms",
-        str(budget_ms),
-        timeout=budget_ms / 1000 + 30,
-    )
-    said = body if code == 0 else body.get("error", {})
-    print(
-        f"\n{scroller} {text}: exit {code}, {said.get('wheels')} wheel turns, "
-        f"{said.get('sweep_steps')} sweep steps, {time.monotonic() - began:.2f} s whole process"
-    )
+    code, body, _ = scroll_until(browser, tab, scroller, f"text={text}", budget_ms)
     return code, body
 
 

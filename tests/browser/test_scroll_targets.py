@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ._act_support import scroll_until
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -39,23 +40,7 @@ return [...document.querySelectorAll(css)].some((el) => {
 def _until(
     browser: Browser, tab: str, scroller: str, target: str, budget_ms: int = 8_000
 ) -> tuple[int, dict[str, Any]]:
-    began = time.monotonic()
-    code, body = browser.cli(
-        "scroll",
-        scroller,
-        "--until",
-        target,
-        "--tab",
-        tab,
-        "--timeout-ms",
-        str(budget_ms),
-        timeout=budget_ms / 1000 + 30,
-    )
-    said = body if code == 0 else body.get("error", {})
-    print(
-        f"\n{scroller} {target}: exit {code}, {said.get('wheels')} wheel turns, "
-        f"{said.get('sweep_steps')} sweep steps, {time.monotonic() - began:.2f} s whole process"
-    )
+    code, body, _ = scroll_until(browser, tab, scroller, target, budget_ms)
     return code, body
 
 

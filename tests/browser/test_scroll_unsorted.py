@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ._act_support import scroll_until
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -45,25 +46,7 @@ def _open(browser: Browser, page: Any, list_id: str) -> str:
 def _until(
     browser: Browser, tab: str, list_id: str, text: str, budget_ms: int
 ) -> tuple[int, dict[str, Any], float]:
-    began = time.monotonic()
-    code, body = browser.cli(
-        "scroll",
-        f"#{list_id}",
-        "--until",
-        f"text={text}",
-        "--tab",
-        tab,
-        "--timeout-ms",
-        str(budget_ms),
-        timeout=budget_ms / 1000 + 30,
-    )
-    took = time.monotonic() - began
-    said = body if code == 0 else body.get("error", {})
-    print(
-        f"\n{list_id} {text}: exit {code}, {said.get('wheels')} wheel turns, "
-        f"{said.get('sweep_steps')} sweep steps, {took:.2f} s whole process"
-    )
-    return code, body, took
+    return scroll_until(browser, tab, f"#{list_id}", f"text={text}", budget_ms)
 
 
 @pytest.mark.parametrize(
