@@ -15,7 +15,7 @@ viewport). Out-of-process frames: the point is moved by the frame owner's conten
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
@@ -184,8 +184,7 @@ async def actionable_point(
                 details={"covered_by": probe["cover"]},
             )
         point = await _in_main_viewport(ctx, el, float(probe["x"]), float(probe["y"]))
-        point.deferred = probe.get("deferred") is True
-        return point
+        return replace(point, deferred=probe.get("deferred") is True)
 
     # The budget running out mid-probe answers why we were waiting, not that time ran out.
     return await poll_until(
