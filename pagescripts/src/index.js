@@ -13,8 +13,13 @@ export function describe(el) {
 
 export function collect(options) {
   const opts = options || {};
-  // The host's single-element helpers (identity checks) live on a Symbol slot of the window.
-  if (!window[API]) window[API] = { describe };
+  // The host's helpers live on a Symbol slot of reins's world's window: describe (identity
+  // checks) and the collection itself, which later calls run without sending the bundle again
+  // (observe/collect.py: its source, sent each time, cost a compile per options). `version`
+  // names the bundle, so one from another build of the host is replaced.
+  if (!window[API] || window[API].version !== opts.version) {
+    window[API] = { describe, collect, version: opts.version ?? null };
+  }
   if (opts.install === true) return null;
   const viewportOnly = opts.viewportOnly === true;
   const withSelectors = opts.withSelectors !== false;

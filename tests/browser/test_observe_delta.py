@@ -89,3 +89,30 @@ def test_a_repeated_ax_state_keeps_chromes_answers_only_for_the_same_nodes(
     assert backend(after, "@btn4") != backend(first, "@btn4")
     assert backend(after, "@btn0") == backend(first, "@btn0")
     assert '@btn8 button "Relabelled"' in after["text"], after["text"]
+
+
+def test_the_collection_is_sent_once_per_document_and_a_page_cannot_plant_one(
+    browser: Browser, page: Any
+) -> None:
+    """The bundle goes to a document once (it installs itself in reins's world); later `state`
+    calls run what the world holds. A new document gets it again, and a collection the page
+    plants on its own window under the same key is never what runs."""
+    tab, _ = page("static/big.html", n=30)
+    t = str(tab)
+    browser.ok("state", "--tab", t, "--max-tokens", "0")
+    sent = browser.events().get("collect_bundle", 0)
+    browser.js(
+        "window[Symbol.for('reins.api')] = { version: 'x', collect: () => '{}', describe: null };"
+        "document.getElementById('btn-4').textContent = 'Renamed after install';"
+    )
+    again = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    assert browser.events().get("collect_bundle", 0) == sent
+    assert browser.js("return document.getElementById('btn-4').textContent") == (
+        "Renamed after install"
+    )
+    assert '@btn4 button "Renamed after install"' in again["text"]
+
+    browser.ok("reload", "--tab", t)
+    fresh = browser.ok("state", "--tab", t, "--max-tokens", "0")
+    assert browser.events().get("collect_bundle", 0) == sent + 1
+    assert '@btn4 button "Button 4"' in fresh["text"]

@@ -8,6 +8,7 @@ child sessions and spliced in where their iframe is, with their boxes moved into
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -52,15 +53,42 @@ def collect_source() -> str:
     return (resources.files("reins") / "_generated" / "collect.js").read_text(encoding="utf-8")
 
 
+@functools.cache
+def collect_version() -> str:
+    """Names this build of the collection: a world holding another build's is given this one."""
+    return hashlib.sha256(collect_source().encode()).hexdigest()[:16]
+
+
+# The Symbol.for key of the helpers the collection installs in reins's world (pagescripts/src/
+# symbols.js API; tests/unit/test_collect_installed.py checks the two agree).
+API_KEY = "reins.api"
+
+
 def collect_expression(options: dict[str, Any]) -> str:
     """The collection with these options, answered as one JSON string (``asText``: CDP and the
-    extension move a string of megabytes about four times faster than the same object tree)."""
-    return collect_source().replace("__REINS_OPTIONS__", json.dumps({**options, "asText": True}))
+    extension move a string of megabytes about four times faster than the same object tree).
+    The whole bundle: it installs itself in the world for ``installed_collect_expression``."""
+    given = {**options, "asText": True, "version": collect_version()}
+    return collect_source().replace("__REINS_OPTIONS__", json.dumps(given))
+
+
+def installed_collect_expression(options: dict[str, Any]) -> str:
+    """The collection the world holds (installed by an earlier ``collect_expression`` there),
+    called with these options; answers null where it holds none of this build. A few hundred
+    bytes instead of the bundle, whose source differs with each call's options, so V8 compiled
+    all of it again every time."""
+    given = json.dumps({**options, "asText": True, "version": collect_version()})
+    return (
+        f"(() => {{ const api = globalThis[Symbol.for({json.dumps(API_KEY)})]; "
+        f"return api && api.version === {json.dumps(collect_version())} && "
+        f"typeof api.collect === 'function' ? api.collect({given}) : null; }})()"
+    )
 
 
 def install_expression() -> str:
-    """Installs the collection's single-element helpers (``describe``) without collecting."""
-    return collect_source().replace("__REINS_OPTIONS__", json.dumps({"install": True}))
+    """Installs the collection's helpers (``describe``, the collection) without collecting."""
+    given = {"install": True, "version": collect_version()}
+    return collect_source().replace("__REINS_OPTIONS__", json.dumps(given))
 
 
 async def _collect(
@@ -72,7 +100,12 @@ async def _collect(
 ) -> dict[str, Any]:
     if options.get("install") is not True:
         options = {**options, **await handler_hints(ctx, session_id=session_id)}
-    text = await evaluate(ctx, collect_expression(options), session_id=session_id, what=what)
+    text = await evaluate(
+        ctx, installed_collect_expression(options), session_id=session_id, what=what
+    )
+    if text is None:  # the world holds no collection of this build yet: the bundle installs it
+        ctx.note("collect_bundle")
+        text = await evaluate(ctx, collect_expression(options), session_id=session_id, what=what)
     try:
         value = json.loads(text) if isinstance(text, str) else None
     except ValueError:
