@@ -53,8 +53,13 @@ export function findMatches(spec) {
   return { count: found.length };
 }
 
-export function matchAt(index) {
-  return window[MATCHES][index];
+// The index-th match of the latest query; with `sole`, only when it was the one match (null
+// else): a lookup whose round trip goes on to the probe of what it found (handles.py find_one)
+// never probes, and so scrolls to, the first of several.
+export function matchAt(index, sole = false) {
+  const found = window[MATCHES];
+  if (sole && found.length !== 1) return null;
+  return found[index];
 }
 
 // The latest collection's elements (the accessibility source asks Chrome about each).

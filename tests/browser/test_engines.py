@@ -237,3 +237,22 @@ def test_raw_cdp_cannot_read_listeners(browser: Browser, page: Any) -> None:
     tab, _ = page("static/engines.html")
     code, body = _act(browser, tab, "cdp", "DOMDebugger.getEventListeners", '{"objectId": "1.2.3"}')
     assert code != 0 and body["error"]["code"] == "cdp_blocked", body
+
+
+def test_an_ambiguous_css_target_is_refused_before_anything_scrolls(
+    browser: Browser, page: Any
+) -> None:
+    """The lookup probes what it found in its own round trip only when one element matched:
+    several far down the page are `ambiguous`, and the page has not moved."""
+    tab, _ = page("static/big.html", n=400)
+    assert browser.js("return window.scrollY") == 0
+    code, body = _act(browser, tab, "click", "#btn-392, #btn-396")
+    assert code != 0 and body["error"]["code"] == "ambiguous", body
+    code, body = _act(browser, tab, "fill", "#btn-392, #btn-396", "x")
+    assert code != 0 and body["error"]["code"] == "ambiguous", body
+    assert browser.js("return window.scrollY") == 0
+    # One of them: the lookup's probe scrolls it into view, and the click reaches it.
+    code, body = _act(browser, tab, "click", "#btn-396")
+    assert code == 0 and body["ok"], body
+    assert browser.js("return window.scrollY") > 0
+    assert browser.js("return window.__log.slice(-1)") == ["click:btn-396"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from reins._errors import ResolutionError, UsageError
+from reins.act.actionability import actionable_point, probe_options
 from reins.act.locate import resolve_target
 
 from tests.unit.fakes import FakeChrome, make_context
@@ -86,3 +87,68 @@ def test_no_owner_check_is_asked_for_what_is_not_pressed() -> None:
     assert not found.owner_checked
     [batch] = chrome.batches
     assert [c["method"] for c in batch] == ["Runtime.evaluate", "Runtime.evaluate"]
+
+
+_PROBED = {"state": "ok", "visible": True, "stable": None, "x": 40.5, "y": 12.0}
+
+
+def test_the_actions_first_probe_rides_in_the_lookups_round_trip() -> None:
+    """Told what the action's first probe asks, the lookup sends it too, on the handle the
+    extension fills in; the action then takes it instead of probing again."""
+    chrome = FakeChrome(
+        functions={"findMatches": {"count": 1}, "matchAt": None, "probe": _PROBED},
+        cdp={"DOM.describeNode": BUTTON},
+        features=("stopIfThrown", "hitGuard"),
+    )
+    ctx = make_context(chrome)
+    asked = probe_options(0, None, defer=False, stable=False)
+
+    async def run() -> Any:
+        found = await resolve_target(
+            ctx, "#name", settle=False, probe=True, control=True, first_probe=asked
+        )
+        point = await actionable_point(ctx, found, need_stable=False, first_probe=found.probed)
+        return found, point
+
+    found, point = asyncio.run(run())
+    [batch] = chrome.batches
+    assert [c["method"] for c in batch][-1] == "Runtime.callFunctionOn"
+    assert batch[-1]["fill"] == {
+        "objectId": [1, "result", "objectId"],
+        "arguments.0.objectId": [1, "result", "objectId"],
+    }
+    sole = next(c for c in chrome.calls if c.function == "matchAt")
+    assert "true" in sole.params["expression"]  # only the one match: never the first of several
+    assert found.probed == _PROBED and found.probed_with == asked
+    assert (point.x, point.y) == (40.5, 12.0)
+    assert [c.function for c in chrome.calls].count("probe") == 1  # no second probe
+
+
+def test_a_probe_asked_otherwise_than_the_action_asks_is_not_taken() -> None:
+    chrome = FakeChrome(
+        functions={"findMatches": {"count": 1}, "matchAt": None, "probe": _PROBED},
+        cdp={"DOM.describeNode": BUTTON},
+        features=("stopIfThrown", "hitGuard"),
+    )
+    ctx = make_context(chrome)
+    asked = probe_options(0, None, defer=False, stable=False)
+
+    async def run() -> Any:
+        found = await resolve_target(
+            ctx, "#name", settle=False, probe=True, control=True, first_probe=asked
+        )
+        await actionable_point(
+            ctx, found, need_stable=False, defer_stable=True, first_probe=found.probed
+        )
+        return found
+
+    asyncio.run(run())
+    probes = [c for c in chrome.calls if c.function == "probe"]
+    assert len(probes) == 2  # the lookup's, then the action's own with defer asked
+    assert probes[1].params["arguments"][1]["value"]["defer"] is True
+
+
+def test_a_lookup_not_told_sends_no_probe() -> None:
+    chrome = _chrome({"count": 1})
+    _resolve(chrome)
+    assert "probe" not in [c.function for c in chrome.calls]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from reins._errors import ReinsError, ResolutionError
-from reins.act.handles import Probe
+from reins.act.handles import Probe, ProbeOptions
 from reins.act.locate import Resolved
 from reins.bridge.context import CommandContext
 from reins.page.call import call_function, evaluate
@@ -27,7 +27,16 @@ from reins.page.frames import frame_sessions
 from reins.page.poll import poll_until
 from reins.page.visibility import require_rendering
 
-__all__ = ["Point", "actionable_point", "frame_owner", "frame_point"]
+__all__ = [
+    "CLICK_PROBE",
+    "FIELD_PROBE",
+    "HOVER_PROBE",
+    "Point",
+    "actionable_point",
+    "frame_owner",
+    "frame_point",
+    "probe_options",
+]
 
 
 # What a later probe may find different: anything else ends the wait at once.
@@ -88,6 +97,24 @@ def frame_point(
     )
 
 
+def probe_options(
+    align: int, seen: list[float] | None, *, defer: bool, stable: bool
+) -> ProbeOptions:
+    """What ``actionable_point`` asks the probe (pure): to scroll into view at the ``align``-th
+    alignment, the box last seen, whether the second look of stable is left to the press
+    (``defer``) and whether stable is asked at all. A lookup that probes for the action
+    (handles.py find_one) asks the same, for the same probe."""
+    return {"scroll": True, "align": align, "seen": seen, "defer": defer, "stable": stable}
+
+
+# The first probe a CSS/XPath lookup takes for its action (act/handles.py find_one), asked as
+# the action's own first probe asks it: a click of the top document leaves its second look of
+# stable to the press; a hover takes both looks; fill and type ask none.
+CLICK_PROBE = probe_options(0, None, defer=True, stable=True)
+HOVER_PROBE = probe_options(0, None, defer=False, stable=True)
+FIELD_PROBE = probe_options(0, None, defer=False, stable=False)
+
+
 async def actionable_point(
     ctx: CommandContext,
     el: Resolved,
@@ -120,20 +147,22 @@ async def actionable_point(
             except ReinsError:
                 pass
         probe: Any
-        if taken is not None and covered == 0:  # taken with the ref's lookup (act/refs.py)
+        asked = probe_options(
+            covered % _ALIGNMENTS,
+            el.seen_box,
+            defer=defer_stable and el.session_id is None,
+            stable=need_stable,
+        )
+        if taken is not None and el.probed_with not in (None, asked):
+            taken = None  # the lookup's probe was asked otherwise than this action asks
+        if taken is not None and covered == 0:  # taken with the lookup (refs.py, find_one)
             probe, taken = taken, None
         else:
             probe = await call_function(
                 ctx,
                 el.object_id,
                 "probe",
-                {
-                    "scroll": True,
-                    "align": covered % _ALIGNMENTS,
-                    "seen": el.seen_box,
-                    "defer": defer_stable and el.session_id is None,
-                    "stable": need_stable,
-                },
+                asked,
                 session_id=el.session_id,
                 await_promise=True,
                 what="actionability",

@@ -15,6 +15,7 @@ from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand, CdpResult
 from reins.observe.collect import ElementRecord, install_expression
 from reins.page.call import (
     call_function,
+    call_params,
     call_value,
     evaluate,
     evaluate_handle,
@@ -226,9 +227,12 @@ class Resolved:
     # The box the latest observation saw this very node at (main-frame nodes reached as the same
     # node only): the first of the two looks actionability's stability check needs.
     seen_box: list[float] | None = None
-    # The first actionability probe's answer, taken with the ref's lookup (act/refs.py): the
-    # action's first probe (act/actionability.py, ``first_probe``).
+    # The first actionability probe's answer, taken with the ref's lookup (act/refs.py) or a
+    # CSS/XPath one (find_one): the action's first probe (act/actionability.py, ``first_probe``).
     probed: Probe | None = None
+    # What that probe was asked, when the lookup was told (find_one); the action takes the probe
+    # only when it would ask the same (None: a ref's, taken as it is).
+    probed_with: ProbeOptions | None = None
     # What the ref's lookup did with the action's Press (None: it had none, or none rode).
     pressed: PressResult | None = None
     # With --frame: the frame the element is in, as the browser names it ({id, url, origin}).
@@ -306,25 +310,37 @@ async def match_handle(ctx: CommandContext, index: int, session: str | None) -> 
 
 
 async def find_one(
-    ctx: CommandContext, kind: str, value: str, *, pierce: bool, control: bool
+    ctx: CommandContext,
+    kind: str,
+    value: str,
+    *,
+    pierce: bool,
+    control: bool,
+    probe: ProbeOptions | None = None,
 ) -> tuple[int, Resolved | None] | None:
-    """A CSS/XPath query of the top document in one round trip: the matches, the first one's
-    handle and (``control``) the browser's word that it owns no frame, as one sequential batch
-    (the handle given to ``DOM.describeNode`` by the extension: ``fill``). Answers the count and,
-    when exactly one matched, the element; None when the query enters a frame (``find_all``)."""
+    """A CSS/XPath query of the top document in one round trip: the matches, the handle of the
+    one match, (``control``) the browser's word that it owns no frame and (``probe``) the
+    action's first actionability probe, as one sequential batch (the handle given to the
+    commands after it by the extension: ``fill``; no handle when several matched, so the batch
+    ends there). Answers the count and, when exactly one matched, the element; None when the
+    query enters a frame (``find_all``)."""
     timeout = ctx.deadline.remaining_ms(headroom_ms=HEADROOM_MS)
     spec = {"kind": kind, "value": value, "frames": [], "shadow": [], "pierce": pierce}
+    sole = page_call("matchAt", 0, True)
     commands: list[CdpCommand] = [
         ("Runtime.evaluate", evaluate_params(page_call("findMatches", spec), timeout)),
-        (
-            "Runtime.evaluate",
-            evaluate_params(page_call("matchAt", 0), timeout, by_value=False, object_group="reins"),
-        ),
+        ("Runtime.evaluate", evaluate_params(sole, timeout, by_value=False, object_group="reins")),
     ]
     each: list[BatchStep] = [{}, {}]
+    handle_path: list[int | str] = [1, "result", "objectId"]
     if control:
         commands.append(("DOM.describeNode", {"objectId": "", "depth": 0}))
-        each.append({"fill": {"objectId": [1, "result", "objectId"]}})
+        each.append({"fill": {"objectId": handle_path}})
+    if probe is not None:
+        commands.append(
+            ("Runtime.callFunctionOn", call_params("", "probe", probe, await_promise=True))
+        )
+        each.append({"fill": {"objectId": handle_path, "arguments.0.objectId": handle_path}})
     answers = await ctx.cdp_batch(commands, sequential=True, each=each)
     found = answers[0] if answers else None
     if isinstance(found, ReinsError):
@@ -347,6 +363,14 @@ async def find_one(
     if isinstance(described, dict):
         _refuse_owner_node(described, resolved)
         resolved = replace(resolved, owner_checked=True)
+    probed = answers[-1] if probe is not None and len(answers) == len(commands) else None
+    if isinstance(probed, dict):
+        try:  # a probe the page threw in is asked again by the action, which reports it
+            taken = probe_of(call_value(probed, what="actionability"))
+        except ReinsError:
+            taken = None
+        if taken is not None:
+            resolved = replace(resolved, probed=taken, probed_with=probe)
     return 1, resolved
 
 

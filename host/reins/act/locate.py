@@ -17,6 +17,7 @@ from reins._errors import BrowserError, ReinsError, ResolutionError, UsageError
 from reins.act.handles import (
     FrameNamed,
     Press,
+    ProbeOptions,
     Resolved,
     find_all,
     find_one,
@@ -58,10 +59,14 @@ __all__ = [
 SETTLE_WINDOW_S = 1.5
 
 
-async def _resolve_query(ctx: CommandContext, target: Target, *, control: bool) -> Resolved:
+async def _resolve_query(
+    ctx: CommandContext, target: Target, *, control: bool, probe: ProbeOptions | None
+) -> Resolved:
     pierce = target.kind == "css"
     if not target.frame and ctx.host.link.has(HIT_GUARD):  # the extension fills in handles
-        one = await find_one(ctx, target.kind, target.value, pierce=pierce, control=control)
+        one = await find_one(
+            ctx, target.kind, target.value, pierce=pierce, control=control, probe=probe
+        )
         if one is not None:
             count, found = one
             if found is not None:
@@ -305,9 +310,11 @@ async def resolve_target(
     probe: bool = False,
     press: Press | None = None,
     control: bool = False,
+    first_probe: ProbeOptions | None = None,
 ) -> Resolved:
     """Resolve TARGET, waiting up to the settle window for a target that is not there yet.
-    ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe);
+    ``probe``: the caller's next step is ``actionable_point`` (a ref may bring its first probe;
+    a CSS/XPath lookup brings it when told what the action asks it: ``first_probe``);
     ``press``: the input that follows it, which a ref's lookup may give at once (``Press``);
     ``control``: the target is to be pressed, filled or typed into, so a frame owner is refused
     (``target_is_frame``)."""
@@ -318,7 +325,9 @@ async def resolve_target(
             return await resolve_ref(ctx, parsed, probe=probe, press=press, acting=control)
         if parsed.kind in ("role", "text"):
             return await _resolve_by_records(ctx, parsed)
-        return await _resolve_query(ctx, parsed, control=control)
+        return await _resolve_query(
+            ctx, parsed, control=control, probe=first_probe if probe else None
+        )
 
     def not_there_yet(exc: ReinsError) -> bool:
         return settle and exc.transient and exc.code == "not_found"
@@ -405,16 +414,25 @@ async def resolve_for_action(
     probe: bool = False,
     press: Press | None = None,
     control: bool = False,
+    first_probe: ProbeOptions | None = None,
 ) -> Resolved:
     """An action's element, from TARGET or from smart-mode options (--text/--index/--type);
-    ``probe``, ``press`` and ``control`` as for ``resolve_target``."""
+    ``probe``, ``press``, ``control`` and ``first_probe`` (which implies ``probe``) as for
+    ``resolve_target``."""
+    probe = probe or first_probe is not None
     if not smart:
         if not target:
             raise UsageError(
                 "give a TARGET (@ref, CSS, XPath, role=…, text=…) or --text", code="bad_request"
             )
         return await resolve_target(
-            ctx, target, frame=frame, probe=probe, press=press, control=control
+            ctx,
+            target,
+            frame=frame,
+            probe=probe,
+            press=press,
+            control=control,
+            first_probe=first_probe,
         )
     found = await _resolve_smart(ctx, smart)
     if control:

@@ -9,7 +9,7 @@ from typing import Any, cast
 from pydantic import ConfigDict, Field
 
 from reins._errors import DeadlineExceeded, ReinsError, UsageError
-from reins.act.actionability import actionable_point
+from reins.act.actionability import CLICK_PROBE, FIELD_PROBE, HOVER_PROBE, actionable_point
 from reins.act.answers import MouseAt
 from reins.act.choose import choose_option
 from reins.act.confirm import text_shown
@@ -34,13 +34,15 @@ from reins.page.poll import NotYet, poll_until
 __all__ = ["COMMANDS"]
 
 
+def _frame_field() -> Any:
+    return Field(default=None, description="CSS of an iframe to scope a CSS/XPath target.")
+
+
 class SmartArgs(Args):
     target: str | None = Field(
         default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=…."
     )
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
     text: str | None = Field(default=None, description="Find by visible text (fuzzy fallback).")
     index: int | None = Field(default=None, ge=1, description="1-based among matches.")
     type: str | None = Field(
@@ -84,7 +86,13 @@ async def _click(ctx: CommandContext, args: ClickArgs, clicks: int) -> answers.C
     js = args.mode == "js"
     press = None if js else pointer_press(ctx, clicks=clicks, button=args.button)
     el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=not js, press=press, control=True
+        ctx,
+        args.target,
+        args.frame,
+        args.smart(),
+        press=press,
+        control=True,
+        first_probe=None if js else CLICK_PROBE,
     )
     clicked = await click_element(ctx, el, clicks=clicks, button=args.button, force_js=js)
     return {**clicked.acted(), **(clicked.fields or {}), **clicked.about()}
@@ -107,7 +115,7 @@ async def hover(ctx: CommandContext, args: SmartArgs) -> answers.Click:
     """Move the mouse over TARGET."""
     press = pointer_press(ctx, hover_only=True)
     el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=True, press=press
+        ctx, args.target, args.frame, args.smart(), press=press, first_probe=HOVER_PROBE
     )
     done = await click_element(ctx, el, hover_only=True)
     return {**done.acted(), **(done.fields or {}), **done.about()}
@@ -117,6 +125,12 @@ class FillArgs(SmartArgs):
     value: str = Field(description="The text.")
 
 
+async def _field(ctx: CommandContext, args: FillArgs) -> Resolved:
+    return await resolve_for_action(
+        ctx, args.target, args.frame, args.smart(), control=True, first_probe=FIELD_PROBE
+    )
+
+
 @command("fill", FillArgs, answers.Fill, idempotent=True, cli_args=("target", "value"))
 async def fill(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     """Replace the text of TARGET with VALUE and verify what the page kept.
@@ -124,9 +138,7 @@ async def fill(ctx: CommandContext, args: FillArgs) -> answers.Fill:
     Date, time, datetime-local, month, week, color and range inputs take VALUE in their own
     format (2020-03-02, 13:45, 2020-03-02T13:45, 2020-03, 2020-W10, #ff8800, a number), set as
     their picker sets it."""
-    el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=True, control=True
-    )
+    el = await _field(ctx, args)
     done = await fill_element(ctx, el, args.value)
     return {**done.acted(), **(done.fields or {}), **done.about()}
 
@@ -137,9 +149,7 @@ async def type_(ctx: CommandContext, args: FillArgs) -> answers.Fill:
 
     Characters no key types (é, emoji, CJK) are inserted as text; a key the page cancels
     inserts nothing (fill_mismatch with what the field kept)."""
-    el = await resolve_for_action(
-        ctx, args.target, args.frame, args.smart(), probe=True, control=True
-    )
+    el = await _field(ctx, args)
     done = await fill_element(ctx, el, args.value, append=True)
     return {**done.acted(), **(done.fields or {}), **done.about()}
 
@@ -149,9 +159,7 @@ class PressArgs(Args):
     target: str | None = Field(
         default=None, description="What to act on: @ref, CSS, //xpath, role=…, text=…."
     )
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 @command("press", PressArgs, answers.Press, cli_args=("keys", "target"))
@@ -178,9 +186,7 @@ async def press(ctx: CommandContext, args: PressArgs) -> answers.Press:
 class SelectArgs(Args):
     target: str = Field(description="The <select>: @ref, CSS, //xpath, role=…, text=….")
     values: list[str] = Field(min_length=1, description="Option values or labels.")
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 @command("select", SelectArgs, answers.Select, idempotent=True, cli_args=("target", "values"))
@@ -196,9 +202,7 @@ class ChooseArgs(Args):
         description="The dropdown's trigger or the combobox: @ref, CSS, //xpath, role=…, text=…."
     )
     option: str = Field(min_length=1, description="The option's text.")
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 @command("choose", ChooseArgs, answers.Choose, cli_args=("target", "option"))
@@ -234,9 +238,7 @@ class UploadArgs(Args):
         description="The directory the CLI or MCP server runs in: files may come from it and below.",
         json_schema_extra=cli_hints(hidden=True),
     )
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 # `cwd` is the front end's own directory: the CLI sends os.getcwd() (cli/quirks.py), `reins mcp`
@@ -353,9 +355,7 @@ async def mouse_wheel(ctx: CommandContext, args: MouseWheelArgs) -> answers.Mous
 
 class CheckArgs(Args):
     target: str = Field(description="What to act on: @ref, CSS, //xpath, role=…, text=….")
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 @command("check", CheckArgs, answers.Check, idempotent=True, cli_args=("target",))
@@ -394,9 +394,7 @@ class ScrollArgs(Args):
         "is looked for over the whole list, and answered not_found once all of it was seen; "
         "with TARGET named, a text= match counts only inside its scroller.",
     )
-    frame: str | None = Field(
-        default=None, description="CSS of an iframe to scope a CSS/XPath target."
-    )
+    frame: str | None = _frame_field()
 
 
 @command("scroll", ScrollArgs, answers.Scroll, cli_args=("target",))
