@@ -19,6 +19,7 @@ import pytest
 from reins._errors import ReinsError, from_cdp_error
 from reins.act import effects
 from reins.act.answers import Detached, Instead, Navigated, TabClosed, Unknown
+from reins.act.instead import instead_of
 from reins.bridge.context import CommandContext
 from reins.bridge.deadline import Deadline
 from reins.bridge.link import ExtensionLink
@@ -129,7 +130,7 @@ def test_the_link_keeps_what_the_extension_said_chrome_said() -> None:
 
 
 def _tab(failure: ReinsError, *, open: bool = False) -> CommandContext:
-    """A context on tab 7 for effects._instead: every CDP call fails with ``failure``, and the
+    """A context on tab 7 for instead_of: every CDP call fails with ``failure``, and the
     browser's tab list holds this tab (``open``) or only another."""
     chrome = FakeChrome(cdp={"Runtime.evaluate": failure}, tabs=[{"id": 7 if open else 8}])
     return make_context(chrome, budget_ms=2_000)
@@ -154,7 +155,7 @@ def test_an_after_read_failure_is_read_by_its_code(
 ) -> None:
     failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", **answered})
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
-    got = asyncio.run(effects._instead(_tab(busy), {"top": True, "document": "d1"}, failure))
+    got = asyncio.run(instead_of(_tab(busy), {"top": True, "document": "d1"}, failure))
     assert got == instead
 
 
@@ -164,7 +165,7 @@ def test_a_let_go_tab_the_browser_still_lists_is_not_called_closed() -> None:
     failure = from_cdp_error("Runtime.callFunctionOn", {"message": "x", "code": "target_closed"})
     busy = from_cdp_error("Runtime.evaluate", {"code": "cdp_error", "message": "busy"})
     tab = _tab(busy, open=True)
-    got = asyncio.run(effects._instead(tab, {"top": True, "document": "d1"}, failure))
+    got = asyncio.run(instead_of(tab, {"top": True, "document": "d1"}, failure))
     assert got == Detached()
     effect, warnings = effects.effect_of({"url": "u"}, None, got)
     assert (effect.to_wire(), warnings) == (

@@ -1,6 +1,7 @@
-"""What fill sends (act/forms.py): the "before" read rides with the focus, and the field's text
-once the page has settled rides with the read after, so a fill after its lookup is four round
-trips (the probe, the focus, the keys, the read after) and no fifth call for the check.
+"""What fill sends (act/forms.py): the "before" read rides with the focus; the field's text, the
+read after (with the field's text once the page has settled) and the accessibility tree's word
+on the field ride with the keys, so a fill after its lookup (and its probe, which rides with a
+ref's or a CSS/XPath lookup) is two round trips: the focus, the keys.
 
 The host runs for real (Host, ExtensionLink, CommandContext); the extension and Chrome are the
 one fake (tests/unit/fakes.py), answering as Chrome would for a text field holding "old".
@@ -104,10 +105,10 @@ def test_fill_is_the_focus_the_keys_and_the_read_after() -> None:
             ("Runtime.callFunctionOn", "keysGoTo"),
             ("Input.insertText", "?"),
             ("Runtime.callFunctionOn", "fieldValue"),
+            ("Runtime.callFunctionOn", "readState"),  # after, with the field's text
+            # The browser's accessibility tree on what the field holds (act/confirm.py).
+            ("Accessibility.getPartialAXTree", "?"),
         ],
-        [("Runtime.callFunctionOn", "readState")],  # after, with the field's text
-        # The browser's accessibility tree on what the field holds (act/confirm.py).
-        [("Accessibility.getPartialAXTree", "?")],
     ]
     after_options = _after_options(field)
     assert after_options[0]["field"] is True and after_options[0]["settle"] == "frame"
@@ -141,12 +142,12 @@ def test_clearing_a_field_deletes_its_selected_text() -> None:
     answer = _fill(field, "")
     keys = _sent(field)[1]
     # The focus checked before the key down; the key up follows it.
-    assert keys[:-1] == [
+    assert keys[:3] == [
         ("Runtime.callFunctionOn", "keysGoTo"),
         ("Input.dispatchKeyEvent", "Delete"),
         ("Input.dispatchKeyEvent", "Delete"),
     ]
-    assert keys[-1] == ("Runtime.callFunctionOn", "fieldValue")
+    assert keys[3] == ("Runtime.callFunctionOn", "fieldValue")
     assert answer["value"] == "" and answer["effect"]["value"] == {"from": "old", "to": ""}
 
 
@@ -160,3 +161,41 @@ def test_keys_stop_where_focus_went_elsewhere() -> None:
     error = caught.value
     assert getattr(error, "code", None) == "focus_elsewhere", error
     assert "iframe#pay" in str(error)
+
+
+def test_an_after_read_that_fails_in_the_keys_round_trip_asks_the_tab() -> None:
+    """The read after riding with the keys failed (the document went away): the fill still
+    answers what it kept, and the effect says what the tab did, asked of it (act/instead.py)."""
+
+    def read_state(call: Call) -> Any:
+        if _args(call)[0] == "before":
+            return _STATE
+        return Fail({"code": "cdp_error", "message": "gone", "chrome": "context_gone"})
+
+    field = _field(readState=read_state)
+    answer = _fill(field)
+    sent = _sent(field)
+    # The batch ended at the failed read; what it would have asked comes after, on its own:
+    # the tab's document, the field's text, the tree's word on it.
+    assert sent[1][-2:] == [
+        ("Runtime.callFunctionOn", "readState"),
+        ("Accessibility.getPartialAXTree", "?"),
+    ]
+    assert sent[2:] == [
+        [("Runtime.evaluate", "documentIdentity")],
+        [("Runtime.callFunctionOn", "fieldValue")],
+        [("Accessibility.getPartialAXTree", "?")],
+    ]
+    assert answer["value"] == "new"
+    assert answer["effect"] == {"navigated": True}, answer
+
+
+def test_the_trees_word_from_the_keys_round_trip_is_judged() -> None:
+    """The accessibility tree, asked in the keys' round trip, holds another value than the one
+    reins's world read: `unverified`, never ok."""
+    node = {"nodes": [{"role": {"value": "textbox"}, "value": {"value": "IBAN-OF-SOMEONE"}}]}
+    field = _field()
+    field.cdp["Accessibility.getPartialAXTree"] = node
+    with pytest.raises(ActionError) as raised:
+        _fill(field)
+    assert raised.value.code == "unverified"

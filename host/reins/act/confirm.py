@@ -20,18 +20,21 @@ from typing import Any
 from reins._errors import ActionError, ReinsError
 from reins.act.handles import Resolved
 from reins.bridge.context import CommandContext
-from reins.bridge.link import CdpResult
+from reins.bridge.link import BatchAnswer, CdpCommand, CdpResult
 from reins.observe.ax import TEXT_FIELD_ROLES, ax_states, ax_text_differs, ax_value, words
 from reins.page.call import evaluate_handle, page_call
 from reins.page.poll import NotYet
 
 __all__ = [
     "TEXT_FIELD_ROLES",
+    "ax_node_command",
+    "ax_node_of",
     "confirm_checked",
     "confirm_chosen",
     "confirm_selected",
     "confirm_shown",
     "confirm_text",
+    "text_agrees",
     "text_shown",
 ]
 
@@ -43,20 +46,31 @@ _ASK_MS = 1000
 _TREE_CATCH_UP_S = 0.5
 
 
-async def _node(ctx: CommandContext, el: Resolved) -> CdpResult | None:
-    """The element's node in Chrome's accessibility tree (CDP ``AXNode``, raw: read by
-    observe/ax.py), or None when Chrome has no opinion."""
-    try:
-        answer = await ctx.cdp(
-            "Accessibility.getPartialAXTree",
-            {"objectId": el.object_id, "fetchRelatives": False},
-            session_id=el.session_id,
-            deadline=ctx.deadline.child(_ASK_MS),
-        )
-    except ReinsError:
+def ax_node_command(el: Resolved) -> CdpCommand:
+    """The question of the element's node in Chrome's accessibility tree, as a batch command (an
+    action may ask it in the round trip of its last step: ``ax_node_of`` reads the answer)."""
+    return ("Accessibility.getPartialAXTree", {"objectId": el.object_id, "fetchRelatives": False})
+
+
+def ax_node_of(answer: BatchAnswer) -> CdpResult | None:
+    """The node (CDP ``AXNode``, raw: read by observe/ax.py) ``ax_node_command`` was answered,
+    or None when Chrome has no opinion (no node, an ignored one, or the question failed)."""
+    if isinstance(answer, ReinsError):
         return None  # no opinion: the world's read stands
     nodes = [n for n in answer.get("nodes") or [] if isinstance(n, dict)]
     return next((n for n in nodes if not n.get("ignored")), None)
+
+
+async def _node(ctx: CommandContext, el: Resolved) -> CdpResult | None:
+    """The element's node in Chrome's accessibility tree, or None when Chrome has no opinion."""
+    method, params = ax_node_command(el)
+    try:
+        answer = await ctx.cdp(
+            method, params, session_id=el.session_id, deadline=ctx.deadline.child(_ASK_MS)
+        )
+    except ReinsError as exc:
+        return ax_node_of(exc)
+    return ax_node_of(answer)
 
 
 def _squashed(text: str) -> str:
@@ -75,14 +89,19 @@ def _unverified(what: str, ours: Any, theirs: Any) -> ActionError:
     )
 
 
+def text_agrees(node: CdpResult | None, text: str, roles: frozenset[str] = _TEXT_ROLES) -> None:
+    """Raises ``unverified`` when the tree's node of a text field holds another value than
+    ``text`` (compared with whitespace collapsed); a node with no opinion passes (pure)."""
+    theirs = ax_text_differs(node, text, roles) if node is not None else None
+    if theirs is not None:
+        raise _unverified("the value", text, theirs)
+
+
 async def confirm_text(
     ctx: CommandContext, el: Resolved, text: str, *, roles: frozenset[str] = _TEXT_ROLES
 ) -> None:
     """A text field's value as the tree has it, compared with whitespace collapsed."""
-    node = await _node(ctx, el)
-    theirs = ax_text_differs(node, text, roles) if node is not None else None
-    if theirs is not None:
-        raise _unverified("the value", text, theirs)
+    text_agrees(await _node(ctx, el), text, roles)
 
 
 async def confirm_checked(ctx: CommandContext, el: Resolved, wanted: bool) -> None:

@@ -7,7 +7,6 @@ that opens a JavaScript dialog answers ok with the dialog as its effect.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Never, TypeVar
 
@@ -28,10 +27,11 @@ from reins.act.answers import (
     changes_between,
 )
 from reins.act.handles import FocusFrame, ReadOptions, Resolved, StateRead, state_read
+from reins.act.instead import arrival, instead_of, let_go
 from reins.bridge.context import CommandContext
 from reins.bridge.link import BatchAnswer, BatchStep, CdpCommand
 from reins.observe.evidence import redact_url
-from reins.page.call import call_function, call_params, call_value, evaluate, page_call
+from reins.page.call import call_function, call_params, call_value
 from reins.page.dialogs import DialogOpened, DialogWatch, DialogWire, until_dialog
 from reins.page.downloads import DownloadWatch, DownloadWire, downloads_since
 
@@ -46,6 +46,7 @@ __all__ = [
     "effect_of",
     "input_answer",
     "read_options",
+    "settled_after_command",
 ]
 
 
@@ -61,14 +62,6 @@ _PENDING_WAIT_MS = 500
 # What a batch of input events leaves of the budget to ask the tab, when the read after them did
 # not answer, what happened.
 ASK_AFTER_MS = 400
-# A navigation the action started: how long to wait for the new document before answering
-# `navigation_started` instead of `navigated`.
-_ARRIVAL_S = 1.0
-
-
-# After-read failures that prove the element's document went away (a navigation, or its frame
-# removed): what Chrome said, as the extension names it (extension/errors.js).
-_DOCUMENT_GONE = ("context_gone", "object_gone")
 
 
 async def _observe(
@@ -80,11 +73,7 @@ async def _observe(
 ) -> tuple[StateRead | None, ReinsError | None]:
     """The element's state, or why it could not be read. ``field`` (after): with the field's text
     as fill checks it (``field``; the caller takes it out, it is no part of the effect)."""
-    options: ReadOptions = {}
-    if phase == "after":
-        options = {**read_options(ctx), "settle": "frame"}
-        if field:
-            options["field"] = True
+    options: ReadOptions = _after_options(ctx, field=field) if phase == "after" else {}
     try:
         value = await call_function(
             ctx,
@@ -104,68 +93,41 @@ async def _observe(
     return read, None
 
 
+def _after_options(ctx: CommandContext, *, field: bool) -> ReadOptions:
+    options: ReadOptions = {**read_options(ctx), "settle": "frame"}
+    if field:
+        options["field"] = True
+    return options
+
+
+def settled_after_command(ctx: CommandContext, el: Resolved, *, field: bool) -> CdpCommand:
+    """The read after an action of several steps (once the page finished the frame it started;
+    ``field``: with the field's text as fill checks it), as a batch command: an action may send
+    it in the round trip of its last step and hand its answer to ``act_reading_before``."""
+    options = _after_options(ctx, field=field)
+    return (
+        "Runtime.callFunctionOn",
+        call_params(el.object_id, "readState", "after", options, await_promise=True),
+    )
+
+
+def _after_of(answer: BatchAnswer) -> tuple[StateRead | None, ReinsError | None]:
+    """``settled_after_command``'s answer as ``_observe`` reads its own."""
+    if isinstance(answer, ReinsError):
+        return None, answer
+    try:
+        value = call_value(answer, what="read state")
+    except ReinsError as exc:
+        return None, exc
+    read = state_read(value)
+    if read is None:
+        return None, ReinsError("the page answered nothing", code="cdp_error")
+    return read, None
+
+
 def read_options(ctx: CommandContext) -> ReadOptions:
     """How long the after-read may wait on a sign of pending work: within the budget."""
     return {"waitMs": max(0, min(_PENDING_WAIT_MS, ctx.deadline.remaining_ms(headroom_ms=500)))}
-
-
-async def _arrival(ctx: CommandContext, before: StateRead) -> Instead | None:
-    """After the page said a navigation started: the new document's URL once it is there
-    (``Navigated``), or None when the old document is still shown at the end of the wait (a slow
-    server, a download, a 204)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + min(_ARRIVAL_S, max(0.0, ctx.deadline.remaining() - 0.5))
-    while True:
-        try:
-            identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
-        except ReinsError as exc:
-            if exc.code == "target_closed":
-                return await _let_go(ctx)
-            identity = None  # between documents: ask again
-        if (
-            isinstance(identity, list)
-            and len(identity) == 2
-            and identity[0] != before.get("document")
-        ):
-            return Navigated(str(identity[1]))
-        if loop.time() >= end:
-            return None
-        await asyncio.sleep(0.03)
-
-
-async def _instead(
-    ctx: CommandContext,
-    before: StateRead,
-    failure: ReinsError | None,
-) -> Instead:
-    """When the after-read failed: did the tab navigate, close, or is it simply unknown?
-    A timed-out or failed read is never reported as a navigation (the page may have done nothing
-    at all: a slow handler in a hidden tab)."""
-    if failure is not None and failure.code == "target_closed":
-        return await _let_go(ctx)
-    gone = failure is not None and failure.chrome in _DOCUMENT_GONE
-    try:
-        identity = await evaluate(ctx, page_call("documentIdentity"), what="document")
-    except ReinsError as exc:
-        if exc.code == "target_closed":
-            return await _let_go(ctx)
-        identity = None
-    if before.get("top") and isinstance(identity, list) and len(identity) == 2:
-        origin, url = identity
-        if gone or origin != before.get("document"):
-            return Navigated(str(url))
-    elif gone and before.get("top"):
-        return Navigated(None)
-    reason = (
-        "the element's document went away"
-        if gone
-        else (
-            f"the page did not answer the read after the action ({failure.code})"
-            if failure
-            else "the element's document changed"
-        )
-    )
-    return Unknown(reason)
 
 
 def effect_of(
@@ -239,23 +201,28 @@ def before_value(answer: BatchAnswer | None) -> StateRead | None:
 async def act_reading_before(
     ctx: CommandContext,
     el: Resolved,
-    action: Callable[[Resolved], Awaitable[tuple[StateRead | None, F]]],
+    action: Callable[[Resolved], Awaitable[tuple[StateRead | None, F, BatchAnswer | None]]],
     *,
     field: bool = False,
 ) -> tuple[ActionAnswer[F], str | None]:
     """``act_on`` for an action that reads the "before" state itself, in the round trip of its
     first step (``before_command`` first in its batch): ``action(el)`` answers (the state it
-    read, its own answer fields). ``field``: the read after also reads the field's text as fill
-    checks it. Answers the action's answer and that text (None when it was not read)."""
+    read, its own answer fields, and the answer of ``settled_after_command`` when it sent that
+    in the round trip of its last step, else None: the read after is then asked here).
+    ``field``: the read after also reads the field's text as fill checks it. Answers the
+    action's answer and that text (None when it was not read)."""
 
     async def run() -> tuple[ActionAnswer[F], str | None]:
         try:
-            before, extra = await action(el)
+            before, extra, taken = await action(el)
         except ReinsError as exc:
             if exc.code != "target_closed":
                 raise
             return await _tab_closed(ctx, el), None
-        after, failure = await _observe(ctx, el, "after", field=field)
+        if taken is not None:
+            after, failure = _after_of(taken)
+        else:
+            after, failure = await _observe(ctx, el, "after", field=field)
         text = after.pop("field", None) if after is not None else None
         answer = await _conclude(ctx, el, before, after, failure, extra)
         return answer, text if isinstance(text, str) else None
@@ -418,7 +385,7 @@ async def _conclude(
     if after is not None and downloads:
         after.pop("navigating", None)  # the navigation was the download's: no new document comes
     if after is not None and before and after.get("navigating") and before.get("top"):
-        instead = await _arrival(ctx, before)
+        instead = await arrival(ctx, before)
         if instead is not None:
             after = None
         elif not downloads:
@@ -428,7 +395,7 @@ async def _conclude(
             if downloads:
                 after.pop("navigating", None)
     elif after is None and before:
-        instead = await _instead(ctx, before, failure)
+        instead = await instead_of(ctx, before, failure)
     effect, warnings = effect_of(before, after, instead)
     if downloads:
         warnings = [w for w in warnings if w != "no_effect"]
@@ -463,24 +430,10 @@ def _focus_in_frame(effect: EffectWire, focus_frame: FocusFrame) -> ActionError:
     )
 
 
-async def _let_go(ctx: CommandContext) -> TabClosed | Detached:
-    """Chrome let go of the tab while an action ran (``target_closed``). Either the tab went away
-    (a page that closes itself on the click, or the user at that moment), or it is still open and
-    Chrome replaced its target (a link that handed its URL to another application: mailto:, tel:,
-    an app link). Which one is the browser's to say (its tab list), not a guess."""
-    try:
-        listed = await ctx.host.link.request("tabs.list", ctx.deadline)
-    except ReinsError:
-        listed = None
-    if isinstance(listed, list) and any(t.get("id") == ctx.tab_id for t in listed):
-        return Detached()
-    return TabClosed()
-
-
 async def _tab_closed(ctx: CommandContext, el: Resolved) -> ActionAnswer[Never]:
     """The input's batch answered ``target_closed``: the tab closed, or Chrome let go of it
-    (``_let_go``)."""
-    if isinstance(await _let_go(ctx), Detached):
+    (``instead.let_go``)."""
+    if isinstance(await let_go(ctx), Detached):
         return _about(el, Detached(), "detached_during_action")
     return _about(el, TabClosed(), "tab_closed_during_action")
 

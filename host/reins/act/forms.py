@@ -14,15 +14,29 @@ from typing import Any, TypedDict, cast
 from reins._errors import ActionError, ReinsError, ResolutionError, UsageError
 from reins.act.actionability import actionable_point
 from reins.act.answers import ActionAnswer, Changed, Fields
-from reins.act.confirm import confirm_checked, confirm_selected, confirm_text
-from reins.act.effects import act_on, act_reading_before, before_command, before_value
+from reins.act.confirm import (
+    ax_node_command,
+    ax_node_of,
+    confirm_checked,
+    confirm_selected,
+    confirm_text,
+    text_agrees,
+)
+from reins.act.effects import (
+    ASK_AFTER_MS,
+    act_on,
+    act_reading_before,
+    before_command,
+    before_value,
+    settled_after_command,
+)
 from reins.act.guarded import PressFields
 from reins.act.handles import StateRead
 from reins.act.keyboard import KeysFor, chord_events, parse_keys, send_keys, typing_events
 from reins.act.locate import Resolved
 from reins.act.pointer import click_element
 from reins.bridge.context import CommandContext
-from reins.bridge.link import CdpCommand
+from reins.bridge.link import BatchAnswer, CdpCommand
 from reins.page.call import call_function, call_params, call_value
 from reins.page.poll import poll_until
 
@@ -125,7 +139,12 @@ async def fill_element(
     script's in one; the keys with the field's value read after the last; the read after the
     action, which also reads the field's text once the page has settled."""
 
-    async def do(target: Resolved) -> tuple[StateRead | None, FillFields]:
+    # Chrome's accessibility tree's node of the field, asked in the keys' round trip, after the
+    # read after (act/confirm.py); None: not asked there.
+    node: BatchAnswer | None = None
+
+    async def do(target: Resolved) -> tuple[StateRead | None, FillFields, BatchAnswer | None]:
+        nonlocal node
         await actionable_point(
             ctx, target, need_editable=True, first_probe=target.probed, need_stable=False
         )
@@ -134,9 +153,9 @@ async def fill_element(
             why = ready.get("why") if ready is not None else "unknown"
             raise ResolutionError(f"cannot type into this element: {why}", code="not_editable")
         if ready.get("picker"):
-            return before, _picked(ready, text)
+            return before, _picked(ready, text), None
         if ready.get("segmented"):
-            return before, await _type_segments(ctx, target, text, ready, whole=not append)
+            return before, await _type_segments(ctx, target, text, ready, whole=not append), None
         original = str(ready.get("original") or "")
         events: list[CdpCommand] = []
         if append:
@@ -147,31 +166,45 @@ async def fill_element(
             events = [("Input.insertText", {"text": text})]
         elif original:
             events = chord_events(parse_keys("Delete"))  # clearing: the selection deleted
-        # What the field kept, read in the round trip of the last key.
-        answer = await send_keys(
+        # What the field kept, read in the round trip of the last key, then the read after (once
+        # the page settled) and the browser's word on the field (act/confirm.py).
+        session = target.session_id
+        after = settled_after_command(ctx, target, field=True)
+        tail = await send_keys(
             ctx,
             events,
-            keys_for=KeysFor(target.object_id, target.session_id),
-            then=(
-                "Runtime.callFunctionOn",
-                call_params(target.object_id, "fieldValue"),
-                target.session_id,
-            ),
+            keys_for=KeysFor(target.object_id, session),
+            then=[
+                ("Runtime.callFunctionOn", call_params(target.object_id, "fieldValue"), session),
+                (*after, session),
+                (*ax_node_command(target), session),
+            ],
+            answer_within_ms=ctx.deadline.remaining_ms(headroom_ms=ASK_AFTER_MS),
         )
-        kept = call_value(answer or {}, what="field value")
+        first = tail[0] if tail else _cut_short()
+        if isinstance(first, ReinsError):
+            raise first
+        kept = call_value(first, what="field value")
+        taken = tail[1] if len(tail) > 1 else None
+        node = tail[2] if len(tail) > 2 else None
         expected = (original + text) if append else text
         if kept != expected and append and isinstance(kept, str):
             # Typing is keys, as a person gives them: every key was pressed, and the page let
             # through what it wanted (a digits-only field refusing letters). Reported, as
             # Playwright's typing does; `fill`, which replaces the text, stays a mismatch.
-            return before, {"value": kept, "expected": expected, "warnings": ["not_all_kept"]}
+            warned: FillFields = {
+                "value": kept,
+                "expected": expected,
+                "warnings": ["not_all_kept"],
+            }
+            return before, warned, taken
         if kept != expected:
             raise ActionError(
                 f"the field kept {kept!r}, not {expected!r} (the page reformatted or refused it)",
                 code="fill_mismatch",
                 details={"kept": kept, "expected": expected},
             )
-        return before, {"value": kept}
+        return before, {"value": kept}, taken
 
     result, settled = await act_reading_before(ctx, el, do, field=True)
     if result.fields and "value" in result.fields:
@@ -187,7 +220,11 @@ async def fill_element(
                 code="fill_mismatch",
                 details={"kept": settled, "expected": kept},
             )
-        await confirm_text(ctx, el, settled if settled is not None else str(kept))
+        shown = settled if settled is not None else str(kept)
+        if node is not None:  # asked in the keys' round trip
+            text_agrees(ax_node_of(node), shown)
+        else:
+            await confirm_text(ctx, el, shown)
     return result
 
 
@@ -233,17 +270,17 @@ async def _type_segments(
     whole field's text: fill must show every character typed, type the ones it typed."""
     labels = [str(label) for label in ready.get("labels") or []]
     keys = segment_keys(text, labels) if whole else "".join(c for c in text if c.isalnum())
-    answer = await send_keys(
+    read = ("Runtime.callFunctionOn", call_params(target.object_id, "fieldValue"))
+    tail = await send_keys(
         ctx,
         typing_events(keys),
         keys_for=KeysFor(target.object_id, target.session_id),
-        then=(
-            "Runtime.callFunctionOn",
-            call_params(target.object_id, "fieldValue"),
-            target.session_id,
-        ),
+        then=[(*read, target.session_id)],
     )
-    kept = str(call_value(answer or {}, what="field value") or "")
+    first = tail[0] if tail else _cut_short()
+    if isinstance(first, ReinsError):
+        raise first
+    kept = str(call_value(first, what="field value") or "")
     if (_alnum(kept) == _alnum(keys)) if whole else (_alnum(keys) in _alnum(kept)):
         return {"value": kept}
     if not whole:
@@ -284,6 +321,10 @@ async def _enter(
         what="prepare field",
     )
     return before, _entry(ready)
+
+
+def _cut_short() -> ReinsError:
+    return ReinsError("the key events were cut short", code="cdp_error", transient=True)
 
 
 def _entry(value: object) -> FieldEntry | None:

@@ -8,6 +8,7 @@ key types (é, emoji, CJK) are inserted as text (`Input.insertText`), as an inpu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reins._errors import EvaluateError, ReinsError, ResolutionError, UsageError
@@ -249,39 +250,44 @@ async def send_keys(
     ctx: CommandContext,
     events: list[Event],
     *,
-    then: tuple[str, CdpParams, str | None] | None = None,
+    then: Sequence[tuple[str, CdpParams, str | None]] = (),
     keys_for: KeysFor | None = None,
-) -> CdpResult | None:
+    answer_within_ms: int | None = None,
+) -> list[BatchAnswer]:
     """Send key events in order, each after the page handled the previous one, a few hundred per
-    round trip; the first failure is raised. ``then`` (method, params, session): one more command
-    in the last round trip, once the page handled the last key; its answer is returned.
-    ``keys_for``: the element the keys are for; a key is sent only while focus is on it or inside
-    it (an extension without ``stopIfThrown`` gets no checks)."""
+    round trip; the first failure among them is raised. ``then`` (method, params, session each):
+    more commands in the last round trip, once the page handled the last key; their answers are
+    returned (a failure among them ends them there, answered, not raised; ``answer_within_ms``:
+    past it the last round trip answers what it has). ``keys_for``: the element the keys are
+    for; a key is sent only while focus is on it or inside it (an extension without
+    ``stopIfThrown`` gets no checks)."""
     guard = keys_for if keys_for is not None and ctx.host.link.has(STOP_IF_THROWN) else None
     parts = [events[start : start + _BATCH] for start in range(0, len(events), _BATCH)] or [[]]
-    answer: CdpResult | None = None
+    out: list[BatchAnswer] = []
     for n, part in enumerate(parts):
         batch, each, checks = _guarded(list(part), guard)
-        if then is not None and n == len(parts) - 1:
-            method, params, session = then
-            batch.append((method, params))
-            each.append({"sessionId": session} if session else {})
-            checks.append(False)
+        keys = len(batch)
+        last = n == len(parts) - 1
+        if last:
+            for method, params, session in then:
+                batch.append((method, params))
+                each.append({"sessionId": session} if session else {})
         if not batch:
             continue
-        answers = await ctx.cdp_batch(batch, sequential=True, each=each)
-        if any(isinstance(a, ReinsError) for a in answers):
-            raise _first_failure(answers)
-        if answers and len(answers) < len(batch) and checks[len(answers) - 1]:
-            last = answers[-1]
-            if isinstance(last, dict) and last.get("exceptionDetails"):
-                raise _focus_moved(last)
-        if len(answers) < len(batch):
+        within = answer_within_ms if last and then else None
+        answers = await ctx.cdp_batch(batch, sequential=True, each=each, answer_within_ms=within)
+        head = answers[:keys]
+        if any(isinstance(a, ReinsError) for a in head):
+            raise _first_failure(head)
+        if head and len(head) < keys and checks[len(head) - 1]:
+            stopped = head[-1]
+            if isinstance(stopped, dict) and stopped.get("exceptionDetails"):
+                raise _focus_moved(stopped)
+        if len(head) < keys or (len(answers) == keys and keys < len(batch)):
             raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
-        last_answer = answers[-1]
-        if then is not None and n == len(parts) - 1 and not isinstance(last_answer, ReinsError):
-            answer = last_answer
-    return answer
+        if last:
+            out = answers[keys:]
+    return out
 
 
 async def press_keys(ctx: CommandContext, chord: KeyChord, keys_for: KeysFor | None = None) -> None:
