@@ -135,8 +135,8 @@ export function rowsShown(el, spec) {
 
 // The element inside scroller `s` that `spec` names and that is drawn, else `s`: a transparent
 // copy (a data grid's focused row, kept at opacity 0 once scrolled away) is not where it is.
-// `spec` is a TARGET as the host resolves it: {text, exact} (the text rule), {css} (the elements
-// the selector matches) or {role, name, exact} (the role and, when given, the name or text of
+// `spec` is a TARGET as the host resolves it: {text, exact} (the text rule), {css} or {xpath} (the
+// elements the selector or the path matches) or {role, name, exact} (the role and, when given, the name or text of
 // the element's record, as the host's role= lookup matches them).
 function drawnTarget(s, spec) {
   return candidatesIn(s, spec).find((el) => drawn(el) && hasBox(el)) || s;
@@ -150,8 +150,25 @@ function candidatesIn(s, spec) {
       return [];
     }
   }
+  if (typeof spec.xpath === "string") return xpathMatches(s, spec.xpath);
   if (typeof spec.role === "string") return roleMatches(s, spec);
   return textsInside(s, spec);
+}
+
+// The elements inside `s` an XPath names, evaluated on s's document as the host's lookup does.
+function xpathMatches(s, xpath) {
+  const doc = s.ownerDocument;
+  const out = [];
+  try {
+    const r = doc.evaluate(xpath, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    for (let i = 0; i < r.snapshotLength; i++) {
+      const n = r.snapshotItem(i);
+      if (n.nodeType === 1 && n !== s && s.contains(n)) out.push(n);
+    }
+  } catch {
+    return [];
+  }
+  return out;
 }
 
 function roleMatches(s, spec) {

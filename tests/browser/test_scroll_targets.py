@@ -1,9 +1,10 @@
-"""`scroll --until` with a CSS or `role=` target on a far row of a long virtual list (issue 32,
-item 6): the MUI X DataGrid Pro of 10,000 rows (app/datagrid-pro.html, row i shows "Merchant " +
-i and carries data-id=i), TanStack Virtual's 10,000 rows in no order (app/virtual-lists.html,
-row i shows "Vendor " + (i * 7919 + 13) mod 10,000 and carries data-index=i) and the same rows
-in a list that scrolls with the page (app/virtual-window.html). These targets turned the wheel a
-screen a turn and gave up within 8 s on a row 380,000 px down; they are looked for page-side at
+"""`scroll --until` with a CSS, XPath or `role=` target on a far row of a long virtual list
+(issue 32, item 6): the MUI X DataGrid Pro of 10,000 rows (app/datagrid-pro.html, row i shows
+"Merchant " + i and carries data-id=i), TanStack Virtual's 10,000 rows in no order
+(app/virtual-lists.html, row i shows "Vendor " + (i * 7919 + 13) mod 10,000 and carries
+data-index=i) and the same rows in a list that scrolls with the page (app/virtual-window.html).
+These targets turned the wheel a screen a turn and gave up within 8 s on a row 380,000 px down
+(an XPath one gave up after 30 s a quarter of the way down); they are looked for page-side at
 every look, as text targets are (the bisection of a sorted list by a role's name, else the
 page's sweep). `found` only for the row itself in view inside the scroller: the page is the
 oracle (the row's middle inside the scroller's box and the browser's hit test there landing in
@@ -50,8 +51,11 @@ def _grid(browser: Browser, page: Any) -> str:
     return tab
 
 
-@pytest.mark.parametrize("target", ['role=row[name="Merchant 7317"]', '[data-id="7317"]'])
-def test_a_far_row_of_the_grid_is_reached_by_css_or_role(
+@pytest.mark.parametrize(
+    "target",
+    ['role=row[name="Merchant 7317"]', '[data-id="7317"]', "xpath=//*[@data-id='7317']"],
+)
+def test_a_far_row_of_the_grid_is_reached_by_css_xpath_or_role(
     browser: Browser, page: Any, target: str
 ) -> None:
     tab = _grid(browser, page)
@@ -80,14 +84,15 @@ def test_the_transparent_copy_of_a_row_is_not_found_by_css(browser: Browser, pag
 
 
 @pytest.mark.parametrize("index", [7317])
-def test_a_far_row_of_an_unsorted_list_is_reached_by_css_or_role(
+def test_a_far_row_of_an_unsorted_list_is_reached_by_css_xpath_or_role(
     browser: Browser, page: Any, index: int
 ) -> None:
     tab = str(page("app/virtual-lists.html")[0])
     browser.ok("wait", "--target", "#unsorted-10k [data-index='0']", "--tab", tab)
     row = f"#unsorted-10k [data-index='{index}']"
     vendor = f"Vendor {(index * 7919 + 13) % 10_000:04d}"
-    for target in (row, f'role=button[name="{vendor}" s]'):
+    path = f"//*[@id='unsorted-10k']//*[@data-index='{index}']"
+    for target in (row, path, f'role=button[name="{vendor}" s]'):
         browser.ok("scroll", "#unsorted-10k", "--to", "top", "--tab", tab)
         assert browser.js(_IN_VIEW, row, "#unsorted-10k") is False
         code, body = _until(browser, tab, "#unsorted-10k", target)

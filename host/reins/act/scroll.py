@@ -6,19 +6,19 @@ data grid's root holds its virtual scroller), else its nearest scrolling ancesto
 (``scrollerOf`` in pagescripts/src/scroll.js). ``scroll --until`` turns the wheel
 (``Input.dispatchMouseEvent`` type ``mouseWheel``) rather than setting ``scrollTop`` where it
 moves to a place: virtualized lists and infinite feeds render from the scroll events a person's
-wheel makes. A ``text=``, CSS or ``role=`` target is looked for page-side at every look
-(``drawnTarget``: the text rule, the selector, the role and name of the records): in a list
+wheel makes. A ``text=``, CSS, XPath or ``role=`` target is looked for page-side at every look
+(``drawnTarget``: the text rule, the selector or path, the role and name of the records): in a list
 whose rows read as sorted by a text the target has (a text target's, a role's name) each turn
 goes where the bisection of act/listsearch.py looks next (``rowsShown`` tells it the rows); once
 a look has the target rendered, one turn centres it; in a list in any other order, or for a CSS
-target, the page sweeps it (``sweepList``: many positions a round trip, each telling the list it
+or XPath target, the page sweeps it (``sweepList``: many positions a round trip, each telling the list it
 was scrolled, at about 2 ms a screen where the list renders in its scroll handler) until the
 target is rendered, and the sweep's record (act/listsearch.py's ``Sweep``) says when every part
 of the list was looked at: then a typed ``not_found``; in a sorted list as soon as the order
 proves a text in no row (``ListSearch.absent``). Only the lookup of the target itself, in view
 in its scrollers, ever answers ``found``; with a SCROLLER named, a target counts only inside it
-(the same text elsewhere on the page, a log or a detail panel, is not the row). A ref or XPath
-target: a screen a turn.
+(the same text elsewhere on the page, a log or a detail panel, is not the row). A ref: a screen
+a turn.
 """
 
 from __future__ import annotations
@@ -82,23 +82,26 @@ class Look(TypedDict, total=False):
 
 class TargetSpec(TypedDict, total=False):
     """A target as the page's list search takes it (pagescripts/src/scroll.js ``drawnTarget``):
-    a text (``text``, ``exact``), a CSS selector (``css``) or a role with its name (``role``,
-    ``name``, ``exact``)."""
+    a text (``text``, ``exact``), a CSS selector (``css``), an XPath (``xpath``) or a role with
+    its name (``role``, ``name``, ``exact``)."""
 
     text: str
     exact: bool
     css: str
+    xpath: str
     role: str
     name: str
 
 
 def _spec_of(parsed: Target) -> TargetSpec | None:
-    """What the page looks for in the list at each look; None for a ref or XPath (looked up
-    the whole way each turn)."""
+    """What the page looks for in the list at each look; None for a ref (looked up the whole
+    way each turn)."""
     if parsed.kind == "text":
         return {"text": parsed.value, "exact": parsed.exact}
     if parsed.kind == "css":
         return {"css": parsed.value}
+    if parsed.kind == "xpath":
+        return {"xpath": parsed.value}
     if parsed.kind == "role":
         role: TargetSpec = {"role": parsed.value, "exact": parsed.exact}
         if parsed.name is not None:
@@ -130,8 +133,8 @@ class _Plan:
     """Where one ``scroll --until`` with a target the page looks for goes next, from what the
     last look showed: the bisection of a sorted list (ListSearch) while it lasts; a wheel turn
     that centres the target once a look has it rendered; else the page's sweep (``sweepList``)
-    from the first part not looked at (Sweep), until every part of the list was. A ref or
-    XPath: a screen a wheel turn."""
+    from the first part not looked at (Sweep), until every part of the list was. A ref: a
+    screen a wheel turn."""
 
     def __init__(
         self,

@@ -342,19 +342,20 @@ SCENARIOS: dict[str, Scenario] = {
             }
         ),
     ),
-    # An XPath TARGET turns the wheel a screen a turn (a CSS one is swept page-side).
+    # An XPath TARGET in view in the list at the first look; one rendered below its box (at 520
+    # px of its content), centred by one wheel turn.
     "scroll_until": Scenario(
         "scroll",
         {"until": "xpath=//*[@id='save']", "target": "#list"},
-        _page(rowsShown=LOOK, shownInScrollers=True, wheelPoint=LOOK),
+        _page(rowsShown={**LOOK, "holds": True}, shownInScrollerOf=True, wheelPoint=LOOK),
     ),
     "scroll_until_wheeled": Scenario(
         "scroll",
         {"until": "xpath=//*[@id='save']", "target": "#list"},
         _page(
-            rowsShown=LOOK,
-            rowsAfterFrames=LOOKED,
-            shownInScrollers=_InTurn((False, True)),
+            rowsShown={**LOOK, "holds": False, "target_at": 520},
+            rowsAfterFrames={**LOOKED, "holds": True, "target_at": 520},
+            shownInScrollerOf=True,
             wheelPoint=LOOKED,
         ),
     ),
