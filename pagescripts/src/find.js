@@ -71,6 +71,12 @@ export function storedElement(index) {
   return window[ELEMENTS][index];
 }
 
+// Where the latest collection kept `el` (its index there), or -1: the walk kept no record of it.
+export function storedIndexOf(el) {
+  const stored = window[ELEMENTS];
+  return stored ? stored.indexOf(el) : -1;
+}
+
 // The very element collection `generation` kept at `index`, while it is still attached.
 export function sameNode(generation, index) {
   const stored = window[GENERATION] === generation ? window[ELEMENTS] : null;

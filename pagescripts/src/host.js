@@ -17,7 +17,7 @@ export { fileInputFor, fileInputInfo, fileList } from "./upload.js";
 export { park, runOnParked, serializeParked, takeParked } from "./evaluate.js";
 export {
   describeElement, findMatches, frameElementByChain, hasApi, innermostOf, matchAt, sameNode,
-  storedElement, storedElements,
+  storedElement, storedElements, storedIndexOf,
 } from "./find.js";
 export { findText, textHolder, textInside } from "./textmatch.js";
 export { pressSame, probeSame, readHeld } from "./refcheck.js";

@@ -58,12 +58,16 @@ def _grid(browser: Browser, page: Any) -> str:
 def test_a_far_row_of_the_grid_is_reached_by_css_xpath_or_role(
     browser: Browser, page: Any, target: str
 ) -> None:
+    """The answer's ref is the row's, as `reins state` lists it (a CSS or XPath target answered
+    `ref: null`): a click on it is the grid's row click, in the page's event log."""
     tab = _grid(browser, page)
     row = "#pro-grid [role=row][data-id='7317']"
     assert browser.js(_IN_VIEW, row, GRID) is False
     code, body = _until(browser, tab, GRID, target)
-    assert code == 0 and body["found"] is True, body
+    assert code == 0 and body["found"] is True and body["ref"], body
     assert browser.js(_IN_VIEW, row, GRID) is True
+    browser.ok("click", body["ref"], "--tab", tab)
+    assert browser.js("return window.__events") == ["row:Merchant 7317"]
 
 
 def test_the_transparent_copy_of_a_row_is_not_found_by_css(browser: Browser, page: Any) -> None:

@@ -21,266 +21,29 @@ in its scrollers, ever answers ``found``; with a SCROLLER named, a target counts
 a turn.
 """
 
-from __future__ import annotations
-
-import time
-from typing import TypedDict, cast
-
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
 from reins.act.answers import Scrolled, ScrolledUntil
 from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
-from reins.act.targets import Target, parse_target
+from reins.act.scrollplan import Look, Plan, TargetSpec, look_of, sort_text, spec_of
+from reins.act.targets import parse_target
 from reins.bridge.context import CommandContext
 from reins.bridge.link import CdpCommand
+from reins.observe.page import observe_page
 from reins.page.call import call_function, call_params, call_value, evaluate_handle
 from reins.page.poll import NotYet, poll_until
 from reins.page.visibility import require_rendering
 
 __all__ = ["scroll_by", "scroll_until"]
 
-# A wheel turn moves this share of the scroller's height: rows that were at the bottom edge stay
-# in view after it, so nothing between two turns is skipped.
-_WHEEL_SHARE = 0.8
 # How often (in round trips) a target is looked up the whole way, not only in the scroller.
 _FULL_LOOK_EVERY = 10
 # The longest one call of the sweep runs (the whole lookup runs between calls), and its most
 # steps (a bound that holds even where the page's clock does not).
 _SWEEP_CALL_S = 1.5
 _SWEEP_MOST_STEPS = 1000
-# How long a list looked at whole must keep its end (a feed grows there) before the target is
-# said to be in no part of it.
-_GRACE_S = 2.0
-_ABSENT_HINT = (
-    "check the target (a text: any case, a part of a row's text; quoted: exact), give the"
-    " SCROLLER that holds TARGET, or, where the list loads more slowly, run it again once it has"
-)
-
-
-class Look(TypedDict, total=False):
-    """What a look at the scroller shows (pagescripts/src/scroll.js: ``wheelPoint``,
-    ``rowsShown``, ``sweepList``): where a wheel over it lands (``x``, ``y``), its label, height
-    and position (``scroll_top`` of ``max``, ``at_end``, ``at_top``), the rows it shows, the
-    stretches of its content rendered (``seen``), and for a target the page looks for whether an
-    element in view ``holds`` it and where in the content it is (``target_at``); a sweep's count
-    of looks."""
-
-    x: float
-    y: float
-    height: float
-    scroller: str
-    scroll_top: float
-    max: float
-    at_end: bool
-    at_top: bool
-    rows: list[str]
-    seen: list[list[float]]
-    holds: bool
-    target_at: float | None
-    looks: int
-
-
-class TargetSpec(TypedDict, total=False):
-    """A target as the page's list search takes it (pagescripts/src/scroll.js ``drawnTarget``):
-    a text (``text``, ``exact``), a CSS selector (``css``), an XPath (``xpath``) or a role with
-    its name (``role``, ``name``, ``exact``)."""
-
-    text: str
-    exact: bool
-    css: str
-    xpath: str
-    role: str
-    name: str
-
-
-def _spec_of(parsed: Target) -> TargetSpec | None:
-    """What the page looks for in the list at each look; None for a ref (looked up the whole
-    way each turn)."""
-    if parsed.kind == "text":
-        return {"text": parsed.value, "exact": parsed.exact}
-    if parsed.kind == "css":
-        return {"css": parsed.value}
-    if parsed.kind == "xpath":
-        return {"xpath": parsed.value}
-    if parsed.kind == "role":
-        role: TargetSpec = {"role": parsed.value, "exact": parsed.exact}
-        if parsed.name is not None:
-            role["name"] = parsed.name
-        return role
-    return None
-
-
-def _sort_text(parsed: Target) -> str | None:
-    """The text a bisection of a sorted list looks for: a text target's, a role's name."""
-    return parsed.value if parsed.kind == "text" else parsed.name if parsed.kind == "role" else None
-
-
-def _look(value: object) -> Look:
-    """A look as the page answered it ({} when it is no object)."""
-    return cast(Look, value) if isinstance(value, dict) else {}
-
-
-def _turn(point: Look) -> int:
-    """One screen-sized wheel turn down."""
-    return round(float(point["height"]) * _WHEEL_SHARE)
-
-
-def _stretches(look: Look) -> list[tuple[float, float]]:
-    return [(float(a), float(b)) for a, b in look.get("seen") or []]
-
-
-class _Plan:
-    """Where one ``scroll --until`` with a target the page looks for goes next, from what the
-    last look showed: the bisection of a sorted list (ListSearch) while it lasts; a wheel turn
-    that centres the target once a look has it rendered; else the page's sweep (``sweepList``)
-    from the first part not looked at (Sweep), until every part of the list was. A ref: a
-    screen a wheel turn."""
-
-    def __init__(
-        self,
-        ctx: CommandContext,
-        spec: TargetSpec | None,
-        search: ListSearch | None,
-        sweep: Sweep | None,
-        look: Look,
-    ) -> None:
-        self.ctx, self.spec, self.search, self.sweep, self.look = ctx, spec, search, sweep, look
-        self.aim: float | None = None  # where a look of the last trip had the target rendered
-        self.met = False  # the target was rendered at some look
-        self.whole_since: float | None = None
-        self.began = time.monotonic()
-        self.wheels = self.steps = 0  # wheel turns made, and steps of the page's sweep
-        self.end_since: float | None = None  # since when the end stayed the end (ListSearch gap)
-        if sweep is not None:
-            sweep.add(_stretches(look))
-        if search is not None:
-            rows = [str(row) for row in look.get("rows") or []]
-            search.saw(float(look["scroll_top"]), rows, at_end=bool(look["at_end"]))
-
-    def next_step(self, target: str) -> list[int] | float:
-        """The wheel deltas of the next round trip, or where the sweep goes on from (raises
-        not_found once every part of the list was looked at)."""
-        look = self.look
-        top, height = float(look["scroll_top"]), float(look["height"])
-        if self.spec is None or self.sweep is None:
-            return [_turn(look)]
-        # A look that has the target rendered (above or below the box: a list renders a buffer)
-        # centres it at once; the bisection would have gone on elsewhere first.
-        aim = look.get("target_at")
-        aim, self.aim = (self.aim if aim is None else float(aim)), None
-        if aim is not None:
-            self.met = True
-            if self.search is not None:
-                self.search.on = False
-            return [round(aim - top - height / 2)]
-        if self.search is not None and self.search.on:
-            rows = [str(row) for row in look.get("rows") or []]
-            at_end = bool(look["at_end"])
-            ahead = self.search.next_position(top, height, float(look["max"]), rows, at_end=at_end)
-            if ahead is not None:
-                if not self.search.on:  # the bisection is over: the sweep goes on from there
-                    self.sweep.origin = ahead
-                return [round(ahead - top)]
-        if self.search is not None and self.search.gap is not None:
-            turn = self._by_order(target, self.search)
-            if turn is not None:
-                return turn
-        length = float(look["max"]) + height
-        ahead = self.sweep.next_top(length)
-        if ahead is None:
-            now = time.monotonic()
-            self.whole_since = self.whole_since or now
-            if now - self.whole_since >= _GRACE_S and not self.met:
-                raise ResolutionError(
-                    f"{target} is in no part of {look['scroller']}: all of its {round(length)}"
-                    " px were rendered and looked at, and its end stayed the end for"
-                    f" {_GRACE_S:.0f} s",
-                    code="not_found",
-                    transient=False,
-                    hint=_ABSENT_HINT,
-                    details=self._absent_details(whole=True),
-                )
-            return [_turn(look)]
-        self.whole_since = None
-        return ahead
-
-    def _by_order(self, target: str, search: ListSearch) -> list[int] | None:
-        """Where the bisection saw where the target would sort and no row there: a turn the
-        proof that it is absent still needs (looks spread over the list, which must all read
-        as one order; at the end, while a feed may still grow there), or None, no proof (the
-        sweep goes on); raises not_found once the order proves it absent."""
-        look = self.look
-        top, end = float(look["scroll_top"]), float(look["max"])
-        ahead = search.next_sample(end, float(look["height"]))
-        if ahead is not None:
-            return [round(ahead - top)]
-        why = search.absent()
-        if why is None:
-            search.gap = None
-            return None
-        if search.gap_at_end:
-            if not look["at_end"]:
-                return [round(end - top) + 1]
-            if not search.still_after_last():  # the list grew: what the order said holds no longer
-                search.gap = None
-                return None
-            now = time.monotonic()
-            self.end_since = self.end_since or now
-            if now - self.end_since < _GRACE_S:
-                return [_turn(look)]
-        grace = f", and its end stayed the end for {_GRACE_S:.0f} s" if search.gap_at_end else ""
-        raise ResolutionError(
-            f"{target} is in no row of {look['scroller']}: its rows read as sorted (at"
-            f" {len(search.spots)} places over the list), and the target would sort {why}{grace}",
-            code="not_found",
-            transient=False,
-            hint=_ABSENT_HINT,
-            details=self._absent_details(),
-        )
-
-    def _absent_details(self, *, whole: bool = False) -> dict[str, float]:
-        """A not_found's details; ``whole``: every part of the list was looked at."""
-        return {
-            "share_seen": 1.0 if whole else round(self._share(), 3),
-            "wheels": self.wheels,
-            "sweep_steps": self.steps,
-        }
-
-    def took(self, looks: list[Look]) -> None:
-        """What the looks of a round trip showed, in order."""
-        for look in looks:
-            if self.sweep is not None:
-                self.sweep.add(_stretches(look))
-            if self.search is not None:
-                rows = [str(row) for row in look.get("rows") or []]
-                top = float(look.get("scroll_top") or 0)
-                self.search.saw(top, rows, at_end=bool(look.get("at_end")))
-            aim = look.get("target_at")
-            if self.aim is None and aim is not None:
-                self.aim = float(aim)
-        self.look = looks[-1]
-
-    def _share(self) -> float:
-        if self.sweep is None:
-            return 0.0
-        return self.sweep.share_seen(float(self.look["max"]) + float(self.look["height"]))
-
-    def how_far(self) -> str:
-        return f"; {self._share():.0%} of the list looked at" if self.sweep is not None else ""
-
-    def details(self) -> dict[str, float]:
-        return {"share_seen": round(self._share(), 3)} if self.sweep is not None else {}
-
-    def hint(self) -> str:
-        share = self._share()
-        if self.sweep is None or self.met or share <= 0 or share >= 1:
-            return "give a SCROLLER (the list that holds TARGET), or a longer --timeout-ms"
-        whole = (time.monotonic() - self.began) / share
-        return (
-            "the list is in no order reins can search, so it is looked at whole: at this pace"
-            f" that takes about {whole:.0f} s; give a longer --timeout-ms, or a TARGET that"
-            " is nearer the top"
-        )
+# Targets whose lookup gives no ref (a CSS selector, an XPath): the ref found is looked up after.
+_QUERIES = ("css", "xpath")
 
 
 async def _page_scroller(ctx: CommandContext) -> Resolved:
@@ -337,7 +100,7 @@ async def _wheel_turns(
             raise answer
     if len(answers) < len(batch):
         raise ReinsError("the wheel turn was cut short", code="cdp_error", transient=True)
-    return [_look(call_value(a, what="scroll")) for a in answers[1::2] if isinstance(a, dict)]
+    return [look_of(call_value(a, what="scroll")) for a in answers[1::2] if isinstance(a, dict)]
 
 
 async def _shown(ctx: CommandContext, el: Resolved, within: Resolved | None) -> bool:
@@ -375,6 +138,23 @@ async def _candidate_inside(
     return None
 
 
+async def _ref_of(ctx: CommandContext, el: Resolved) -> str | None:
+    """The ref of a CSS or XPath target's element once it is found, as ``reins state`` would
+    give it (the page observed, and the ref of the record the walk kept of that very node);
+    None when the walk keeps no record of it, or the observation fails (found stands)."""
+    try:
+        snap, _records, refs = await observe_page(ctx)
+        local = await call_function(
+            ctx, el.object_id, "storedIndexOf", session_id=el.session_id, what="scroll"
+        )
+    except ReinsError:
+        return None
+    if not isinstance(local, int) or local < 0:
+        return None
+    home = (el.session_id, local)
+    return next((ref for ref, at in zip(refs, snap.homes, strict=False) if at == home), None)
+
+
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
 ) -> ScrolledUntil:
@@ -392,14 +172,15 @@ async def scroll_until(
     # A target is looked for in the scroller at each turn, cheaply, in the turn's own round trip
     # (``rowsShown``'s ``holds`` and ``target_at``); the whole lookup runs when that sees it, and
     # every _FULL_LOOK_EVERY round trips (the target may lie outside the scroller named).
-    spec = _spec_of(parsed)
-    sort_text = _sort_text(parsed)
-    first = _look(await call_function(ctx, wheel_over.object_id, "rowsShown", spec, what="scroll"))
-    plan = _Plan(
-        ctx,
+    spec = spec_of(parsed)
+    sorting = sort_text(parsed)
+    first = look_of(
+        await call_function(ctx, wheel_over.object_id, "rowsShown", spec, what="scroll")
+    )
+    plan = Plan(
         spec,
-        ListSearch.for_text(sort_text, exact=parsed.exact, proves=parsed.kind == "text")
-        if spec and sort_text
+        ListSearch.for_text(sorting, exact=parsed.exact, proves=parsed.kind == "text")
+        if spec and sorting
         else None,
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,
         first,
@@ -419,7 +200,7 @@ async def scroll_until(
             try:
                 el = await resolve_target(ctx, target, frame=frame, settle=False)
                 if await _shown(ctx, el, within):
-                    return el.ref
+                    return el.ref or (await _ref_of(ctx, el) if parsed.kind in _QUERIES else None)
             except ReinsError as exc:
                 if exc.code not in ("not_found", "ref_stale", "ambiguous") or (
                     exc.code == "ambiguous" and within is None
@@ -435,7 +216,7 @@ async def scroll_until(
         trips += 1
         if isinstance(step, float):
             room = min(_SWEEP_CALL_S, ctx.deadline.remaining() - 0.4)
-            swept = _look(
+            swept = look_of(
                 await call_function(
                     ctx,
                     wheel_over.object_id,
@@ -482,7 +263,7 @@ async def scroll_until(
         gave_up=gave_up,
         retry=lambda exc: isinstance(exc, NotYet),
     )
-    last = _look(await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll"))
+    last = look_of(await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll"))
     return ScrolledUntil(
         ref,
         last["scroller"],
