@@ -129,8 +129,25 @@ export function rowsShown(el, spec) {
     let r = null;
     if (holder !== s) r = holder.getBoundingClientRect();
     out.target_at = r && r.height > 0 ? Math.round(r.top + r.height / 2 - origin) : null;
+    if (typeof spec.role === "string") out.named_by_text = namedByText(s, spec.role);
   }
   return out;
+}
+
+// Is every element of `role` inside `s` named by the text it shows (its accessible name none, or
+// its rendered text, spacing aside: a row's name from its cells is spaced where its text is not)?
+// Then a role= target's name is a text its row shows, and the order of the rows proves it absent
+// as it proves a text= target's.
+function namedByText(s, role) {
+  const scope = documentScope(s.ownerDocument, "f0", 0, 0);
+  const bare = (v) => (v || "").replace(/\s+/g, "").toLowerCase();
+  for (const el of s.querySelectorAll("*")) {
+    const tag = el.localName;
+    if (roleOf(el, tag) !== role) continue;
+    const name = bare(accessibleName(el, tag, role, scope));
+    if (name && name !== bare(el.innerText)) return false;
+  }
+  return true;
 }
 
 // The element inside scroller `s` that `spec` names and that is drawn, else `s`: a transparent

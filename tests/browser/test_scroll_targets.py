@@ -119,3 +119,20 @@ def test_a_far_row_of_a_list_that_scrolls_with_the_page_is_reached_by_css(
     print(f"\npage {row}: exit {code}, {body}, {time.monotonic() - began:.2f} s whole process")
     assert code == 0 and body["found"] is True and body["scroller"] == "page", body
     assert browser.js(_IN_VIEW, row, "html") is True
+
+
+@pytest.mark.parametrize(
+    "target", ['role=row[name="Merchant 10000"]', 'role=gridcell[name="Merchant 7317.5" s]']
+)
+def test_the_sorted_order_proves_a_role_s_name_absent_without_a_sweep(
+    browser: Browser, page: Any, target: str
+) -> None:
+    """The grid's rows and cells are named by the text they show, so a name the rows' order
+    leaves no place for is in no row: not_found after a few looks (that name would sort after
+    the last row, or between rows 7317 and 7318). A role's name proved nothing: the whole grid
+    was swept first, 418 steps and 9 s."""
+    tab = _grid(browser, page)
+    code, body = _until(browser, tab, GRID, target, 6_000)
+    assert code == 1 and body["error"]["code"] == "not_found", body
+    assert body["error"]["share_seen"] < 0.5, body
+    assert "read as sorted" in body["error"]["message"], body

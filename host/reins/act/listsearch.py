@@ -66,8 +66,8 @@ class ListSearch:
     where the order puts it with no row holding it (``gap``, said in words; ``gap_at_end``: after
     the last row), the last row of the list once a look at its end showed it, and what each look
     showed (``spots``: its position, first and last row) for the check that the whole list is in
-    one order. ``proves``: the target is the text rows are matched by (a role's name may not be
-    a row's text)."""
+    one order. ``proves``: the target is the text rows are matched by (a role's name, while
+    every element of the role looked at is named by the text it shows)."""
 
     target: Key
     exact: bool = False

@@ -179,7 +179,7 @@ async def scroll_until(
     )
     plan = Plan(
         spec,
-        ListSearch.for_text(sorting, exact=parsed.exact, proves=parsed.kind == "text")
+        ListSearch.for_text(sorting, exact=parsed.exact, proves=parsed.kind in ("text", "role"))
         if spec and sorting
         else None,
         Sweep.starting_at(float(first["scroll_top"])) if spec else None,

@@ -46,6 +46,7 @@ class Look(TypedDict, total=False):
     seen: list[list[float]]
     holds: bool
     target_at: float | None
+    named_by_text: bool
     looks: int
 
 
@@ -119,11 +120,7 @@ class Plan:
         self.began = time.monotonic()
         self.wheels = self.steps = 0  # wheel turns made, and steps of the page's sweep
         self.end_since: float | None = None  # since when the end stayed the end (ListSearch gap)
-        if sweep is not None:
-            sweep.add(_stretches(look))
-        if search is not None:
-            rows = [str(row) for row in look.get("rows") or []]
-            search.saw(float(look["scroll_top"]), rows, at_end=bool(look["at_end"]))
+        self._read(look)
 
     def next_step(self, target: str) -> list[int] | float:
         """The wheel deltas of the next round trip, or where the sweep goes on from (raises
@@ -217,16 +214,23 @@ class Plan:
     def took(self, looks: list[Look]) -> None:
         """What the looks of a round trip showed, in order."""
         for look in looks:
-            if self.sweep is not None:
-                self.sweep.add(_stretches(look))
-            if self.search is not None:
-                rows = [str(row) for row in look.get("rows") or []]
-                top = float(look.get("scroll_top") or 0)
-                self.search.saw(top, rows, at_end=bool(look.get("at_end")))
+            self._read(look)
             aim = look.get("target_at")
             if self.aim is None and aim is not None:
                 self.aim = float(aim)
         self.look = looks[-1]
+
+    def _read(self, look: Look) -> None:
+        """A look's stretches for the sweep, its rows for the search; a role= target's name
+        proves nothing once an element of its role is named otherwise than by its text."""
+        if self.sweep is not None:
+            self.sweep.add(_stretches(look))
+        if self.search is not None:
+            rows = [str(row) for row in look.get("rows") or []]
+            top = float(look.get("scroll_top") or 0)
+            self.search.saw(top, rows, at_end=bool(look.get("at_end")))
+            if look.get("named_by_text") is False:
+                self.search.proves = False
 
     def _share(self) -> float:
         if self.sweep is None:
