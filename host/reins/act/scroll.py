@@ -232,7 +232,7 @@ async def scroll_until(
             plan.steps += int(swept["looks"])
             plan.took([swept])
         else:
-            plan.took(await _wheel_turns(ctx, wheel_over.object_id, look, step, spec))
+            plan.took(await _wheel_turns(ctx, wheel_over.object_id, look, step, spec), rested=True)
             plan.wheels += len(step)
         look = plan.look
         end = " (at the end)" if look["at_end"] else ""

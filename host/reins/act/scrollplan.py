@@ -116,10 +116,12 @@ class Plan:
         self.spec, self.search, self.sweep, self.look = spec, search, sweep, look
         self.aim: float | None = None  # where a look of the last trip had the target rendered
         self.met = False  # the target was rendered at some look
-        self.whole_since: float | None = None
         self.began = time.monotonic()
         self.wheels = self.steps = 0  # wheel turns made, and steps of the page's sweep
-        self.end_since: float | None = None  # since when the end stayed the end (ListSearch gap)
+        # Since when the end stayed the end: the first wheel turn's look at rest there (its
+        # scroll events and two frames: a feed was told), and the scroll height then; any look
+        # with another height (the list grew) starts it again.
+        self.end_seen: tuple[float, float] | None = None
         self._read(look)
 
     def next_step(self, target: str) -> list[int] | float:
@@ -153,9 +155,9 @@ class Plan:
         length = float(look["max"]) + height
         ahead = self.sweep.next_top(length)
         if ahead is None:
-            now = time.monotonic()
-            self.whole_since = self.whole_since or now
-            if now - self.whole_since >= _GRACE_S and not self.met:
+            if not look["at_end"]:  # a feed grows when its end is reached: wait there
+                return [round(float(look["max"]) - top) + 1]
+            if self._end_held() and not self.met:
                 raise ResolutionError(
                     f"{target} is in no part of {look['scroller']}: all of its {round(length)}"
                     " px were rendered and looked at, and its end stayed the end for"
@@ -166,7 +168,6 @@ class Plan:
                     details=self._absent_details(whole=True),
                 )
             return [_turn(look)]
-        self.whole_since = None
         return ahead
 
     def _by_order(self, target: str, search: ListSearch) -> list[int] | None:
@@ -189,9 +190,7 @@ class Plan:
             if not search.still_after_last():  # the list grew: what the order said holds no longer
                 search.gap = None
                 return None
-            now = time.monotonic()
-            self.end_since = self.end_since or now
-            if now - self.end_since < _GRACE_S:
+            if not self._end_held():
                 return [_turn(look)]
         grace = f", and its end stayed the end for {_GRACE_S:.0f} s" if search.gap_at_end else ""
         raise ResolutionError(
@@ -211,10 +210,20 @@ class Plan:
             "sweep_steps": self.steps,
         }
 
-    def took(self, looks: list[Look]) -> None:
-        """What the looks of a round trip showed, in order."""
+    def _end_held(self) -> bool:
+        """The end stayed the end for _GRACE_S since a wheel turn's look at rest there."""
+        return self.end_seen is not None and time.monotonic() - self.end_seen[0] >= _GRACE_S
+
+    def took(self, looks: list[Look], *, rested: bool = False) -> None:
+        """What the looks of a round trip showed, in order (``rested``: each after a wheel
+        turn, once the page drew it)."""
         for look in looks:
             self._read(look)
+            height = float(look.get("max") or 0)
+            if self.end_seen is not None and self.end_seen[1] != height:
+                self.end_seen = None
+            if rested and look.get("at_end") and self.end_seen is None:
+                self.end_seen = (time.monotonic(), height)
             aim = look.get("target_at")
             if self.aim is None and aim is not None:
                 self.aim = float(aim)
