@@ -23,6 +23,7 @@ from typing import Any
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext, TabPart
 from reins.bridge.deadline import HEADROOM_MS
+from reins.bridge.link import BatchAnswer, CdpCommand
 from reins.page.call import call_value, evaluate_params, page_call
 
 __all__ = ["CLICK_TYPES", "ListenerHandles", "handler_hints"]
@@ -63,7 +64,12 @@ async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -
     candidates (kept in reins's world by ``listenerCandidates``) Chrome says have click
     listeners, and ``hints``, React's handlers and ``onclick`` properties read in the page's world
     (``handlerHints``: positions that only widen what is listed). Best effort past the first
-    round trip: without them, detection is what reins's world sees itself."""
+    round trip: without them, detection is what reins's world sees itself. A list handed over
+    already is asked about in that first round trip too, its answers used when the list is still
+    the same (a repeated look at a page: one round trip before the collection)."""
+    kept = ctx.part(ListenerHandles)
+    held = kept.by_session.get(session_id)
+    asked = held[1] if held is not None else []
     # A page that cannot answer this (paused, hung, gone) could not answer the collection either:
     # that error is the observation's, at once, rather than after the collection's own wait.
     first = await ctx.cdp_batch(
@@ -73,6 +79,7 @@ async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -
                 "Runtime.evaluate",
                 evaluate_params(page_call("handlerHints"), _timeout(ctx), context_id=None),
             ),
+            *(_listeners_of(oid) for _, oid in asked),
         ],
         session_id=session_id,
     )
@@ -88,17 +95,17 @@ async def handler_hints(ctx: CommandContext, *, session_id: str | None = None) -
     info = _value(listing)
     if not isinstance(info, dict) or not isinstance(info.get("gen"), str):
         return options
-    kept = ctx.part(ListenerHandles)
-    held = kept.by_session.get(session_id)
     try:
-        if held is None or held[0] != info["gen"]:
-            if held is not None:
-                kept.by_session.pop(session_id, None)
-                await _release(ctx, KEPT_GROUP, session_id)
-            if not info.get("count"):
-                return options
-            held = (info["gen"], await _hand_over(ctx, session_id))
-            kept.by_session[session_id] = held
+        if held is not None and held[0] == info["gen"]:
+            options["listened"] = _listened_of(asked, first[2:])
+            return options
+        if held is not None:
+            kept.by_session.pop(session_id, None)
+            await _release(ctx, KEPT_GROUP, session_id)
+        if not info.get("count"):
+            return options
+        held = (info["gen"], await _hand_over(ctx, session_id))
+        kept.by_session[session_id] = held
         options["listened"] = await _listened(ctx, held[1], session_id)
     except ReinsError:
         kept.by_session.pop(session_id, None)  # asked again, whole, next time
@@ -177,17 +184,25 @@ async def _hand_over(ctx: CommandContext, session_id: str | None) -> list[tuple[
     return in_page
 
 
+def _listeners_of(object_id: str) -> CdpCommand:
+    return ("DOMDebugger.getEventListeners", {"objectId": object_id})
+
+
 async def _listened(
     ctx: CommandContext, in_page: list[tuple[int, str]], session_id: str | None
 ) -> list[int]:
-    """The positions of the candidates (handles of the page's world) with click listeners; a
-    handle gone (a new document) fails the whole: handed over again next time."""
+    """The positions of the candidates (handles of the page's world) with click listeners."""
     if not in_page:
         return []
-    answers = await ctx.cdp_batch(
-        [("DOMDebugger.getEventListeners", {"objectId": oid}) for _, oid in in_page],
-        session_id=session_id,
-    )
+    answers = await ctx.cdp_batch([_listeners_of(oid) for _, oid in in_page], session_id=session_id)
+    return _listened_of(in_page, answers)
+
+
+def _listened_of(in_page: list[tuple[int, str]], answers: list[BatchAnswer]) -> list[int]:
+    """The positions whose Chrome answer lists a click listener; a handle gone (a new document)
+    or an answer missing fails the whole: the list is handed over again next time (raises)."""
+    if len(answers) < len(in_page):
+        raise ReinsError("the listeners were not all answered", code="cdp_error", transient=True)
     listened: list[int] = []
     for (index, _), answer in zip(in_page, answers, strict=False):
         if isinstance(answer, ReinsError):
