@@ -113,8 +113,8 @@ def test_target_that_appears_late_is_waited_for(browser: Browser, page: Any) -> 
 
 _DRIFTING = """
 const style = document.createElement('style');
-style.textContent = '@keyframes drift { from { transform: translateX(0) } to { transform: translateX(40px) } }'
-  + ' #drifting, #drifting-plan { animation: drift 700ms linear infinite alternate; }';
+style.textContent = '@keyframes drift { from { transform: translateX(0) } to { transform: translateX(120px) } }'
+  + ' #drifting, #drifting-plan { animation: drift 1000ms linear infinite; }';
 document.head.append(style);
 const field = document.createElement('input');
 field.id = 'drifting';
@@ -129,7 +129,9 @@ def test_fill_and_select_ask_no_stillness_of_a_field_that_keeps_moving(
     browser: Browser, page: Any
 ) -> None:
     """fill, type and select press no point, so they check no stability (as Playwright's
-    rules for them): a field that never stops drifting is filled, where a click would wait."""
+    rules for them): a field that never stops drifting is filled, where a click would wait.
+    The drift never turns back (2 px a frame, then a jump to its start): an alternating one
+    stands still for a frame where it turns, and two looks there agree."""
     tab = str(page("static/act-edge.html")[0])
     browser.js(_DRIFTING)
     body = browser.ok("fill", "#drifting", "Meals", "--timeout-ms", "4000", "--tab", tab)
