@@ -8,7 +8,7 @@ still open, or it is not known why. The effect is another (``Effect``): the chan
 navigation, a closed or let-go tab, a JavaScript dialog the action opened, or unknown.
 
 An action's own field may be a type too (``Dragged``); the answers that have no effect read
-around them are their own types (``Scrolled``, ``ScrolledUntil``, ``MouseAt``).
+around them are their own types (``Scrolled``, ``MouseAt``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ __all__ = [
     "Effect",
     "EffectWire",
     "Fields",
+    "Found",
     "Instead",
     "MouseAt",
     "MouseWire",
@@ -41,7 +42,6 @@ __all__ = [
     "Place",
     "ScrollWire",
     "Scrolled",
-    "ScrolledUntil",
     "StateValue",
     "TabClosed",
     "Unknown",
@@ -49,8 +49,9 @@ __all__ = [
 ]
 
 # What ``to_wire()`` writes is the answer as JSON for the CLI, MCP and check files: the TypedDicts
-# below, which mypy holds to the types the command table declares (commands/answers.py) where a
-# handler returns them; their keys are pinned by tests/unit/test_wire.py.
+# below, each field ``Annotated`` with what it means. They are declared here only: the command
+# table's answer types (commands/answers.py) are made of them and name them for docs/commands.md;
+# their keys are pinned by tests/unit/test_wire.py.
 
 # A state an action may change, as the page read it: a field's value, checked (true, false or
 # "mixed"), the selected options' labels, expanded, the focused element's label, the URL.
@@ -68,33 +69,42 @@ class Change:
         return {"from": self.before, "to": self.after}
 
 
-ChangeWire = TypedDict("ChangeWire", {"from": StateValue, "to": StateValue})
+ChangeWire = TypedDict(
+    "ChangeWire",
+    {
+        "from": Annotated[StateValue, "the state read before the action"],
+        "to": Annotated[StateValue, "the state read after it"],
+    },
+)
+ChangeWire.__doc__ = "A state the action changed: what it was before and after."
 # The states an action may change, by their names on the wire.
 ChangeKey = Literal["value", "checked", "selected", "expanded", "focus", "url"]
 
 
 class EffectWire(TypedDict, total=False):
-    """An effect as the wire has it (commands/answers.py ``Effect`` says what each key means)."""
+    """What an action changed, read before and after it in the page, or what the tab did instead
+    (then one of navigated, tab_closed, detached, unknown, dialog). Empty: nothing changed (the
+    warning `no_effect`)."""
 
-    value: ChangeWire
-    checked: ChangeWire
-    selected: ChangeWire
-    expanded: ChangeWire
-    focus: ChangeWire
-    url: ChangeWire
-    target_detached: bool
-    shown: list[str]
-    navigation_started: str
-    dom_changed_in_target: int
-    dom_changed_elsewhere: int
-    navigated: bool
-    tab_closed: bool
-    detached: bool
-    tab_open: bool
-    unknown: bool
-    reason: str
-    dialog: DialogWire
-    downloads: list[DownloadWire]
+    value: Annotated[ChangeWire, "the field's value (a password's masked)"]
+    checked: Annotated[ChangeWire, "checked: true, false or mixed"]
+    selected: Annotated[ChangeWire, "a select's chosen options' labels"]
+    expanded: Annotated[ChangeWire, "aria-expanded"]
+    focus: Annotated[ChangeWire, "the focused element's label"]
+    url: Annotated[ChangeWire, "the page's URL"]
+    target_detached: Annotated[bool, "the element left the page"]
+    shown: Annotated[list[str], "hidden elements near it that are shown now"]
+    navigation_started: Annotated[str, "a navigation began to this URL, not arrived yet"]
+    dom_changed_in_target: Annotated[int, "DOM changes in or under the element"]
+    dom_changed_elsewhere: Annotated[int, "DOM changes elsewhere in its document"]
+    navigated: Annotated[bool, "the tab shows another document (``url``: from, to)"]
+    tab_closed: Annotated[bool, "the tab went away"]
+    detached: Annotated[bool, "Chrome let go of the tab, still open (``tab_open``)"]
+    tab_open: Annotated[bool, "with ``detached``: the tab is still there"]
+    unknown: Annotated[bool, "what the action did is not known"]
+    reason: Annotated[str, "with ``unknown``: why"]
+    dialog: Annotated[DialogWire, "the action opened a JavaScript dialog"]
+    downloads: Annotated[list[DownloadWire], "downloads the action started"]
 
 
 def changes_between(before: StateRead, after: StateRead) -> tuple[tuple[ChangeKey, Change], ...]:
@@ -292,10 +302,26 @@ class Place(TypedDict):
     index: Annotated[int, "its index among the container's children of its kind"]
 
 
-MovedWire = TypedDict("MovedWire", {"from": Place, "to": Place | None})
-DraggedWire = TypedDict(
-    "DraggedWire", {"from": list[float], "to": list[int], "native": bool, "moved": MovedWire | None}
+MovedWire = TypedDict(
+    "MovedWire",
+    {
+        "from": Annotated[Place, "the source's place before"],
+        "to": Annotated[Place | None, "its place after (None: nowhere)"],
+    },
 )
+DraggedWire = TypedDict(
+    "DraggedWire",
+    {
+        "from": Annotated[list[float], "where the drag pressed, viewport CSS pixels"],
+        "to": Annotated[list[int], "where it released"],
+        "native": Annotated[bool, "it went on as the browser's own drag and drop"],
+        "moved": Annotated[
+            MovedWire | None, "where the source sat (None: its place did not change)"
+        ],
+    },
+)
+MovedWire.__doc__ = "Where the drag's source sat before and after it, as the page reads it."
+DraggedWire.__doc__ = "A drag: where it pressed and released, and where its source went."
 
 
 @dataclass(frozen=True)
@@ -322,75 +348,65 @@ class Dragged:
 
 
 class ScrollWire(TypedDict, total=False):
-    """``Scrolled`` or ``ScrolledUntil`` on the wire (commands/answers.py ``Scroll``)."""
+    """`scroll --by/--to` (scroller … at_top) or `scroll --until` (found … sweep_steps)."""
 
-    found: bool
+    found: Annotated[bool, "--until: the target is in view"]
+    ref: Annotated[str | None, "--until: the target's ref, when it has one"]
+    scroller: Annotated[str, "what scrolled: page or the element's label"]
+    before: Annotated[float, "its scrollTop before"]
+    after: Annotated[float, "its scrollTop after"]
+    max: Annotated[float, "its largest scrollTop"]
+    at_end: Annotated[bool, "it is at its end now"]
+    at_top: Annotated[bool, "it is at its top now"]
+    wheels: Annotated[int, "--until: wheel turns made"]
+    sweep_steps: Annotated[int, "--until: steps of the page's sweep of the list"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """`scroll --until`: the target it wheeled into view (its ref, when it has one), with the
+    wheel turns and the steps of the page's sweep of the list it took."""
+
     ref: str | None
-    scroller: str
-    before: float
-    after: float
-    max: float
-    at_end: bool
-    at_top: bool
     wheels: int
     sweep_steps: int
 
 
 @dataclass(frozen=True)
 class Scrolled:
-    """`scroll --by/--to`: what scrolled (``page`` or the element's label), its scrollTop before
-    and after, its largest scrollTop, and whether it is at its end or its top now."""
+    """A scroll: what scrolled (``page`` or the element's label), its scrollTop before and
+    after, its largest scrollTop and whether it is at its end now; then, after `scroll --by/--to`,
+    whether it is at its top (``at_top``), or after `scroll --until`, the target ``found``."""
 
     scroller: str
     before: float
     after: float
     max: float
     at_end: bool
-    at_top: bool
+    at_top: bool | None = None
+    found: Found | None = None
 
     def to_wire(self) -> ScrollWire:
-        return {
-            "scroller": self.scroller,
-            "before": self.before,
-            "after": self.after,
-            "max": self.max,
-            "at_end": self.at_end,
-            "at_top": self.at_top,
-        }
-
-
-@dataclass(frozen=True)
-class ScrolledUntil:
-    """`scroll --until`: the target found in view (its ref, when it has one), the scroller
-    wheeled over, its scrollTop before and after, and the wheel turns and sweep steps it took."""
-
-    ref: str | None
-    scroller: str
-    before: float
-    after: float
-    max: float
-    at_end: bool
-    wheels: int
-    sweep_steps: int
-
-    def to_wire(self) -> ScrollWire:
-        return {
-            "found": True,
-            "ref": self.ref,
-            "scroller": self.scroller,
-            "before": self.before,
-            "after": self.after,
-            "max": self.max,
-            "at_end": self.at_end,
-            "wheels": self.wheels,
-            "sweep_steps": self.sweep_steps,
-        }
+        out: ScrollWire = {} if self.found is None else {"found": True, "ref": self.found.ref}
+        out["scroller"] = self.scroller
+        out["before"] = self.before
+        out["after"] = self.after
+        out["max"] = self.max
+        out["at_end"] = self.at_end
+        if self.at_top is not None:
+            out["at_top"] = self.at_top
+        if self.found is not None:
+            out["wheels"] = self.found.wheels
+            out["sweep_steps"] = self.found.sweep_steps
+        return out
 
 
 class MouseWire(TypedDict, total=False):
-    mouse: list[float]
-    buttons: int
-    wheel: list[int]
+    """`reins mouse …`: where the mouse is now."""
+
+    mouse: Annotated[list[float], "x, y in viewport CSS pixels"]
+    buttons: Annotated[int, "the buttons held: 1 left, 2 right, 4 middle"]
+    wheel: Annotated[list[int], "the wheel turn made: dx, dy"]
 
 
 @dataclass(frozen=True)

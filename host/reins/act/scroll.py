@@ -22,7 +22,7 @@ a turn.
 """
 
 from reins._errors import DeadlineExceeded, ReinsError, ResolutionError
-from reins.act.answers import Scrolled, ScrolledUntil
+from reins.act.answers import Found, Scrolled
 from reins.act.listsearch import ListSearch, Sweep
 from reins.act.locate import Resolved, resolve_target
 from reins.act.scrollplan import Look, Plan, TargetSpec, look_of, sort_text, spec_of
@@ -70,7 +70,7 @@ async def scroll_by(
         moved["after"],
         moved["max"],
         moved["at_end"],
-        moved["at_top"],
+        at_top=moved["at_top"],
     )
 
 
@@ -157,7 +157,7 @@ async def _ref_of(ctx: CommandContext, el: Resolved) -> str | None:
 
 async def scroll_until(
     ctx: CommandContext, target: str, scroller: str | None, frame: str | None
-) -> ScrolledUntil:
+) -> Scrolled:
     """Wheel over ``scroller`` (the page when None) until ``target`` exists and is in view."""
     require_rendering(ctx)
     wheel_over = (
@@ -264,13 +264,11 @@ async def scroll_until(
         retry=lambda exc: isinstance(exc, NotYet),
     )
     last = look_of(await call_function(ctx, wheel_over.object_id, "wheelPoint", what="scroll"))
-    return ScrolledUntil(
-        ref,
+    return Scrolled(
         last["scroller"],
         first["scroll_top"],
         last["scroll_top"],
         last["max"],
         last["at_end"],
-        plan.wheels,
-        plan.steps,
+        found=Found(ref, plan.wheels, plan.steps),
     )

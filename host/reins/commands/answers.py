@@ -6,13 +6,26 @@ wire (tests/unit/wire) hold only declared fields.
 
 The dispatcher adds ``ok`` to every answer (true here; an error is ``{"ok": false, "error": …}``,
 docs/agent-guide.md). Handlers return them (mypy-checked); the actions' from act/answers.py types.
+
+The shapes the actions' answers are made of (``Effect``, ``Change``, ``Dragged``, ``Scroll`` …) are
+declared once, where they are written (act/answers.py, page/), and named here: docs/commands.md
+calls each by the name this module gives it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
+from reins.act.answers import ChangeWire as Change
+from reins.act.answers import DraggedWire as Dragged
+from reins.act.answers import EffectWire as Effect
+from reins.act.answers import MouseWire as Mouse
+from reins.act.answers import MovedWire as Moved
 from reins.act.answers import Place
+from reins.act.answers import ScrollWire as Scroll
+from reins.page.dialogs import DialogWire as JsDialog
+from reins.page.downloads import DownloadWire as Download
+from reins.page.remote import Shown as Evaluated
 
 __all__ = [
     "Action",
@@ -67,66 +80,6 @@ __all__ = [
 ]
 
 # ---- the parts answers share ---------------------------------------------------------------------
-
-Change = TypedDict(
-    "Change",
-    {
-        "from": Annotated[Any, "the state read before the action"],
-        "to": Annotated[Any, "the state read after it"],
-    },
-)
-
-
-Change.__doc__ = "A state the action changed: what it was before and after."
-
-
-class _Dialog(TypedDict):
-    type: Annotated[str, "alert, confirm, prompt or beforeunload"]
-    message: Annotated[str, "its message, the page's words"]
-    url: Annotated[str | None, "the URL of the document that opened it"]
-    default_prompt: Annotated[str | None, "a prompt's default text"]
-
-
-class JsDialog(_Dialog, total=False):
-    """A JavaScript dialog (the page waits for it: `reins dialog accept|dismiss`)."""
-
-    tab: Annotated[int, "a dialog in a tab this page opened: that tab"]
-
-
-class Download(TypedDict, total=False):
-    """A download the action started."""
-
-    file: Annotated[str | None, "the file's name (None until the browser says)"]
-    folder: Annotated[str | None, "where the browser saved it"]
-    state: Annotated[str, "completed, in_progress, failed or refused"]
-    bytes: Annotated[int, "the bytes received"]
-    refusal_failed: Annotated[bool, "reins was to refuse it and could not"]
-
-
-class Effect(TypedDict, total=False):
-    """What an action changed, read before and after it in the page, or what the tab did instead
-    (then one of navigated, tab_closed, detached, unknown, dialog). Empty: nothing changed (the
-    warning `no_effect`)."""
-
-    value: Annotated[Change, "the field's value (a password's masked)"]
-    checked: Annotated[Change, "checked: true, false or mixed"]
-    selected: Annotated[Change, "a select's chosen options' labels"]
-    expanded: Annotated[Change, "aria-expanded"]
-    focus: Annotated[Change, "the focused element's label"]
-    url: Annotated[Change, "the page's URL"]
-    target_detached: Annotated[bool, "the element left the page"]
-    shown: Annotated[list[str], "hidden elements near it that are shown now"]
-    navigation_started: Annotated[str, "a navigation began to this URL, not arrived yet"]
-    dom_changed_in_target: Annotated[int, "DOM changes in or under the element"]
-    dom_changed_elsewhere: Annotated[int, "DOM changes elsewhere in its document"]
-    navigated: Annotated[bool, "the tab shows another document (``url``: from, to)"]
-    tab_closed: Annotated[bool, "the tab went away"]
-    detached: Annotated[bool, "Chrome let go of the tab, still open (``tab_open``)"]
-    tab_open: Annotated[bool, "with ``detached``: the tab is still there"]
-    unknown: Annotated[bool, "what the action did is not known"]
-    reason: Annotated[str, "with ``unknown``: why"]
-    dialog: Annotated[JsDialog, "the action opened a JavaScript dialog"]
-    downloads: Annotated[list[Download], "downloads the action started"]
 
 
 class _Recovered(TypedDict):
@@ -208,56 +161,12 @@ class Upload(Action, total=False):
     files: Annotated[list[UploadedFile], "the files the input holds, read back"]
 
 
-Moved = TypedDict(
-    "Moved",
-    {
-        "from": Annotated[Place, "the source's place before"],
-        "to": Annotated[Place | None, "its place after (None: nowhere)"],
-    },
-)
-Dragged = TypedDict(
-    "Dragged",
-    {
-        "from": Annotated[list[float], "where the drag pressed, viewport CSS pixels"],
-        "to": Annotated[list[int], "where it released"],
-        "native": Annotated[bool, "it went on as the browser's own drag and drop"],
-        "moved": Annotated[Moved | None, "where the source sat (None: its place did not change)"],
-    },
-)
-
-Moved.__doc__ = "Where the drag's source sat before and after it, as the page reads it."
-Dragged.__doc__ = "A drag: where it pressed and released, and where its source went."
-
-
 class Drag(Action, total=False):
     drag: Annotated[Dragged, "the drag"]
 
 
 class Check(Click, total=False):
     checked: Annotated[bool, "the state it has now (already so: `already_checked`, …)"]
-
-
-class Mouse(TypedDict, total=False):
-    """`reins mouse …`: where the mouse is now."""
-
-    mouse: Annotated[list[float], "x, y in viewport CSS pixels"]
-    buttons: Annotated[int, "the buttons held: 1 left, 2 right, 4 middle"]
-    wheel: Annotated[list[int], "the wheel turn made: dx, dy"]
-
-
-class Scroll(TypedDict, total=False):
-    """`scroll --by/--to` (scroller … at_top) or `scroll --until` (found … sweep_steps)."""
-
-    found: Annotated[bool, "--until: the target is in view"]
-    ref: Annotated[str | None, "--until: the target's ref, when it has one"]
-    scroller: Annotated[str, "what scrolled: page or the element's label"]
-    before: Annotated[float, "its scrollTop before"]
-    after: Annotated[float, "its scrollTop after"]
-    max: Annotated[float, "its largest scrollTop"]
-    at_end: Annotated[bool, "it is at its end now"]
-    at_top: Annotated[bool, "it is at its top now"]
-    wheels: Annotated[int, "--until: wheel turns made"]
-    sweep_steps: Annotated[int, "--until: steps of the page's sweep of the list"]
 
 
 class Wait(TypedDict, total=False):
@@ -440,19 +349,6 @@ class Console(Capture):
 
 class Network(Capture):
     requests: Annotated[list[RequestEntry], "the page's requests, oldest first"]
-
-
-class Evaluated(TypedDict, total=False):
-    """A JSON value (``value``), or what the value is when it is no JSON (``type`` …)."""
-
-    value: Annotated[Any, "the value, as JSON"]
-    truncated: Annotated[bool, "value holds the first 256 KiB of its JSON text"]
-    size: Annotated[int, "with truncated: the whole value's size in bytes"]
-    type: Annotated[str, "not JSON: its type (undefined, bigint, function, object …)"]
-    subtype: Annotated[str, "not JSON: its subtype (node, map, date …)"]
-    class_name: Annotated[str, "not JSON: its class"]
-    description: Annotated[str, "not JSON: Chrome's description of it"]
-    reason: Annotated[str, "not JSON: why JSON.stringify refused it"]
 
 
 class Expectation(TypedDict, total=False):

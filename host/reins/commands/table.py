@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 
 from reins._errors import ReinsError
 from reins.bridge.command import Command, answer_fields, build_table, field_hints
-from reins.commands import act, browser, eval, expect, observe, trace
+from reins.commands import act, answers, browser, eval, expect, observe, trace
 from reins.commands.reference import render_reference
 
 __all__ = ["DESCRIPTION_PATH", "all_commands", "describe", "describe_answers", "describe_json"]
@@ -76,12 +76,18 @@ def _fields(answer: Any, parts: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+# A part is called by the name commands/answers.py gives it: a shape declared below it, where it
+# is written (``EffectWire`` in act/answers.py), is named there as it is shown (``Effect``).
+_PART_NAMES = {id(part): name for name, part in vars(answers).items() if is_typeddict(part)}
+
+
 def _answer_kind(hint: Any, parts: dict[str, Any]) -> str:
     """A field's type in words, naming the parts it is made of (collected in ``parts``)."""
     origin = get_origin(hint)
     if is_typeddict(hint):
-        parts[hint.__name__] = hint
-        return f"[{hint.__name__}](#{hint.__name__.lower()})"
+        name = _PART_NAMES.get(id(hint), hint.__name__)
+        parts[name] = hint
+        return f"[{name}](#{name.lower()})"
     if origin is Literal:
         return " or ".join(json.dumps(a) for a in get_args(hint))
     if origin in (Union, types.UnionType):

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict, TypeVar, cast
+from typing import Annotated, Any, TypedDict, TypeVar, cast
 
 from reins._errors import BrowserError
 from reins._pagetext import quote
@@ -59,16 +59,18 @@ ANSWER_SETTLE_S = 1.0
 _MESSAGE_QUOTED = 200
 
 
-class DialogWire(TypedDict):
-    """A dialog as answers show it: its type (alert, confirm, prompt, beforeunload), message,
-    the URL of the document that opened it, a prompt's default text, and (a dialog in a tab
-    this page opened) that tab (commands/answers.py ``JsDialog`` declares the same)."""
+class _DialogShown(TypedDict):
+    type: Annotated[str, "alert, confirm, prompt or beforeunload"]
+    message: Annotated[str, "its message, the page's words"]
+    url: Annotated[str | None, "the URL of the document that opened it"]
+    default_prompt: Annotated[str | None, "a prompt's default text"]
 
-    type: str
-    message: str
-    url: str | None
-    default_prompt: str | None
-    tab: NotRequired[int]
+
+class DialogWire(_DialogShown, total=False):
+    """A JavaScript dialog (the page waits for it: `reins dialog accept|dismiss`)."""
+
+    # As answers show it (commands/answers.py names it ``JsDialog``).
+    tab: Annotated[int, "a dialog in a tab this page opened: that tab"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from reins._errors import ReinsError
 from reins.bridge.context import CommandContext, TabPart
@@ -50,15 +50,14 @@ class Download:
 
 
 class DownloadWire(TypedDict, total=False):
-    """A download an action started, as its effect shows it: the file's name and folder (None
-    until the browser says), its state (``completed``, ``in_progress``, ``failed``, ``refused``
-    …), the bytes received, and ``refusal_failed`` when reins could not refuse it."""
+    """A download the action started."""
 
-    file: str | None
-    folder: str | None
-    state: str
-    bytes: int
-    refusal_failed: bool
+    # As an action's effect shows it (commands/answers.py names it ``Download``).
+    file: Annotated[str | None, "the file's name (None until the browser says)"]
+    folder: Annotated[str | None, "where the browser saved it"]
+    state: Annotated[str, "completed, in_progress, failed or refused"]
+    bytes: Annotated[int, "the bytes received"]
+    refusal_failed: Annotated[bool, "reins was to refuse it and could not"]
 
 
 @dataclass

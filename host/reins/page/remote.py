@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 __all__ = ["MAX_RESULT_BYTES", "Shown", "describe_remote", "from_serialized"]
 
@@ -24,17 +24,17 @@ _SERIALIZED_SUBTYPES = frozenset({None, "array"})
 
 
 class Shown(TypedDict, total=False):
-    """A value as an answer shows it (the fields above; `eval` answers it: commands/answers.py
-    ``Evaluated`` declares the same, with what each field means)."""
+    """A JSON value (``value``), or what the value is when it is no JSON (``type`` …)."""
 
-    value: Any
-    truncated: bool
-    size: int
-    type: str
-    subtype: str
-    class_name: str
-    description: str
-    reason: str
+    # A value as an answer shows it (`eval` answers it: commands/answers.py names it ``Evaluated``).
+    value: Annotated[Any, "the value, as JSON"]
+    truncated: Annotated[bool, "value holds the first 256 KiB of its JSON text"]
+    size: Annotated[int, "with truncated: the whole value's size in bytes"]
+    type: Annotated[str, "not JSON: its type (undefined, bigint, function, object …)"]
+    subtype: Annotated[str, "not JSON: its subtype (node, map, date …)"]
+    class_name: Annotated[str, "not JSON: its class"]
+    description: Annotated[str, "not JSON: Chrome's description of it"]
+    reason: Annotated[str, "not JSON: why JSON.stringify refused it"]
 
 
 def _cut_text(text: str, limit: int) -> tuple[str, int, bool]:
