@@ -90,27 +90,36 @@ def test_no_owner_check_is_asked_for_what_is_not_pressed() -> None:
 
 
 _PROBED = {"state": "ok", "visible": True, "stable": None, "x": 40.5, "y": 12.0}
+_FIELD = probe_options(0, None, defer=False, stable=False)
 
 
-def test_the_actions_first_probe_rides_in_the_lookups_round_trip() -> None:
-    """Told what the action's first probe asks, the lookup sends it too, on the handle the
-    extension fills in; the action then takes it instead of probing again."""
+def _probing(*, defer_stable: bool) -> tuple[FakeChrome, Any, Any]:
+    """A lookup of "#name" told the field's first probe, then the action's actionable_point
+    (``defer_stable`` as the action asks): the fake, the element and the point."""
     chrome = FakeChrome(
         functions={"findMatches": {"count": 1}, "matchAt": None, "probe": _PROBED},
         cdp={"DOM.describeNode": BUTTON},
         features=("stopIfThrown", "hitGuard"),
     )
     ctx = make_context(chrome)
-    asked = probe_options(0, None, defer=False, stable=False)
 
     async def run() -> Any:
         found = await resolve_target(
-            ctx, "#name", settle=False, probe=True, control=True, first_probe=asked
+            ctx, "#name", settle=False, probe=True, control=True, first_probe=_FIELD
         )
-        point = await actionable_point(ctx, found, need_stable=False, first_probe=found.probed)
+        point = await actionable_point(
+            ctx, found, need_stable=False, defer_stable=defer_stable, first_probe=found.probed
+        )
         return found, point
 
     found, point = asyncio.run(run())
+    return chrome, found, point
+
+
+def test_the_actions_first_probe_rides_in_the_lookups_round_trip() -> None:
+    """Told what the action's first probe asks, the lookup sends it too, on the handle the
+    extension fills in; the action then takes it instead of probing again."""
+    chrome, found, point = _probing(defer_stable=False)
     [batch] = chrome.batches
     assert [c["method"] for c in batch][-1] == "Runtime.callFunctionOn"
     assert batch[-1]["fill"] == {
@@ -119,30 +128,13 @@ def test_the_actions_first_probe_rides_in_the_lookups_round_trip() -> None:
     }
     sole = next(c for c in chrome.calls if c.function == "matchAt")
     assert "true" in sole.params["expression"]  # only the one match: never the first of several
-    assert found.probed == _PROBED and found.probed_with == asked
+    assert found.probed == _PROBED and found.probed_with == _FIELD
     assert (point.x, point.y) == (40.5, 12.0)
     assert [c.function for c in chrome.calls].count("probe") == 1  # no second probe
 
 
 def test_a_probe_asked_otherwise_than_the_action_asks_is_not_taken() -> None:
-    chrome = FakeChrome(
-        functions={"findMatches": {"count": 1}, "matchAt": None, "probe": _PROBED},
-        cdp={"DOM.describeNode": BUTTON},
-        features=("stopIfThrown", "hitGuard"),
-    )
-    ctx = make_context(chrome)
-    asked = probe_options(0, None, defer=False, stable=False)
-
-    async def run() -> Any:
-        found = await resolve_target(
-            ctx, "#name", settle=False, probe=True, control=True, first_probe=asked
-        )
-        await actionable_point(
-            ctx, found, need_stable=False, defer_stable=True, first_probe=found.probed
-        )
-        return found
-
-    asyncio.run(run())
+    chrome, _found, _point = _probing(defer_stable=True)
     probes = [c for c in chrome.calls if c.function == "probe"]
     assert len(probes) == 2  # the lookup's, then the action's own with defer asked
     assert probes[1].params["arguments"][1]["value"]["defer"] is True
