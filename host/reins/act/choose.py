@@ -26,6 +26,9 @@ __all__ = ["ChooseFields", "Chosen", "NativeChoice", "choose_option"]
 
 # How long the options may take to render, and the trigger to show the choice (tries x 0.1 s).
 _OPTION_TRIES = 30
+# An option found in a panel on its way out: how many times it is looked for again.
+_PRESS_TRIES = 3
+_REOPEN_WAIT_MS = 300
 _SHOW_TRIES = 15
 
 
@@ -78,8 +81,7 @@ async def choose_option(
         await press_element(ctx, trigger)
         if kind == "combobox":
             await _type_filter(ctx, control, option)
-        picked = await _open_option(ctx, control, option)
-        await press_element(ctx, picked.element)
+        picked = await _press_option(ctx, trigger, control, option)
         shows = await _shows(ctx, control, picked.label)
         await confirm_chosen(ctx, control, picked.label)
         return {"kind": kind, "chose": picked.label, "shows": shows}
@@ -169,6 +171,58 @@ async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _
         gave_up=gave_up,
         retry=lambda exc: isinstance(exc, NotYet),
     )
+
+
+async def _press_option(
+    ctx: CommandContext, pressed: Resolved, control: Resolved, option: str
+) -> _Picked:
+    """The open option found and pressed. An option that left the page before its press was
+    in a panel on its way out (Angular Material's, when the trigger is pressed again right after
+    Escape: the closing panel still shows its options, and the press opened nothing): its press
+    was never given (the probe found it gone, before any input), so it is looked for again, and
+    when no option shows up within a moment, the trigger (``pressed``) is pressed once more; a
+    few times within the budget."""
+    tries = 0
+    while True:
+        tries += 1
+        picked = await _open_option(ctx, control, option)
+        try:
+            await press_element(ctx, picked.element)
+        except ResolutionError as exc:
+            if exc.code != "ref_stale" or tries >= _PRESS_TRIES:
+                raise
+            ctx.note("choose_option_gone")
+            if not await _options_show(ctx, control, option):
+                await press_element(ctx, pressed)
+            continue
+        return picked
+
+
+async def _options_show(ctx: CommandContext, control: Resolved, option: str) -> bool:
+    """Do any options show within a moment (``_REOPEN_WAIT_MS``)?"""
+
+    async def open_now() -> bool:
+        match = await call_function(
+            ctx,
+            control.object_id,
+            "findOption",
+            option,
+            session_id=control.session_id,
+            what="choose",
+        )
+        if "index" in match or match.get("options"):
+            return True
+        raise NotYet("no options are open")
+
+    try:
+        return await poll_until(
+            ctx.deadline.child(_REOPEN_WAIT_MS),
+            open_now,
+            interval=0.05,
+            retry=lambda exc: isinstance(exc, NotYet),
+        )
+    except ReinsError:
+        return False
 
 
 async def _shows(ctx: CommandContext, trigger: Resolved, label: str) -> str:
