@@ -10,6 +10,8 @@ native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.j
 
 from __future__ import annotations
 
+from typing import Any
+
 from reins._errors import ActionError, ReinsError, ResolutionError
 from reins.act.answers import ActionAnswer, Fields
 from reins.act.confirm import confirm_chosen
@@ -122,16 +124,17 @@ class _Picked:
         self.label = label
 
 
+async def _find_option(ctx: CommandContext, control: Resolved, option: str) -> Any:
+    """``findOption``'s answer: the open option's ``index`` and ``label``, or the ``options``
+    open now."""
+    return await call_function(
+        ctx, control.object_id, "findOption", option, session_id=control.session_id, what="choose"
+    )
+
+
 async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _Picked:
     async def found() -> _Picked:
-        match = await call_function(
-            ctx,
-            trigger.object_id,
-            "findOption",
-            option,
-            session_id=trigger.session_id,
-            what="choose",
-        )
+        match = await _find_option(ctx, trigger, option)
         if "index" not in match:
             seen = match.get("options") or []
             raise NotYet(
@@ -202,14 +205,7 @@ async def _options_show(ctx: CommandContext, control: Resolved, option: str) -> 
     """Do any options show within a moment (``_REOPEN_WAIT_MS``)?"""
 
     async def open_now() -> bool:
-        match = await call_function(
-            ctx,
-            control.object_id,
-            "findOption",
-            option,
-            session_id=control.session_id,
-            what="choose",
-        )
+        match = await _find_option(ctx, control, option)
         if "index" in match or match.get("options"):
             return True
         raise NotYet("no options are open")

@@ -87,6 +87,10 @@ async def _observe(
         )
     except ReinsError as exc:
         return None, exc
+    return _read_of(value)
+
+
+def _read_of(value: object) -> tuple[StateRead | None, ReinsError | None]:
     read = state_read(value)
     if read is None:
         return None, ReinsError("the page answered nothing", code="cdp_error")
@@ -119,10 +123,7 @@ def _after_of(answer: BatchAnswer) -> tuple[StateRead | None, ReinsError | None]
         value = call_value(answer, what="read state")
     except ReinsError as exc:
         return None, exc
-    read = state_read(value)
-    if read is None:
-        return None, ReinsError("the page answered nothing", code="cdp_error")
-    return read, None
+    return _read_of(value)
 
 
 def read_options(ctx: CommandContext) -> ReadOptions:
