@@ -2,7 +2,7 @@
 // (often rendered in a portal under <body>), and what the trigger shows once one is chosen.
 
 import { isTextual } from "./actions.js";
-import { queryPiercing } from "./pierce.js";
+import { queryPiercing, shadowRoots } from "./pierce.js";
 import { POPUP } from "./symbols.js";
 import { elementText, renderedChildren } from "./textmatch.js";
 
@@ -44,10 +44,58 @@ export function chooseControl(el) {
   return el;
 }
 
+// What offers options, or is one: an animation on it, inside it or around it moves a popup.
+const OFFERING = `${OPTIONS}, [role=listbox], [role=menu], [role=tree]`;
+
+// The animations and transitions that will end, running now on the widget `control` belongs to:
+// every one in the shadow trees `control` lives in and those nested in them (a web component's
+// popup closes inside them: Shoelace's), and the document's on an element that offers options,
+// holds one or is inside one (a panel in a portal: Angular Material's). Spinners never end and
+// are left out.
+export function widgetMotion(control) {
+  const roots = [];
+  for (let r = control.getRootNode(); r.nodeType === 11 && r.host; r = r.host.getRootNode()) {
+    roots.push(r);
+    shadowRoots(r, roots);
+  }
+  if (control.shadowRoot) {
+    roots.push(control.shadowRoot);
+    shadowRoots(control.shadowRoot, roots);
+  }
+  shadowRoots(control, roots);
+  const ends = (a) => a.playState === "running" && a.effect !== null
+    && Number.isFinite(a.effect.getComputedTiming().endTime);
+  const ours = [...new Set(roots)].flatMap((r) => (r.getAnimations ? r.getAnimations() : []));
+  const doc = control.ownerDocument;
+  const offered = (doc.getAnimations ? doc.getAnimations() : []).filter((a) => {
+    const t = a.effect && a.effect.target;
+    return t && t.nodeType === 1 && (t.closest(OFFERING) !== null || t.querySelector(OFFERING) !== null);
+  });
+  return [...ours, ...offered].filter(ends);
+}
+
+// Resolves once the widget `control` belongs to is at rest (widgetMotion's animations ended), or
+// after `ms`; at once in a tab that draws no frames (its animations do not advance). A person
+// waits for a closing popup to go before pressing its trigger again: a press during the close
+// leaves some widgets open with nothing shown (Shoelace's select). Answers whether it waited.
+export function widgetAtRest(control, ms) {
+  const moving = widgetMotion(control);
+  if (moving.length === 0 || control.ownerDocument.visibilityState === "hidden") return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(true), ms);
+    Promise.all(moving.map((a) => a.finished.catch(() => null))).then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 // The popup a press on `trigger` makes appear, for widgets whose options carry no role (Ant
-// Design's are plain divs): armed before the press, it notes the elements added to the document
-// and those whose class, style or hidden changed, leaving out the trigger and what holds it.
-export function watchPopup(trigger) {
+// Design's are plain divs): armed before the press, once the widget is at rest (widgetAtRest,
+// `restMs`), it notes the elements added to the document and those whose class, style or hidden
+// changed, leaving out the trigger and what holds it. Answers {waited}: whether the widget moved.
+export async function watchPopup(trigger, restMs) {
+  const waited = await widgetAtRest(trigger, restMs);
   const doc = trigger.ownerDocument;
   const win = doc.defaultView;
   if (win[POPUP]) win[POPUP].observer.disconnect();
@@ -66,7 +114,7 @@ export function watchPopup(trigger) {
   });
   win[POPUP] = rec;
   setTimeout(() => rec.observer.disconnect(), 10000); // never outlive the choose by long
-  return true;
+  return { waited };
 }
 
 function pointer(el) {

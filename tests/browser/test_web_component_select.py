@@ -13,6 +13,7 @@ import pytest
 
 from ._act_support import open_widget, refs_by_name, widget_committed
 from .conftest import Browser
+from .support import run_cli
 
 pytestmark = pytest.mark.browser
 
@@ -39,3 +40,24 @@ def test_the_agent_loop_on_a_web_component_select(browser: Browser, page: Any) -
     option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
     browser.ok("click", option, "--tab", tab)
     assert widget_committed(browser) == ("hardware", ["category:hardware"])
+
+
+def test_a_choose_right_after_a_choose_waits_for_the_popup_to_close(
+    browser: Browser, page: Any
+) -> None:
+    """Back to back over one connection, each `choose` presses the trigger while the last one's
+    popup still plays its closing animation. Shoelace, pressed then, is left open with its listbox
+    hidden, and the option was never shown again (`not_visible`, 3 runs of 3 before the press
+    waited for the widget to come to rest)."""
+    tab = _open(page, browser)
+    lines = "".join(f"choose #category {o} --tab {tab}\n" for o in ("Meals", "Travel", "Software"))
+    answers = run_cli(browser.home, "batch", stdin=lines).json_lines()
+    assert [(a["ok"], a.get("shows")) for a in answers] == [
+        (True, "Meals"),
+        (True, "Travel"),
+        (True, "Software"),
+    ], answers
+    assert widget_committed(browser) == (
+        "software",
+        ["category:meals", "category:travel", "category:software"],
+    )

@@ -31,6 +31,8 @@ _OPTION_TRIES = 30
 # An option found in a panel on its way out: how many times it is looked for again.
 _PRESS_TRIES = 3
 _REOPEN_WAIT_MS = 300
+# How long the trigger's press waits for the widget to come to rest (a popup still closing).
+_REST_MS = 500
 _SHOW_TRIES = 15
 
 
@@ -77,9 +79,17 @@ async def choose_option(
         kind = await call_function(
             ctx, control.object_id, "chooseKind", session_id=control.session_id, what="choose"
         )
-        await call_function(
-            ctx, control.object_id, "watchPopup", session_id=control.session_id, what="choose"
+        watched = await call_function(
+            ctx,
+            control.object_id,
+            "watchPopup",
+            _REST_MS,
+            session_id=control.session_id,
+            await_promise=True,
+            what="choose",
         )
+        if isinstance(watched, dict) and watched.get("waited"):
+            ctx.note("choose_waited_for_rest")
         await press_element(ctx, trigger)
         if kind == "combobox":
             await _type_filter(ctx, control, option)
