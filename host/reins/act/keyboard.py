@@ -279,11 +279,15 @@ async def send_keys(
         head = answers[:keys]
         if any(isinstance(a, ReinsError) for a in head):
             raise _first_failure(head)
-        if head and len(head) < keys and checks[len(head) - 1]:
+        keys_cut = len(head) < keys
+        if keys_cut and head and checks[len(head) - 1]:
             stopped = head[-1]
             if isinstance(stopped, dict) and stopped.get("exceptionDetails"):
                 raise _focus_moved(stopped)
-        if len(head) < keys or (len(answers) == keys and keys < len(batch)):
+        # The commands after the keys were sent, yet the batch ended without a word on any of
+        # them (a failure or a timeout among them is answered, so this is a batch cut short).
+        then_unanswered = len(batch) > keys and len(answers) == keys
+        if keys_cut or then_unanswered:
             raise ReinsError("the key events were cut short", code="cdp_error", transient=True)
         if last:
             out = answers[keys:]
