@@ -93,7 +93,9 @@ export function widgetAtRest(control, ms) {
 // The popup a press on `trigger` makes appear, for widgets whose options carry no role (Ant
 // Design's are plain divs): armed before the press, once the widget is at rest (widgetAtRest,
 // `restMs`), it notes the elements added to the document and those whose class, style or hidden
-// changed, leaving out the trigger and what holds it. Answers {waited}: whether the widget moved.
+// changed, leaving out the trigger and what holds it. Answers {waited, open}: whether the widget
+// moved, and whether it is open already (expanded, its options shown: a multi-select that stays
+// open after a pick, which a press on its trigger would close).
 export async function watchPopup(trigger, restMs) {
   const waited = await widgetAtRest(trigger, restMs);
   const doc = trigger.ownerDocument;
@@ -114,7 +116,8 @@ export async function watchPopup(trigger, restMs) {
   });
   win[POPUP] = rec;
   setTimeout(() => rec.observer.disconnect(), 10000); // never outlive the choose by long
-  return { waited };
+  const open = trigger.getAttribute("aria-expanded") === "true" && openOptions(trigger).length > 0;
+  return { waited, open };
 }
 
 function pointer(el) {
@@ -135,6 +138,9 @@ function popupItems(trigger) {
   return parts.filter((n) => Array.from(n.childNodes).some((c) => c.nodeType === 3 && c.data.trim()));
 }
 
+// A popup the page gives a role: its options carry roles too.
+const ROLED_POPUP = "[role=listbox], [role=menu], [role=tree], [role=grid]";
+
 // The visible options `trigger` has open: those of the popup it controls when it names one (in
 // its own tree: a shadow root's ids are its own), else every visible option on the page and in
 // its open shadow roots (portals rarely sit near their trigger; a web component's popover lives
@@ -143,13 +149,17 @@ function openOptions(trigger) {
   const doc = trigger.ownerDocument;
   const root = trigger.getRootNode();
   const ids = [trigger.getAttribute("aria-controls"), trigger.getAttribute("aria-owns")].join(" ");
+  let roled = false; // the trigger names a shown popup with a role: its options carry roles too
   for (const id of ids.split(/\s+/).filter(Boolean)) {
     const popup = (root.getElementById ? root.getElementById(id) : null) || doc.getElementById(id);
     const inside = popup ? queryPiercing(popup, OPTIONS).filter(shown) : [];
     if (inside.length) return inside;
+    roled ||= popup !== null && popup.matches(ROLED_POPUP) && shown(popup);
   }
   const all = queryPiercing(doc, OPTIONS).filter(shown);
-  return all.length ? all : popupItems(trigger);
+  // The popup's parts are guessed (popupItems) only for a widget whose popup has no role: in a
+  // listbox showing none of its options ("No options"), a chip beside the field is no option.
+  return all.length || roled ? all : popupItems(trigger);
 }
 
 // Which of `labels` is `text`: exact, then ignoring case, then the only one starting with it,
@@ -167,11 +177,15 @@ export function matchLabel(labels, text) {
   return i;
 }
 
-// {index, label} of the open option named `text`, or {options} (the labels seen) when none is.
+// {index, label, selected} of the open option named `text` (`selected`: the page marks it chosen
+// already, aria-selected or aria-checked), or {options} (the labels seen) when none is.
 export function findOption(trigger, text) {
-  const labels = openOptions(trigger).map((o) => elementText(o));
+  const options = openOptions(trigger);
+  const labels = options.map((o) => elementText(o));
   const i = matchLabel(labels, text);
-  return i >= 0 ? { index: i, label: labels[i] } : { options: labels };
+  if (i < 0) return { options: labels };
+  const marked = (name) => options[i].getAttribute(name) === "true";
+  return { index: i, label: labels[i], selected: marked("aria-selected") || marked("aria-checked") };
 }
 
 // The open option at `index` (the element, for the host to click), if it is still the one

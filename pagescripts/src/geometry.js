@@ -123,12 +123,16 @@ const FIELDS = "input, textarea, select, [role=combobox], [role=textbox], [role=
   + "[contenteditable=''], [contenteditable=true]";
 
 // Is `el` a part drawn with the field `target` in one widget (its placeholder, chips, icon,
-// wrapper)? The nearest of the target's ancestors (up to four, never the body) that holds `el`
-// must hold no control but the target, those inside it and those it sits in: a person's click on
-// such a part is a click on the field (Element Plus lays its placeholder over its input). A
+// wrapper)? `el` is no other control, and the nearest of the target's ancestors (up to four,
+// never the body) that holds `el` holds no control but the target, those inside it, those it sits
+// in and those the page hides from the accessibility tree (a chip's remove button, aria-hidden
+// and out of the tab order: a mouse's shortcut, drawn as part of the chip): a person's click on
+// such a part is a click on the field (Element Plus lays its placeholder over its input;
+// Mantine's MultiSelect draws its box around an input one pixel high that takes no pointer). A
 // button's cover is never its part: a veil in the same wrapper still obscures it.
 function partOfWidget(el, target) {
   if (typeof target.matches !== "function" || !target.matches(FIELDS)) return false;
+  if (el.matches(CONTROLS) && !within(el, target) && !within(target, el)) return false;
   let a = target;
   for (let k = 0; k < 4; ) {
     a = a.parentNode || a.host || null;
@@ -138,9 +142,19 @@ function partOfWidget(el, target) {
     if (a === a.ownerDocument.body || a === a.ownerDocument.documentElement) return false;
     if (!within(el, a)) continue;
     for (const c of a.querySelectorAll(CONTROLS)) {
-      if (!within(c, target) && !within(target, c)) return false;
+      if (!within(c, target) && !within(target, c) && !hiddenPart(c, a)) return false;
     }
     return true;
+  }
+  return false;
+}
+
+// Is control `c` hidden from the accessibility tree (aria-hidden on it or an ancestor inside
+// `wrapper`) and out of the tab order: a part of the widget's drawing, no control of its own?
+function hiddenPart(c, wrapper) {
+  if (c.getAttribute("tabindex") !== "-1") return false;
+  for (let n = c; n && n !== wrapper; n = n.parentElement) {
+    if (n.getAttribute("aria-hidden") === "true") return true;
   }
   return false;
 }

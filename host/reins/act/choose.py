@@ -1,6 +1,7 @@
 """Choose: one command for a custom dropdown or combobox, as a person works it.
 
-Open it with a real click, type to filter when it is a combobox (a text field with
+Once the widget is at rest (a popup still closing from the last pick has gone: pressed during
+its close, some widgets stay open with nothing shown), open it with a real click, type to filter when it is a combobox (a text field with
 role=combobox or aria-autocomplete), find the option by its text among the visible options (the
 popup the trigger controls, else any on the page: they usually render in a portal), click it,
 then verify the trigger shows the choice (``choose_mismatch`` with what it shows otherwise) and,
@@ -17,7 +18,7 @@ from reins.act.answers import ActionAnswer, Fields
 from reins.act.confirm import confirm_chosen
 from reins.act.effects import act_on
 from reins.act.forms import SelectFields, select_options
-from reins.act.keyboard import KeysFor, send_keys
+from reins.act.keyboard import KeysFor, parse_keys, press_keys, send_keys
 from reins.act.locate import Resolved
 from reins.act.pointer import press_element
 from reins.bridge.context import CommandContext
@@ -44,11 +45,13 @@ class NativeChoice(SelectFields, total=False):
 
 class Chosen(Fields, total=False):
     """choose's own answer fields for a custom widget: its kind (trigger or combobox), the
-    option's label chosen and what the widget shows now."""
+    option's label chosen and what the widget shows now; ``already``: the option was chosen and
+    shown before, so it was not pressed (in a multi-select a press takes it out)."""
 
     kind: str
     chose: str
     shows: str
+    already: bool
 
 
 ChooseFields = NativeChoice | Chosen
@@ -90,13 +93,20 @@ async def choose_option(
         )
         if isinstance(watched, dict) and watched.get("waited"):
             ctx.note("choose_waited_for_rest")
-        await press_element(ctx, trigger)
+        opened = not (isinstance(watched, dict) and watched.get("open"))
+        if opened:
+            await press_element(ctx, trigger)
+        else:
+            ctx.note("choose_already_open")  # a press on its trigger would close it
         if kind == "combobox":
             await _type_filter(ctx, control, option)
         picked = await _press_option(ctx, trigger, control, option)
+        if picked.already and opened:
+            await _close(ctx, control)
         shows = await _shows(ctx, control, picked.label)
         await confirm_chosen(ctx, control, picked.label)
-        return {"kind": kind, "chose": picked.label, "shows": shows}
+        chosen: Chosen = {"kind": kind, "chose": picked.label, "shows": shows}
+        return {**chosen, "already": True} if picked.already else chosen
 
     return await act_on(ctx, el, do)
 
@@ -129,9 +139,11 @@ async def _type_filter(ctx: CommandContext, field: Resolved, text: str) -> None:
 
 
 class _Picked:
-    def __init__(self, element: Resolved, label: str) -> None:
+    def __init__(self, element: Resolved, label: str, *, selected: bool = False) -> None:
         self.element = element
         self.label = label
+        self.selected = selected  # the page marks it chosen (aria-selected or aria-checked)
+        self.already = False  # chosen and shown before: not pressed
 
 
 async def _find_option(ctx: CommandContext, control: Resolved, option: str) -> Any:
@@ -166,6 +178,7 @@ async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _
         return _Picked(
             Resolved(str(remote["objectId"]), session_id=trigger.session_id, via="choose"),
             str(match["label"]),
+            selected=match.get("selected") is True,
         )
 
     def gave_up(last: ReinsError) -> ReinsError:
@@ -175,30 +188,48 @@ async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _
             hint="`reins state` shows the options the widget has open; give one of them",
         )
 
-    return await poll_until(
-        ctx.deadline,
-        found,
-        interval=0.1,
-        attempts=_OPTION_TRIES,
-        reserve_s=0.3,
-        gave_up=gave_up,
-        retry=lambda exc: isinstance(exc, NotYet),
-    )
+    try:
+        return await poll_until(
+            ctx.deadline,
+            found,
+            interval=0.1,
+            attempts=_OPTION_TRIES,
+            reserve_s=0.3,
+            gave_up=gave_up,
+            retry=lambda exc: isinstance(exc, NotYet),
+        )
+    except ResolutionError as exc:
+        if exc.code != "not_found":
+            raise
+        # What the widget shows says whether the option is chosen already (a multi-select that
+        # hides its chosen options from the list: react-select's).
+        shows = await _trigger_shows(ctx, trigger)
+        raise ResolutionError(
+            f"{exc}; the widget shows {shows!r}",
+            code="not_found",
+            hint=exc.hint,
+            details={"shows": shows},
+        ) from exc
 
 
 async def _press_option(
     ctx: CommandContext, pressed: Resolved, control: Resolved, option: str
 ) -> _Picked:
-    """The open option found and pressed. An option that left the page before its press was
-    in a panel on its way out (Angular Material's, when the trigger is pressed again right after
-    Escape: the closing panel still shows its options, and the press opened nothing): its press
-    was never given (the probe found it gone, before any input), so it is looked for again, and
-    when no option shows up within a moment, the trigger (``pressed``) is pressed once more; a
-    few times within the budget."""
+    """The open option found and pressed (an option the widget marks chosen and shows already is
+    not: ``already``). An option that left the page before its press was in a panel on its way
+    out (Angular Material's, when the trigger is pressed again right after Escape: the closing
+    panel still shows its options, and the press opened nothing; a close the rest wait did not
+    see, as one with no animation): its press was never given (the probe found it gone, before
+    any input), so it is looked for again, and when no option shows up within a moment, the
+    trigger (``pressed``) is pressed once more; a few times within the budget."""
     tries = 0
     while True:
         tries += 1
         picked = await _open_option(ctx, control, option)
+        if picked.selected and _norm(picked.label) in _norm(await _trigger_shows(ctx, control)):
+            ctx.note("choose_already_chosen")
+            picked.already = True
+            return picked
         try:
             await press_element(ctx, picked.element)
         except ResolutionError as exc:
@@ -231,16 +262,31 @@ async def _options_show(ctx: CommandContext, control: Resolved, option: str) -> 
         return False
 
 
+async def _close(ctx: CommandContext, control: Resolved) -> None:
+    """Close the popup choose opened and pressed nothing in (Escape, sent only while the focus is
+    in the control); one that will not close stays open."""
+    try:
+        keys_for = KeysFor(control.object_id, control.session_id)
+        await press_keys(ctx, parse_keys("Escape"), keys_for=keys_for)
+    except ReinsError as exc:
+        if exc.code != "focus_elsewhere":
+            raise
+
+
+async def _trigger_shows(ctx: CommandContext, trigger: Resolved) -> str:
+    return str(
+        await call_function(
+            ctx, trigger.object_id, "triggerShows", session_id=trigger.session_id, what="choose"
+        )
+        or ""
+    )
+
+
 async def _shows(ctx: CommandContext, trigger: Resolved, label: str) -> str:
     seen: dict[str, str] = {}
 
     async def showing() -> str:
-        shows = str(
-            await call_function(
-                ctx, trigger.object_id, "triggerShows", session_id=trigger.session_id, what="choose"
-            )
-            or ""
-        )
+        shows = await _trigger_shows(ctx, trigger)
         seen["shows"] = shows
         if _norm(label) in _norm(shows):
             return shows

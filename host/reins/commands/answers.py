@@ -147,6 +147,9 @@ class Choose(Select, total=False):
     kind: Annotated[str, "the widget: native, trigger (a dropdown) or combobox"]
     chose: Annotated[str, "the option's label chosen"]
     shows: Annotated[str, "what the widget shows now"]
+    already: Annotated[
+        bool, "true: the option was chosen and shown before, and was not pressed again"
+    ]
 
 
 class UploadedFile(TypedDict):

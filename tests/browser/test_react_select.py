@@ -1,0 +1,79 @@
+"""react-select 5 (the select most React SaaS forms are built with), as a new user drives it:
+`choose` on its combobox (a small input that filters as one types; the value is drawn beside
+it), one pick at a time on the multi one (each pick a chip beside the input, which empties
+again), and the agent loop (click the combobox, `state`, click the option). The page is the
+oracle: its onChange log and the value it shows committed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ._act_support import open_widget, refs_by_name, widget_committed
+from .conftest import Browser
+
+pytestmark = pytest.mark.browser
+
+PAGE = "app/react-select.html"
+
+
+def _open(page: Any, browser: Browser) -> str:
+    ready = "!!document.getElementById('rs-tags')"
+    return open_widget(page, browser, PAGE, ready, "react-select never rendered")
+
+
+def _tags(browser: Browser) -> str:
+    return str(browser.js("return document.getElementById('committed-tags').textContent"))
+
+
+def test_choose_on_the_single_select_by_its_label_and_by_css(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    body = browser.ok("choose", "role=combobox[name='Category']", "Meals", "--tab", tab)
+    assert (body["kind"], body["shows"]) == ("combobox", "Meals"), body
+    body = browser.ok("choose", "#rs-category", "office", "--tab", tab)
+    assert body["chose"] == "Office Supplies" and body["shows"] == "Office Supplies", body
+    assert widget_committed(browser) == (
+        "office supplies",
+        ["category:meals", "category:office supplies"],
+    )
+
+
+def test_choose_adds_one_chip_at_a_time_to_the_multi_select(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    browser.ok("choose", "#rs-tags", "Billable", "--tab", tab)
+    body = browser.ok("choose", "role=combobox[name='Tags']", "recurr", "--tab", tab)
+    assert body["chose"] == "Recurring" and "Recurring" in body["shows"], body
+    assert _tags(browser) == "urgent,billable,recurring"
+    events = widget_committed(browser)[1]
+    assert events == ["tags:urgent,billable", "tags:urgent,billable,recurring"], events
+
+
+def test_choosing_the_value_it_holds_again_commits_nothing_new(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    browser.ok("choose", "#rs-category", "Meals", "--tab", tab)
+    body = browser.ok("choose", "#rs-category", "Meals", "--tab", tab)
+    assert body["shows"] == "Meals" and body.get("already") is True, body
+    assert widget_committed(browser) == ("meals", ["category:meals"])
+
+
+def test_the_agent_loop_on_react_select(browser: Browser, page: Any) -> None:
+    tab = _open(page, browser)
+    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
+    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
+    browser.ok("click", option, "--tab", tab)
+    assert widget_committed(browser) == ("hardware", ["category:hardware"])
+
+
+def test_a_tag_chosen_already_is_named_in_the_not_found_and_never_pressed(
+    browser: Browser, page: Any
+) -> None:
+    """react-select hides chosen options from its list, which then shows "No options": that
+    is no option to press (a chip beside the field once was), and the answer says what the
+    widget shows, the chip among it."""
+    tab = _open(page, browser)
+    code, body = browser.cli("choose", "#rs-tags", "Urgent", "--tab", tab)
+    assert code == 1 and body["error"]["code"] == "not_found", body
+    assert body["error"]["shows"] == "Urgent", body
+    assert _tags(browser) == "urgent"
+    assert widget_committed(browser)[1] == []
