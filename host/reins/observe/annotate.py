@@ -21,16 +21,22 @@ import math
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-
-from PIL import Image, ImageDraw, ImageFont
+from typing import TYPE_CHECKING, TypeAlias
 
 from reins._errors import UsageError
+
+# Pillow is imported where a picture is drawn, not with this module: the host imports it at start
+# (for `screenshot --annotate` and traces), and Pillow's C libraries (FreeType among them) cost
+# ~4 MiB of every host's resident memory, which most sessions never draw with.
+if TYPE_CHECKING:
+    from PIL import Image, ImageFont
+
+    _Font: TypeAlias = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 __all__ = ["AnnotatedImage", "Mark", "Placement", "annotate", "mark_color"]
 
 RGB = tuple[int, int, int]
 Box = tuple[int, int, int, int]
-_Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 # Dark enough to read against white pages, saturated enough to read against dark ones; no yellow
 # or cyan, which vanish on white. Picked by a stable hash of the label, so a ref keeps its colour.
@@ -149,6 +155,8 @@ def _check_mark(mark: Mark) -> None:
 
 
 def _decode(png: bytes) -> Image.Image:
+    from PIL import Image
+
     try:
         with Image.open(io.BytesIO(png)) as source:
             if source.format not in _ACCEPTED_FORMATS:
@@ -184,6 +192,8 @@ def _round(value: float) -> int:
 
 
 def _load_font(size: int) -> _Font:
+    from PIL import ImageFont
+
     for name in _FONT_FILES:
         try:
             return ImageFont.truetype(name, size)
@@ -358,6 +368,8 @@ def _draw(
     text_offset: tuple[int, int],
     scale: float,
 ) -> None:
+    from PIL import ImageDraw
+
     draw = ImageDraw.Draw(image)
     outline = max(1, round(_OUTLINE_CSS_PX * scale))
     leader = max(1, round(scale))

@@ -16,9 +16,7 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from PIL import Image, ImageDraw
+from typing import TYPE_CHECKING, Any
 
 from reins._errors import BrowserError, UsageError
 from reins.act.locate import Resolved, resolve_for_action, resolve_target
@@ -27,6 +25,9 @@ from reins.bridge.context import CommandContext
 from reins.bridge.protocol import Request
 from reins.observe.annotate import Mark, annotate
 from reins.page.call import call_function, evaluate, page_call
+
+if TYPE_CHECKING:  # Pillow is imported where a picture is drawn (observe/annotate.py says why)
+    from PIL import Image
 
 __all__ = [
     "capture_masked",
@@ -62,6 +63,8 @@ def trace_picture(
     outlined and labelled when given, and every box of ``masks`` (CSS pixels) filled."""
     if box is not None and len(box) == 4 and box[2] >= 0 and box[3] >= 0:
         png = annotate(png, [Mark(label[:40] or "target", *map(float, box))], scale=scale).png
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as source:
         image = source.convert("RGB")
     _fill(image, masks, scale)
@@ -80,6 +83,8 @@ def masked_png(
     offset) filled, as a PNG (`reins screenshot`); the PNG as it is when there is none."""
     if not masks:
         return png
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as source:
         image = source.convert("RGB")
     dx, dy = shift
@@ -90,6 +95,8 @@ def masked_png(
 
 
 def _fill(image: Image.Image, masks: Sequence[Sequence[float]], scale: float) -> None:
+    from PIL import ImageDraw
+
     draw = ImageDraw.Draw(image)
     for mask in masks:
         x, y, width, height = (float(v) for v in mask)
