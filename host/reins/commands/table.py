@@ -14,7 +14,6 @@ field's description), and the ``cli_hints`` (metavar, choices). Hidden fields ar
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import types
@@ -188,6 +187,8 @@ def _kind(annotation: Any, where: str) -> tuple[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # the generator's command line only: not in every host's memory
+
     parser = argparse.ArgumentParser(
         prog="python -m reins.commands.table",
         description="Write or check the CLI's table.json and docs/commands.md.",
