@@ -93,11 +93,13 @@ export function widgetAtRest(control, ms) {
 // The popup a press on `trigger` makes appear, for widgets whose options carry no role (Ant
 // Design's are plain divs): armed before the press, once the widget is at rest (widgetAtRest,
 // `restMs`), it notes the elements added to the document and those whose class, style or hidden
-// changed, leaving out the trigger and what holds it. Answers {waited, open}: whether the widget
-// moved, and whether it is open already (expanded, its options shown: a multi-select that stays
-// open after a pick, which a press on its trigger would close).
+// changed, leaving out the trigger and what holds it. Answers {waited, open, shows}: whether the
+// widget moved, whether it is open already (expanded, its options shown: a multi-select that
+// stays open after a pick, which a press on its trigger would close), and what it shows before
+// anything is pressed or typed (triggerShows).
 export async function watchPopup(trigger, restMs) {
   const waited = await widgetAtRest(trigger, restMs);
+  const shows = triggerShows(trigger);
   const doc = trigger.ownerDocument;
   const win = doc.defaultView;
   if (win[POPUP]) win[POPUP].observer.disconnect();
@@ -117,7 +119,7 @@ export async function watchPopup(trigger, restMs) {
   win[POPUP] = rec;
   setTimeout(() => rec.observer.disconnect(), 10000); // never outlive the choose by long
   const open = trigger.getAttribute("aria-expanded") === "true" && openOptions(trigger).length > 0;
-  return { waited, open };
+  return { waited, open, shows };
 }
 
 function pointer(el) {

@@ -29,6 +29,13 @@ def refs_by_name(state: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def pick_by_the_agent_loop(browser: Browser, tab: str, trigger: str, option: str) -> None:
+    """The agent loop on a dropdown: `state`, click the trigger named ``trigger``, `state`
+    again, click the option named ``option``."""
+    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))[trigger], "--tab", tab)
+    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))[option], "--tab", tab)
+
+
 def page_log(browser: Browser, name: str = "__log") -> list[str]:
     return list(browser.js(f"return window.{name}.slice()"))
 

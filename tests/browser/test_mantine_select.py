@@ -62,3 +62,15 @@ def test_choose_on_the_select_and_again_on_its_value(browser: Browser, page: Any
     body = browser.ok("choose", "#mt-category", "Meals", "--tab", tab)
     assert body["already"] is True, body
     assert widget_committed(browser) == ("Meals", ["category:Meals"])
+
+
+def test_choose_on_the_searchable_select_and_multi_select(browser: Browser, page: Any) -> None:
+    """Searchable, their inputs filter as one types: choose types part of the option first."""
+    tab = _open(page, browser)
+    body = browser.ok("choose", "#mt-merchant", "delta", "--tab", tab)
+    assert (body["kind"], body["shows"]) == ("combobox", "Delta Air Lines"), body
+    browser.ok("choose", "#mt-projects", "merc", "--tab", tab)
+    body = browser.ok("choose", "#mt-projects", "Apollo", "--tab", tab)
+    assert body["shows"] == "Mercury Apollo", body
+    events = widget_committed(browser)[1]
+    assert events == ["merchant:Delta Air Lines", "projects:Mercury", "projects:Mercury,Apollo"]

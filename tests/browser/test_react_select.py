@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import open_widget, refs_by_name, widget_committed
+from ._act_support import open_widget, pick_by_the_agent_loop, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -59,9 +59,7 @@ def test_choosing_the_value_it_holds_again_commits_nothing_new(browser: Browser,
 
 def test_the_agent_loop_on_react_select(browser: Browser, page: Any) -> None:
     tab = _open(page, browser)
-    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
-    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
-    browser.ok("click", option, "--tab", tab)
+    pick_by_the_agent_loop(browser, tab, "Category", "Hardware")
     assert widget_committed(browser) == ("hardware", ["category:hardware"])
 
 
@@ -77,3 +75,26 @@ def test_a_tag_chosen_already_is_named_in_the_not_found_and_never_pressed(
     assert body["error"]["shows"] == "Urgent", body
     assert _tags(browser) == "urgent"
     assert widget_committed(browser)[1] == []
+
+
+def test_choose_on_an_async_select_waits_for_the_options_it_loads(
+    browser: Browser, page: Any
+) -> None:
+    """The options come 300 ms after the typing, as from a server ("Loading..." meanwhile)."""
+    tab = _open(page, browser)
+    body = browser.ok("choose", "#rs-vendor", "fig", "--tab", tab)
+    assert (body["chose"], body["shows"]) == ("Figma", "Figma"), body
+    assert widget_committed(browser)[1] == ["vendor:Figma"]
+
+
+def test_choose_creates_a_label_through_the_option_that_offers_it(
+    browser: Browser, page: Any
+) -> None:
+    """A label the list lacks is offered as `Create "Design"`; pressed, the widget shows
+    `Design`: that is the check (before, the label pressed was looked for, and the created
+    label answered choose_mismatch though the page had committed it)."""
+    tab = _open(page, browser)
+    browser.ok("choose", "#rs-labels", "Billable", "--tab", tab)
+    body = browser.ok("choose", "#rs-labels", "Design", "--tab", tab)
+    assert body["chose"] == 'Create "Design"' and body["shows"] == "Billable Design", body
+    assert widget_committed(browser)[1] == ["labels:billable", "labels:billable,Design"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import open_widget, refs_by_name, widget_committed
+from ._act_support import open_widget, pick_by_the_agent_loop, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,5 @@ def test_an_option_it_does_not_offer_is_not_found(browser: Browser, page: Any) -
 
 def test_the_agent_loop_on_a_shadow_popover(browser: Browser, page: Any) -> None:
     tab = _open(page, browser)
-    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
-    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
-    browser.ok("click", option, "--tab", tab)
+    pick_by_the_agent_loop(browser, tab, "Category", "Hardware")
     assert widget_committed(browser) == ("Hardware", ["category:Hardware"])

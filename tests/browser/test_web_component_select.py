@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import open_widget, refs_by_name, widget_committed
+from ._act_support import open_widget, pick_by_the_agent_loop, widget_committed
 from .conftest import Browser
 from .support import run_cli
 
@@ -36,9 +36,7 @@ def test_choose_by_the_combobox_and_by_the_element(browser: Browser, page: Any) 
 
 def test_the_agent_loop_on_a_web_component_select(browser: Browser, page: Any) -> None:
     tab = _open(page, browser)
-    browser.ok("click", refs_by_name(browser.ok("state", "--tab", tab))["Category"], "--tab", tab)
-    option = refs_by_name(browser.ok("state", "--tab", tab))["Hardware"]
-    browser.ok("click", option, "--tab", tab)
+    pick_by_the_agent_loop(browser, tab, "Category", "Hardware")
     assert widget_committed(browser) == ("hardware", ["category:hardware"])
 
 

@@ -100,11 +100,12 @@ async def choose_option(
             ctx.note("choose_already_open")  # a press on its trigger would close it
         if kind == "combobox":
             await _type_filter(ctx, control, option)
-        picked = await _press_option(ctx, trigger, control, option)
+        before = str(watched.get("shows") or "") if isinstance(watched, dict) else ""
+        picked = await _press_option(ctx, trigger, control, option, shown_before=before)
         if picked.already and opened:
             await _close(ctx, control)
-        shows = await _shows(ctx, control, picked.label)
-        await confirm_chosen(ctx, control, picked.label)
+        shows, held = await _shows(ctx, control, _held_texts(picked.label, option, before))
+        await confirm_chosen(ctx, control, held)
         chosen: Chosen = {"kind": kind, "chose": picked.label, "shows": shows}
         return {**chosen, "already": True} if picked.already else chosen
 
@@ -213,20 +214,22 @@ async def _open_option(ctx: CommandContext, trigger: Resolved, option: str) -> _
 
 
 async def _press_option(
-    ctx: CommandContext, pressed: Resolved, control: Resolved, option: str
+    ctx: CommandContext, pressed: Resolved, control: Resolved, option: str, *, shown_before: str
 ) -> _Picked:
-    """The open option found and pressed (an option the widget marks chosen and shows already is
-    not: ``already``). An option that left the page before its press was in a panel on its way
-    out (Angular Material's, when the trigger is pressed again right after Escape: the closing
-    panel still shows its options, and the press opened nothing; a close the rest wait did not
-    see, as one with no animation): its press was never given (the probe found it gone, before
-    any input), so it is looked for again, and when no option shows up within a moment, the
-    trigger (``pressed``) is pressed once more; a few times within the budget."""
+    """The open option found and pressed (an option the widget marks chosen and showed before
+    anything was pressed, ``shown_before``, is not: ``already``). An option that left the page
+    before its press was in a panel on its way out (Angular Material's, when the trigger is
+    pressed again right after Escape: the closing panel still shows its options, and the press
+    opened nothing; a close the rest wait did not see, as one with no animation): its press was
+    never given (the probe found it gone, before any input), so it is looked for again, and when
+    no option shows up within a moment, the trigger (``pressed``) is pressed once more; a few
+    times within the budget."""
     tries = 0
     while True:
         tries += 1
         picked = await _open_option(ctx, control, option)
-        if picked.selected and _norm(picked.label) in _norm(await _trigger_shows(ctx, control)):
+        # What it showed before choose typed its filter: a combobox's text is then the typing.
+        if picked.selected and _norm(picked.label) in _norm(shown_before):
             ctx.note("choose_already_chosen")
             picked.already = True
             return picked
@@ -282,14 +285,29 @@ async def _trigger_shows(ctx: CommandContext, trigger: Resolved) -> str:
     )
 
 
-async def _shows(ctx: CommandContext, trigger: Resolved, label: str) -> str:
+def _held_texts(label: str, asked: str, before: str) -> list[str]:
+    """What the widget may show once ``label`` is pressed: the label, and the text asked for
+    when the label holds it and the widget did not show it before (an option that creates what
+    was typed, `Create "Design"`, leaves the widget showing `Design`)."""
+    texts = [label]
+    if _norm(asked) != _norm(label) and _norm(asked) in _norm(label):
+        if _norm(asked) not in _norm(before):
+            texts.append(asked)
+    return texts
+
+
+async def _shows(ctx: CommandContext, trigger: Resolved, texts: list[str]) -> tuple[str, str]:
+    """What the widget shows, once it shows one of ``texts`` (the first of them is the label
+    pressed), with the one it shows."""
+    label = texts[0]
     seen: dict[str, str] = {}
 
-    async def showing() -> str:
+    async def showing() -> tuple[str, str]:
         shows = await _trigger_shows(ctx, trigger)
         seen["shows"] = shows
-        if _norm(label) in _norm(shows):
-            return shows
+        for text in texts:
+            if _norm(text) in _norm(shows):
+                return shows, text
         raise NotYet(f"the widget shows {shows!r}")
 
     def gave_up(last: ReinsError) -> ReinsError:
