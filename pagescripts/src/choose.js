@@ -94,9 +94,9 @@ export function widgetAtRest(control, ms) {
 // Design's are plain divs): armed before the press, once the widget is at rest (widgetAtRest,
 // `restMs`), it notes the elements added to the document and those whose class, style or hidden
 // changed, leaving out the trigger and what holds it. Answers {waited, open, shows}: whether the
-// widget moved, whether it is open already (expanded, its options shown: a multi-select that
-// stays open after a pick, which a press on its trigger would close), and what it shows before
-// anything is pressed or typed (triggerShows).
+// widget moved, whether it is open already (expanded, the popup it names showing options: a
+// multi-select that stays open after a pick, which a press on its trigger would close), and what
+// it shows before anything is pressed or typed (triggerShows).
 export async function watchPopup(trigger, restMs) {
   const waited = await widgetAtRest(trigger, restMs);
   const shows = triggerShows(trigger);
@@ -118,7 +118,7 @@ export async function watchPopup(trigger, restMs) {
   });
   win[POPUP] = rec;
   setTimeout(() => rec.observer.disconnect(), 10000); // never outlive the choose by long
-  const open = trigger.getAttribute("aria-expanded") === "true" && openOptions(trigger).length > 0;
+  const open = trigger.getAttribute("aria-expanded") === "true" && namedOptions(trigger).length > 0;
   return { waited, open, shows };
 }
 
@@ -148,20 +148,34 @@ const ROLED_POPUP = "[role=listbox], [role=menu], [role=tree], [role=grid]";
 // its open shadow roots (portals rarely sit near their trigger; a web component's popover lives
 // in its shadow root), else the items of the popup the press made appear (popupItems).
 function openOptions(trigger) {
+  const inside = namedOptions(trigger);
+  if (inside.length) return inside;
+  const all = queryPiercing(trigger.ownerDocument, OPTIONS).filter(shown);
+  // The popup's parts are guessed (popupItems) only for a widget whose popup has no role: in a
+  // listbox showing none of its options ("No options"), a chip beside the field is no option.
+  return all.length || namedPopups(trigger).some((p) => p.matches(ROLED_POPUP) && shown(p))
+    ? all
+    : popupItems(trigger);
+}
+
+// The popups `trigger` names (aria-controls, aria-owns), looked up in its own tree first (a
+// shadow root's ids are its own).
+function namedPopups(trigger) {
   const doc = trigger.ownerDocument;
   const root = trigger.getRootNode();
   const ids = [trigger.getAttribute("aria-controls"), trigger.getAttribute("aria-owns")].join(" ");
-  let roled = false; // the trigger names a shown popup with a role: its options carry roles too
-  for (const id of ids.split(/\s+/).filter(Boolean)) {
-    const popup = (root.getElementById ? root.getElementById(id) : null) || doc.getElementById(id);
-    const inside = popup ? queryPiercing(popup, OPTIONS).filter(shown) : [];
+  return ids.split(/\s+/).filter(Boolean)
+    .map((id) => (root.getElementById ? root.getElementById(id) : null) || doc.getElementById(id))
+    .filter((popup) => popup !== null);
+}
+
+// The visible options of the first popup `trigger` names that shows any.
+function namedOptions(trigger) {
+  for (const popup of namedPopups(trigger)) {
+    const inside = queryPiercing(popup, OPTIONS).filter(shown);
     if (inside.length) return inside;
-    roled ||= popup !== null && popup.matches(ROLED_POPUP) && shown(popup);
   }
-  const all = queryPiercing(doc, OPTIONS).filter(shown);
-  // The popup's parts are guessed (popupItems) only for a widget whose popup has no role: in a
-  // listbox showing none of its options ("No options"), a chip beside the field is no option.
-  return all.length || roled ? all : popupItems(trigger);
+  return [];
 }
 
 // Which of `labels` is `text`: exact, then ignoring case, then the only one starting with it,
