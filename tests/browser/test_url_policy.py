@@ -305,7 +305,13 @@ def _worker_target(driver: Any) -> dict[str, Any] | None:
 
 
 def test_a_stopped_service_worker_comes_back_by_itself(own_browser: Browser, site: Site) -> None:
+    """...and the page it had observed is observed right by the new host: the collection the old
+    one installed in reins's world is either reinstalled or still the same build's, and what it
+    reads is the page as it is now."""
     b = own_browser
+    big = site.url("static/big.html", n=30)
+    tab = str(b.ok("tab", "new", big)["id"])
+    assert '@btn4 button "Button 4"' in b.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
     old_pid = b.ok("status")["host"]["pid"]
     worker = _worker_target(b.driver)
     assert worker is not None
@@ -313,6 +319,10 @@ def test_a_stopped_service_worker_comes_back_by_itself(own_browser: Browser, sit
     # Nothing touches the browser meanwhile: no tab events, only the worker's own alarm.
     took = b.wait_for_new_host(old_pid, within=45)
     print(f"\nservice worker stopped -> reins connected again in {took:.1f} s")
+    b.switch_to(big.rsplit("t=", 1)[1])
+    b.js("document.getElementById('btn-4').textContent = 'Renamed after the restart'")
+    after = b.ok("state", "--tab", tab, "--max-tokens", "0")["text"]
+    assert '@btn4 button "Renamed after the restart"' in after, after
     body = b.ok("tab", "new", site.url("static/bridge.html"))
     assert body["title"] == "Bridge fixture"
 
