@@ -87,14 +87,3 @@ def test_choose_on_a_native_select_selects(browser: Browser, page: Any) -> None:
     body = browser.ok("choose", "#size", "Large", "--tab", tab)
     assert body["kind"] == "native"
     assert browser.js("return document.querySelector('#size').value") == "l"
-
-
-def test_an_option_only_highlighted_as_selected_is_still_pressed(
-    browser: Browser, page: Any
-) -> None:
-    """The combobox marks the option its typed text highlights aria-selected (as Downshift's
-    do); the text choose typed is no choice: the option is pressed, and the page commits it."""
-    tab = str(page("static/highlight-combobox.html")[0])
-    body = browser.ok("choose", "#category", "Meals", "--tab", tab)
-    assert body["shows"] == "Meals" and "already" not in body, body
-    assert browser.js("return window.__events.slice()") == ["category:Meals"]
