@@ -41,3 +41,20 @@ def test_a_menu_inside_its_trigger_does_not_make_the_trigger_show_the_pick(
     assert code == 1 and body["error"]["code"] == "choose_mismatch", body
     assert body["error"]["shows"] == "Choose a plan", body
     assert list(browser.js("return window.__log.slice()")) == ["picked:Enterprise"]
+
+
+def test_choose_on_an_mui_select_multiple_that_stays_open(browser: Browser, page: Any) -> None:
+    """MUI's Select with `multiple` keeps its menu open after a pick, over a backdrop that
+    covers its trigger: the next `choose` picks from the open menu without pressing the trigger,
+    and a color chosen already is not pressed (a press takes it out)."""
+    tab = str(page(PAGE)[0])
+    browser.ok("choose", "#mui-colors", "Green", "--tab", tab)
+    body = browser.ok("choose", "#mui-colors", "Blue", "--tab", tab)
+    assert body["shows"] == "Red, Green, Blue", body
+    body = browser.ok("choose", "#mui-colors", "Red", "--tab", tab)
+    assert body["already"] is True, body
+    assert browser.js("return document.getElementById('mui-colors-value').textContent") == (
+        "Red,Green,Blue"
+    )
+    events = [e for e in browser.js("return window.__events.slice()") if e.startswith("colors:")]
+    assert events == ["colors:Red,Green", "colors:Red,Green,Blue"], events
