@@ -193,11 +193,28 @@ export function matchLabel(labels, text) {
   return i;
 }
 
+// An option's label as a person reads it: its text without the parts the page hides from the
+// accessibility tree (the check mark Radix draws beside the chosen item, aria-hidden), else its
+// whole text.
+function optionLabel(option) {
+  const whole = elementText(option);
+  if (option.querySelector('[aria-hidden="true"]') === null) return whole;
+  const parts = [];
+  const visit = (node) => {
+    for (const n of renderedChildren(node)) {
+      if (n.nodeType === 3) parts.push(n.data);
+      else if (n.nodeType === 1 && n.getAttribute("aria-hidden") !== "true") visit(n);
+    }
+  };
+  visit(option);
+  return norm(parts.join("")) || whole;
+}
+
 // {index, label, selected} of the open option named `text` (`selected`: the page marks it chosen
 // already, aria-selected or aria-checked), or {options} (the labels seen) when none is.
 export function findOption(trigger, text) {
   const options = openOptions(trigger);
-  const labels = options.map((o) => elementText(o));
+  const labels = options.map(optionLabel);
   const i = matchLabel(labels, text);
   if (i < 0) return { options: labels };
   const marked = (name) => options[i].getAttribute(name) === "true";
@@ -208,7 +225,7 @@ export function findOption(trigger, text) {
 // labelled `label` (the options may change between two calls; never another one).
 export function optionAt(trigger, index, label) {
   const option = openOptions(trigger)[index];
-  return option && elementText(option) === label ? option : null;
+  return option && optionLabel(option) === label ? option : null;
 }
 
 // What the list a control offers is made of: never what it shows as chosen (a menu rendered

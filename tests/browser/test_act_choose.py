@@ -87,3 +87,26 @@ def test_choose_on_a_native_select_selects(browser: Browser, page: Any) -> None:
     body = browser.ok("choose", "#size", "Large", "--tab", tab)
     assert body["kind"] == "native"
     assert browser.js("return document.querySelector('#size').value") == "l"
+
+
+@pytest.mark.parametrize(
+    ("path", "trigger", "option", "commit"),
+    [
+        # Radix draws a check mark (aria-hidden) beside the chosen item: no part of its label
+        ("app/radix.html", "#radix-select", "Meals", "commit:Meals"),
+        # MUI's menu takes the focus to the chosen item, over a backdrop covering the page
+        ("app/mui-select.html", "#mui-select", "Banana", "commit:Banana"),
+    ],
+)
+def test_choosing_the_value_it_holds_again_presses_nothing_and_closes_the_menu(
+    browser: Browser, page: Any, path: str, trigger: str, option: str, commit: str
+) -> None:
+    """Before: Radix answered choose_mismatch (the label read "Meals✓"), and MUI's menu was
+    left open over its backdrop once choose knew the option was chosen already."""
+    tab = str(page(path)[0])
+    browser.ok("choose", trigger, option, "--tab", tab)
+    body = browser.ok("choose", trigger, option, "--tab", tab)
+    assert body["already"] is True and body["chose"] == option, body
+    log = list(browser.js("return window.__events.slice()"))
+    assert log.count(commit) == 1, log
+    assert browser.js(f"return document.querySelector('{trigger}').ariaExpanded") == "false"

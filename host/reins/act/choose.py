@@ -103,7 +103,7 @@ async def choose_option(
         before = str(watched.get("shows") or "") if isinstance(watched, dict) else ""
         picked = await _press_option(ctx, trigger, control, option, shown_before=before)
         if picked.already and opened:
-            await _close(ctx, control)
+            await _close(ctx, control, picked.element)
         shows, held = await _shows(ctx, control, _held_texts(picked.label, option, before))
         await confirm_chosen(ctx, control, held)
         chosen: Chosen = {"kind": kind, "chose": picked.label, "shows": shows}
@@ -265,15 +265,19 @@ async def _options_show(ctx: CommandContext, control: Resolved, option: str) -> 
         return False
 
 
-async def _close(ctx: CommandContext, control: Resolved) -> None:
-    """Close the popup choose opened and pressed nothing in (Escape, sent only while the focus is
-    in the control); one that will not close stays open."""
-    try:
-        keys_for = KeysFor(control.object_id, control.session_id)
-        await press_keys(ctx, parse_keys("Escape"), keys_for=keys_for)
-    except ReinsError as exc:
-        if exc.code != "focus_elsewhere":
-            raise
+async def _close(ctx: CommandContext, control: Resolved, option: Resolved) -> None:
+    """Close the popup choose opened and pressed nothing in: Escape, sent only while the focus is
+    in the control, or on the option (a menu that takes the focus to its chosen item: MUI's
+    Select, Radix's); a popup with the focus elsewhere stays open."""
+    for where in (control, option):
+        try:
+            await press_keys(
+                ctx, parse_keys("Escape"), keys_for=KeysFor(where.object_id, where.session_id)
+            )
+            return
+        except ReinsError as exc:
+            if exc.code != "focus_elsewhere":
+                raise
 
 
 async def _trigger_shows(ctx: CommandContext, trigger: Resolved) -> str:
