@@ -1,12 +1,14 @@
 """Choose: one command for a custom dropdown or combobox, as a person works it.
 
 Once the widget is at rest (a popup still closing from the last pick has gone: pressed during
-its close, some widgets stay open with nothing shown), open it with a real click, type to filter when it is a combobox (a text field with
-role=combobox or aria-autocomplete), find the option by its text among the visible options (the
-popup the trigger controls, else any on the page: they usually render in a portal), click it,
-then verify the trigger shows the choice (``choose_mismatch`` with what it shows otherwise) and,
-for a combobox, that Chrome's accessibility tree shows it too (``unverified`` otherwise). A
-native ``<select>`` goes through ``select``. Page side: pagescripts/src/choose.js.
+its close, some widgets stay open with nothing shown), open it with a real click (unless it is
+open already), type to filter when it is a combobox (a text field with role=combobox or
+aria-autocomplete), find the option by its text among the visible options (the popup the
+trigger controls, else any on the page: they usually render in a portal), click it (unless the
+widget marks it chosen and showed it already), then verify the trigger shows the choice
+(``choose_mismatch`` with what it shows otherwise) and, for a combobox, that Chrome's
+accessibility tree shows it too (``unverified`` otherwise). A native ``<select>`` goes through
+``select``. Page side: pagescripts/src/choose.js.
 """
 
 from __future__ import annotations
