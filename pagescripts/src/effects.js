@@ -80,8 +80,8 @@ function nextTask() {
 // renders the popup a frame or more later, or fades it in from opacity 0 (antd's menu: ~100 ms
 // at opacity 0 after the click), and `state` leaves out what is transparent. So the read after
 // waits, bounded, until a part of the popup the action opened renders: a listbox, menu, tree,
-// grid, dialog or their items, added or restyled during the action, or named by the expanded
-// control's aria-controls/aria-owns.
+// grid, dialog or their items, added or restyled during the action (in the document or in the
+// open shadow roots around the element), or named by the expanded control's aria-controls/aria-owns.
 const POPUP_PARTS = ["listbox", "menu", "tree", "grid", "dialog", "option", "menuitem", "treeitem"]
   .map((role) => `[role="${role}"]`).join(",");
 const POPUP_NOTED = 64;
@@ -100,8 +100,38 @@ function notePopupMutation(rec, m) {
   }
 }
 
+// The open shadow roots a popup of the element may render in, which the document's observer does
+// not see into: the element's own, the one it is in and those around that (web components:
+// Shoelace's sl-select, UI5). An element of the document outside any shadow root, with none of
+// its own, has none, and its press costs nothing more.
+const SHADOW_ROOTS = 4;
+
+function shadowRootsOf(el) {
+  const roots = el.shadowRoot ? [el.shadowRoot] : [];
+  for (let root = el.getRootNode(); root.host && roots.length < SHADOW_ROOTS; root = root.host.getRootNode()) {
+    roots.push(root);
+  }
+  return roots;
+}
+
+// Notes, in those roots, what the popup wait needs (nothing else: the change counts are the
+// document's); null when there are none.
+function watchShadowRoots(rec, el) {
+  const roots = shadowRootsOf(el);
+  if (!roots.length) return null;
+  const observer = new MutationObserver((list) => {
+    for (const m of list) notePopupMutation(rec, m);
+  });
+  const filter = ["aria-expanded", ...RESTYLED];
+  for (const root of roots) observer.observe(root, { subtree: true, childList: true, attributeFilter: filter });
+  return observer;
+}
+
 function popupParts(rec, el) {
-  const expanded = rec.expanded.slice();
+  if (rec.shadowObserver) for (const m of rec.shadowObserver.takeRecords()) notePopupMutation(rec, m);
+  // Only a control expanded still: one the action opened and closed again (choose's pick) has
+  // no popup left to wait for (UI5's stays in its shadow root, hidden).
+  const expanded = rec.expanded.filter((n) => n.isConnected && n.getAttribute("aria-expanded") === "true");
   if (rec.before && rec.before.expanded !== true && el.getAttribute("aria-expanded") === "true") expanded.push(el);
   if (!expanded.length) return [];
   const parts = new Set();
@@ -116,7 +146,8 @@ function popupParts(rec, el) {
   }
   for (const n of rec.noted) {
     if (!n.isConnected) continue;
-    const part = n.matches(POPUP_PARTS) ? n : n.querySelector(POPUP_PARTS);
+    let part = n.matches(POPUP_PARTS) ? n : n.querySelector(POPUP_PARTS);
+    if (!part && n.shadowRoot) part = n.shadowRoot.querySelector(POPUP_PARTS);
     if (part) parts.add(part);
   }
   return Array.from(parts);
@@ -241,6 +272,7 @@ export function takeReceipt(el) {
 
 function disarm(rec) {
   rec.observer.disconnect();
+  if (rec.shadowObserver) rec.shadowObserver.disconnect();
   rec.win.removeEventListener("submit", rec.onSubmit, true);
   if (rec.win.navigation) rec.win.navigation.removeEventListener("navigate", rec.onNavigate);
 }
@@ -283,6 +315,7 @@ export async function readState(el, phase, options = {}) {
     };
     rec.observer = new MutationObserver(rec.tally);
     rec.observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+    rec.shadowObserver = watchShadowRoots(rec, el);
     rec.onNavigate = (e) => {
       rec.navigate = e;
       if (rec.wake) rec.wake();
