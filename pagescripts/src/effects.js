@@ -277,6 +277,22 @@ function disarm(rec) {
   if (rec.win.navigation) rec.win.navigation.removeEventListener("navigate", rec.onNavigate);
 }
 
+// How long a submission the page let through is given to start its navigation.
+const SUBMIT_NAVIGATE_MS = 250;
+
+// A form submission that will navigate this document: not cancelled, not a dialog's, not aimed
+// at another browsing context.
+function submitting(rec) {
+  const e = rec.submit;
+  if (!e || e.defaultPrevented) return false;
+  const form = e.target;
+  const submitter = e.submitter;
+  const method = (submitter && submitter.getAttribute("formmethod")) || form.getAttribute("method") || "";
+  if (method.toLowerCase() === "dialog") return false;
+  const target = (submitter && submitter.getAttribute("formtarget")) || form.getAttribute("target") || "";
+  return target === "" || target === "_self";
+}
+
 // Signs that the page is still at work on the action's behalf, with nothing to show yet: a form
 // submission it handled itself, or a request the action started that already came back (the
 // render follows its answer).
@@ -357,6 +373,18 @@ export async function readState(el, phase, options = {}) {
         rec.wake = null;
         await nextTask();
       }
+    }
+    // A form submission the page let through navigates in a task of its own (the HTML spec plans
+    // it): when its submit handlers changed the DOM (Django's filter_horizontal selects its
+    // chosen options), the answer above came first and missed it. Its navigate event is waited
+    // for, briefly.
+    const until = performance.now() + SUBMIT_NAVIGATE_MS;
+    while (submitting(rec) && rec.navigate === null && performance.now() < until) {
+      await new Promise((resolve) => {
+        rec.wake = resolve;
+        setTimeout(resolve, 20);
+      });
+      rec.wake = null;
     }
     rec.tally(rec.observer.takeRecords());
     const parts = popupParts(rec, el);
