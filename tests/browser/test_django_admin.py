@@ -76,6 +76,7 @@ def test_add_an_expense_through_every_admin_widget(
     browser.ok("select", "#id_tags_from", "travel", "--tab", tab)
     browser.ok("click", 'role=button[name="Choose selected tags"]', "--tab", tab)
     browser.ok("dblclick", "text=billable", "--tab", tab)
+    browser.ok("dblclick", 'role=option[name="client-x"]', "--tab", tab)
     # The inline: a new row, filled.
     browser.ok("click", 'role=button[name="Add another Expense line"]', "--tab", tab)
     browser.ok("fill", "#id_lines-0-description", "Flat white", "--tab", tab)
@@ -90,6 +91,23 @@ def test_add_an_expense_through_every_admin_widget(
     assert expense.merchant.name == "Blue Bottle Coffee"
     assert expense.date == last_month
     assert expense.time == datetime.time(6, 0)
-    assert sorted(t.name for t in expense.tags.all()) == ["billable", "travel"]
+    assert sorted(t.name for t in expense.tags.all()) == ["billable", "client-x", "travel"]
     lines = [(line.description, str(line.amount)) for line in expense.lines.all()]
     assert lines == [("Flat white", "4.50")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="choose on the <select> select2 hides (the one the label names) answers `obscured` "
+    "(covered by span.select2-selection) after its whole budget instead of driving the select2 "
+    "drawn over it: a fix for act/choose.py",
+)
+def test_choose_on_the_select_that_select2_hides(
+    browser: Browser, admin_site: DjangoSite, signed_in: str
+) -> None:
+    tab = signed_in
+    _open_add_page(browser, admin_site, tab)
+    code, body = browser.cli(
+        "choose", "#id_merchant", "Corner", "--tab", tab, "--timeout-ms", "3000"
+    )
+    assert code == 0 and body.get("shows") == "Corner Hardware", body

@@ -179,6 +179,10 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
                 code="target_is_frame",
                 details={"candidates": [refs[i] for i in frames[:8]]},
             )
+    if not pool and target.kind == "role" and target.value == "option" and target.name:
+        listed_option = await _list_box_option(ctx, target.name, exact=target.exact)
+        if listed_option is not None:
+            return listed_option
     if not pool:
         raise ResolutionError(
             f"no element with {target.kind} {target.value!r}"
@@ -202,6 +206,25 @@ async def _resolve_by_records(ctx: CommandContext, target: Target) -> Resolved:
     if target.kind == "text" and records[i].get("role") not in _CONTROL_ROLES:
         found = await _where_the_text_is(ctx, found, target)
     return found
+
+
+async def _list_box_option(ctx: CommandContext, name: str, *, exact: bool) -> Resolved | None:
+    """`role=option[name=…]` on an <option> of a list box (<select multiple>, Django's
+    filter_horizontal): the state lists the list box, not its options, yet they are options to
+    Chrome and to Playwright's role engine, and a double-click on one is how such lists move
+    items. The one visible <option> showing the name; None when there is none; several are
+    ``ambiguous``."""
+    matches = await find_text(ctx, name, exact=exact)
+    options = [k for k, m in enumerate(matches) if m.get("tag") == "option"]
+    if len(options) > 1:
+        raise ResolutionError(
+            f"{len(options)} options of list boxes are named {name!r}",
+            code="ambiguous",
+            hint="use CSS (`#list option[value=…]`), or `reins select` on the list box",
+        )
+    if not options:
+        return None
+    return Resolved(await match_handle(ctx, options[0], None), None, via="role")
 
 
 async def _innermost(
