@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from ._act_support import eventually
 from ._django_site import PASSWORD, USER, DjangoSite, django_site
 from .conftest import Browser
 
@@ -85,15 +86,51 @@ def test_add_an_expense_through_every_admin_widget(
     assert body["effect"].get("navigated"), body
     assert _path(browser, tab) == "/admin/expenses/expense/"
 
-    expense = _expenses().get()
+    expense = _expenses().get(merchant__name="Blue Bottle Coffee")
     first = datetime.date.today().replace(day=1)
     last_month = (first - datetime.timedelta(days=1)).replace(day=15)
-    assert expense.merchant.name == "Blue Bottle Coffee"
     assert expense.date == last_month
     assert expense.time == datetime.time(6, 0)
     assert sorted(t.name for t in expense.tags.all()) == ["billable", "client-x", "travel"]
     lines = [(line.description, str(line.amount)) for line in expense.lines.all()]
     assert lines == [("Flat white", "4.50")]
+
+
+def test_a_merchant_added_through_the_admin_popup_is_chosen(
+    browser: Browser, admin_site: DjangoSite, signed_in: str
+) -> None:
+    """ "Add another merchant" opens the merchant form in a popup window; saved there, the popup
+    hands the new merchant to the select2 of the page that opened it and closes itself."""
+    tab = signed_in
+    _open_add_page(browser, admin_site, tab)
+    before = {t["id"] for t in browser.ok("tabs")["tabs"]}
+    browser.ok("click", 'role=link[name="Add another merchant"]', "--tab", tab)
+    popups = eventually(
+        lambda: [t for t in browser.ok("tabs")["tabs"] if t["id"] not in before],
+        lambda found: len(found) == 1,
+    )
+    assert len(popups) == 1 and "_popup=1" in popups[0]["url"], popups
+    popup = str(popups[0]["id"])
+    try:
+        browser.ok("fill", 'role=textbox[name="Name:"]', "Eastside Bakery", "--tab", popup)
+        browser.ok("click", 'role=button[name="Save"]', "--tab", popup)
+        # The answer comes as the popup's response page arrives; its script then hands the
+        # merchant over and closes the window.
+        left = eventually(
+            lambda: [t for t in browser.ok("tabs")["tabs"] if str(t["id"]) == popup],
+            lambda found: found == [],
+        )
+        assert left == [], "the popup did not close itself"
+    finally:
+        browser.cli("tab", "close", popup)
+    browser.ok("fill", "#id_date", "2026-03-14", "--tab", tab)
+    browser.ok("fill", "#id_time", "09:30:00", "--tab", tab)
+    body = browser.ok("click", 'role=button[name="Save"]', "--tab", tab)
+    assert body["effect"].get("navigated"), body
+
+    expense = _expenses().get(merchant__name="Eastside Bakery")
+    assert (expense.date, expense.time) == (datetime.date(2026, 3, 14), datetime.time(9, 30))
+    assert list(expense.tags.all()) == [] and list(expense.lines.all()) == []
 
 
 @pytest.mark.xfail(
