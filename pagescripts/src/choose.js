@@ -17,10 +17,11 @@ function shown(el) {
   return r.width > 0 && r.height > 0 && (!el.checkVisibility || el.checkVisibility({ visibilityProperty: true }));
 }
 
-// "native" (a <select>: `reins select`), "combobox" (a text field that filters its options as
-// one types) or "trigger" (anything opened by a click).
+// "native" (a <select>: `reins select`), "replaced" (a <select> a script drew a widget of its
+// own for: replacedBy), "combobox" (a text field that filters its options as one types) or
+// "trigger" (anything opened by a click).
 export function chooseKind(el) {
-  if (el.localName === "select") return "native";
+  if (el.localName === "select") return replacedBy(el) ? "replaced" : "native";
   // A read-only field with role=combobox is the select-only pattern (Element Plus): opened by a
   // click, never typed into.
   const typable = (isTextual(el.localName, el.type) && !el.readOnly) || el.isContentEditable;
@@ -29,6 +30,20 @@ export function chooseKind(el) {
 }
 
 const FIELDS = "input, select, textarea, [role=combobox], [contenteditable=true]";
+
+// The widget a script drew for the <select> `el` and hid it under (select2, Tom Select): a
+// combobox shown in the element right after it, while the select shows no box a person sees
+// (a pixel or less, hidden, or transparent); else null. Its label still names the select.
+export function replacedBy(el) {
+  if (el.localName !== "select") return null;
+  const r = el.getBoundingClientRect();
+  const style = el.ownerDocument.defaultView.getComputedStyle(el);
+  if (r.width > 1 && r.height > 1 && shown(el) && style.opacity !== "0") return null;
+  const next = el.nextElementSibling;
+  if (next === null) return null;
+  const box = next.matches("[role=combobox]") ? next : next.querySelector("[role=combobox]");
+  return box !== null && shown(box) ? box : null;
+}
 
 // The control a choose acts on: `el`, unless `el` is a part with no role of its own (the
 // placeholder beside a widget's field, which `state` lists when the field has no name): then the

@@ -6,7 +6,9 @@ export {
   checkedState, elementReading, fieldValue, jsClick, keysGoTo, prepareField, probe, selectOptions,
 } from "./actions.js";
 export { enterField } from "./inputs.js";
-export { chooseControl, chooseKind, findOption, optionAt, triggerShows, watchPopup } from "./choose.js";
+export {
+  chooseControl, chooseKind, findOption, optionAt, replacedBy, triggerShows, watchPopup,
+} from "./choose.js";
 export { armReceipt, readState, takeReceipt } from "./effects.js";
 export {
   framesPassed, rowsAfterFrames, rowsShown, scrollOn, scrollRegions, shownInScrollerOf,

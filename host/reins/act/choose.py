@@ -71,6 +71,15 @@ async def choose_option(
     kind = await call_function(
         ctx, el.object_id, "chooseKind", session_id=el.session_id, what="choose"
     )
+    if kind == "replaced":  # a <select> hidden under a widget a script drew for it (select2)
+        remote = await call_function(
+            ctx, el.object_id, "replacedBy", session_id=el.session_id, by_value=False, what="choose"
+        )
+        if remote.get("objectId"):
+            ctx.note("choose_replaced_select")
+            el = Resolved(str(remote["objectId"]), session_id=el.session_id, via="choose")
+        else:
+            kind = "native"
     if kind == "native":
         answer = await select_options(ctx, el, [option])
         selected: SelectFields = answer.fields or {}
