@@ -4,17 +4,12 @@
 import { isTextual } from "./actions.js";
 import { queryPiercing, shadowRoots } from "./pierce.js";
 import { POPUP } from "./symbols.js";
-import { elementText, renderedChildren } from "./textmatch.js";
+import { elementText, isVisible, renderedChildren } from "./textmatch.js";
 
 const OPTIONS = '[role=option], [role=menuitem], [role=menuitemradio], [role=treeitem], [role=listbox] li';
 
 function norm(s) {
   return (s || "").replace(/\s+/g, " ").trim();
-}
-
-function shown(el) {
-  const r = el.getBoundingClientRect();
-  return r.width > 0 && r.height > 0 && (!el.checkVisibility || el.checkVisibility({ visibilityProperty: true }));
 }
 
 // "native" (a <select>: `reins select`), "replaced" (a <select> a script drew a widget of its
@@ -38,11 +33,11 @@ export function replacedBy(el) {
   if (el.localName !== "select") return null;
   const r = el.getBoundingClientRect();
   const style = el.ownerDocument.defaultView.getComputedStyle(el);
-  if (r.width > 1 && r.height > 1 && shown(el) && style.opacity !== "0") return null;
+  if (r.width > 1 && r.height > 1 && isVisible(el) && style.opacity !== "0") return null;
   const next = el.nextElementSibling;
   if (next === null) return null;
   const box = next.matches("[role=combobox]") ? next : next.querySelector("[role=combobox]");
-  return box !== null && shown(box) ? box : null;
+  return box !== null && isVisible(box) ? box : null;
 }
 
 // The control a choose acts on: `el`, unless `el` is a part with no role of its own (the
@@ -149,7 +144,7 @@ function popupItems(trigger) {
   rec.note(rec.observer.takeRecords());
   const roots = Array.from(rec.roots).filter((r) => r.isConnected);
   const top = roots.filter((r) => !roots.some((o) => o !== r && o.contains(r)));
-  const parts = top.flatMap((r) => [r, ...queryPiercing(r, "*")]).filter((n) => shown(n) && elementText(n));
+  const parts = top.flatMap((r) => [r, ...queryPiercing(r, "*")]).filter((n) => isVisible(n) && elementText(n));
   const clickable = parts.filter((n) => pointer(n) && !pointer(n.parentElement));
   if (clickable.length) return clickable;
   return parts.filter((n) => Array.from(n.childNodes).some((c) => c.nodeType === 3 && c.data.trim()));
@@ -165,10 +160,10 @@ const ROLED_POPUP = "[role=listbox], [role=menu], [role=tree], [role=grid]";
 function openOptions(trigger) {
   const inside = namedOptions(trigger);
   if (inside.length) return inside;
-  const all = queryPiercing(trigger.ownerDocument, OPTIONS).filter(shown);
+  const all = queryPiercing(trigger.ownerDocument, OPTIONS).filter(isVisible);
   // The popup's parts are guessed (popupItems) only for a widget whose popup has no role: in a
   // listbox showing none of its options ("No options"), a chip beside the field is no option.
-  return all.length || namedPopups(trigger).some((p) => p.matches(ROLED_POPUP) && shown(p))
+  return all.length || namedPopups(trigger).some((p) => p.matches(ROLED_POPUP) && isVisible(p))
     ? all
     : popupItems(trigger);
 }
@@ -187,7 +182,7 @@ function namedPopups(trigger) {
 // The visible options of the first popup `trigger` names that shows any.
 function namedOptions(trigger) {
   for (const popup of namedPopups(trigger)) {
-    const inside = queryPiercing(popup, OPTIONS).filter(shown);
+    const inside = queryPiercing(popup, OPTIONS).filter(isVisible);
     if (inside.length) return inside;
   }
   return [];

@@ -75,6 +75,11 @@ def open_widget(page: Any, browser: Browser, path: str, ready: str, what: str) -
     return tab
 
 
+def committed_tags(browser: Browser) -> str:
+    """What a multi-select page committed: its `#committed-tags` text."""
+    return str(browser.js("return document.getElementById('committed-tags').textContent"))
+
+
 def widget_committed(browser: Browser) -> tuple[str, list[str]]:
     """What a widget page committed: its `#committed` text and its `window.__events` log."""
     return (

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import open_widget, widget_committed
+from ._act_support import committed_tags, open_widget, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -22,10 +22,6 @@ PAGE = "app/mantine-select.html"
 def _open(page: Any, browser: Browser) -> str:
     ready = "!!document.getElementById('mt-tags')"
     return open_widget(page, browser, PAGE, ready, "Mantine never rendered")
-
-
-def _tags(browser: Browser) -> str:
-    return str(browser.js("return document.getElementById('committed-tags').textContent"))
 
 
 def _expanded(browser: Browser, field: str) -> str:
@@ -41,7 +37,7 @@ def test_choose_adds_tags_to_a_multi_select_that_stays_open(browser: Browser, pa
     assert _expanded(browser, "mt-tags") == "true"  # Mantine keeps it open
     body = browser.ok("choose", "#mt-tags", "recurr", "--tab", tab)
     assert body["chose"] == "Recurring", body
-    assert _tags(browser) == "Urgent,Billable,Recurring"
+    assert committed_tags(browser) == "Urgent,Billable,Recurring"
     events = widget_committed(browser)[1]
     assert events == ["tags:Urgent,Billable", "tags:Urgent,Billable,Recurring"], events
 
@@ -50,7 +46,7 @@ def test_a_tag_chosen_already_is_not_taken_out(browser: Browser, page: Any) -> N
     tab = _open(page, browser)
     body = browser.ok("choose", "#mt-tags", "Urgent", "--tab", tab)
     assert body["already"] is True and "Urgent" in body["shows"], body
-    assert _tags(browser) == "Urgent"
+    assert committed_tags(browser) == "Urgent"
     assert widget_committed(browser)[1] == []
     assert _expanded(browser, "mt-tags") == "false"  # the popup choose opened is closed again
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ._act_support import open_widget, pick_by_the_agent_loop, widget_committed
+from ._act_support import committed_tags, open_widget, pick_by_the_agent_loop, widget_committed
 from .conftest import Browser
 
 pytestmark = pytest.mark.browser
@@ -21,10 +21,6 @@ PAGE = "app/react-select.html"
 def _open(page: Any, browser: Browser) -> str:
     ready = "!!document.getElementById('rs-tags')"
     return open_widget(page, browser, PAGE, ready, "react-select never rendered")
-
-
-def _tags(browser: Browser) -> str:
-    return str(browser.js("return document.getElementById('committed-tags').textContent"))
 
 
 def test_choose_on_the_single_select_by_its_label_and_by_css(browser: Browser, page: Any) -> None:
@@ -44,7 +40,7 @@ def test_choose_adds_one_chip_at_a_time_to_the_multi_select(browser: Browser, pa
     browser.ok("choose", "#rs-tags", "Billable", "--tab", tab)
     body = browser.ok("choose", "role=combobox[name='Tags']", "recurr", "--tab", tab)
     assert body["chose"] == "Recurring" and "Recurring" in body["shows"], body
-    assert _tags(browser) == "urgent,billable,recurring"
+    assert committed_tags(browser) == "urgent,billable,recurring"
     events = widget_committed(browser)[1]
     assert events == ["tags:urgent,billable", "tags:urgent,billable,recurring"], events
 
@@ -73,7 +69,7 @@ def test_a_tag_chosen_already_is_named_in_the_not_found_and_never_pressed(
     code, body = browser.cli("choose", "#rs-tags", "Urgent", "--tab", tab)
     assert code == 1 and body["error"]["code"] == "not_found", body
     assert body["error"]["shows"] == "Urgent", body
-    assert _tags(browser) == "urgent"
+    assert committed_tags(browser) == "urgent"
     assert widget_committed(browser)[1] == []
 
 

@@ -102,16 +102,17 @@ async def choose_option(
             await_promise=True,
             what="choose",
         )
-        if isinstance(watched, dict) and watched.get("waited"):
+        seen: dict[str, Any] = watched if isinstance(watched, dict) else {}
+        if seen.get("waited"):
             ctx.note("choose_waited_for_rest")
-        opened = not (isinstance(watched, dict) and watched.get("open"))
+        opened = not seen.get("open")
         if opened:
             await press_element(ctx, trigger)
         else:
             ctx.note("choose_already_open")  # a press on its trigger would close it
         if kind == "combobox":
             await _type_filter(ctx, control, option)
-        before = str(watched.get("shows") or "") if isinstance(watched, dict) else ""
+        before = str(seen.get("shows") or "")  # what it showed before any press or typing
         picked = await _press_option(ctx, trigger, control, option, shown_before=before)
         if picked.already and opened:
             await _close(ctx, control, picked.element)
